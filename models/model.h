@@ -1,0 +1,188 @@
+/* model.h — the contract every kinematic/dynamic back-end implements, the plain machine description the
+ * machine-file readers (.irm, URDF) hand to a back-end, and the registry of back-ends by name.
+ *
+ * A back-end is a const ModelType (name + operations) plus opaque state created once from a ModelDesc
+ * (GSL's gsl_rng_type / gsl_rng pattern). All allocation happens in create(); every other operation works in
+ * the state's preallocated workspace, so the real-time cycle may call them. An operation a back-end does not
+ * offer is a NULL pointer; the model_* wrappers turn that into MODEL_ENOTSUP.
+ *
+ * Conventions: SI units; q is the vector of the machine's joint coordinates as the planner sees them (for a
+ * parallel mechanism: its actuated coordinates, e.g. Stewart leg lengths); tau is the generalized force
+ * conjugate to q (joint torque, prismatic force, leg force). Matrices are row-major doubles. Rotations are
+ * 3x3 row-major; quaternions are (w, x, y, z). Status: >= 0 success, < 0 one of MODEL_E*.
+ *
+ * Back-ends never include the parser: the readers live in src/ and only fill a ModelDesc. */
+#ifndef IRL_MODEL_H
+#define IRL_MODEL_H
+
+#include <stddef.h>
+
+#define MODEL_MAX_DOF 64      /* joints in one machine (the 30-link benchmark chain fits) */
+#define MODEL_MAX_PARAMS 64   /* back-end specific named parameters */
+#define MODEL_MAX_PARAM_LEN 64 /* numbers in one parameter (e.g. 6 Stewart anchor points = 18) */
+#define MODEL_MAX_OUTPUTS 16  /* named extra outputs (G-load, leg forces, base attitude) */
+#define MODEL_NAME_LEN 64
+
+enum {
+    MODEL_OK = 0,
+    MODEL_ENOTSUP = -1,   /* the back-end does not offer this operation */
+    MODEL_EINVAL = -2,    /* bad argument or description */
+    MODEL_EUNREACH = -3,  /* IK: target out of reach or did not converge */
+    MODEL_ESINGULAR = -4, /* singular configuration (Jacobian, mass matrix) */
+    MODEL_ENOMEM = -5,
+    MODEL_ENUMERIC = -6,  /* a GSL routine failed */
+};
+
+typedef enum { MODEL_REVOLUTE, MODEL_PRISMATIC } ModelJointType;
+
+/* Per-axis limits; an absent limit is INFINITY (min: -INFINITY). */
+typedef struct {
+    double min, max;   /* position, rad or m */
+    double vmax;       /* speed */
+    double amax;       /* acceleration */
+    double jmax;       /* jerk */
+    double effort;     /* torque (Nm) or force (N), symmetric */
+} ModelAxisLimits;
+
+/* DC motor with gearbox (seed 002): present == 0 when the machine file gives none. */
+typedef struct {
+    int present;
+    double resistance;    /* ohm */
+    double inductance;    /* H */
+    double kt;            /* torque constant, Nm/A */
+    double ke;            /* back-EMF constant, V s/rad */
+    double gear;          /* gear ratio N: joint speed = motor speed / N */
+    double rotor_inertia; /* kg m^2, at the motor shaft */
+    double vmax;          /* voltage limit, V */
+} ModelMotor;
+
+/* One joint and the link it moves (URDF's joint + child link). The joint frame sits at origin_xyz/origin_R
+ * in the parent link's frame at q = 0; the link frame is the joint frame moved by q about/along `axis`
+ * (a unit vector in the joint frame). The link's inertial data are in the link frame. */
+typedef struct {
+    char name[MODEL_NAME_LEN];
+    char link[MODEL_NAME_LEN];  /* name of the link this joint moves */
+    int parent;                 /* index of the parent joint, -1 for the base */
+    ModelJointType type;
+    double origin_xyz[3];
+    double origin_R[9];
+    double axis[3];
+    double mass;
+    double com[3];              /* centre of mass in the link frame */
+    double inertia[9];          /* inertia tensor about the centre of mass, link frame axes */
+    int powered;                /* 0: passive, unpowered joint (seed 002 semi-inverse problem) */
+    double home;                /* start position */
+    ModelAxisLimits limits;
+    ModelMotor motor;
+} ModelJoint;
+
+/* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). */
+typedef struct {
+    char name[MODEL_NAME_LEN];
+    int n;
+    double v[MODEL_MAX_PARAM_LEN];
+} ModelParam;
+
+/* Limits on a named extra output (e.g. "G" max 9, "Gdot" max 6 G/s), in the output's own units. */
+typedef struct {
+    char name[MODEL_NAME_LEN];
+    double min, max;
+} ModelOutputLimit;
+
+/* The plain description of one machine. Filled by a reader or by hand (tests); copied by create(). */
+typedef struct {
+    char name[MODEL_NAME_LEN];
+    char backend[MODEL_NAME_LEN];  /* registry name: "chain", "centrifuge", ... */
+    char source[256];              /* file it came from, for messages */
+    double gravity[3];             /* default (0, 0, -9.81) */
+    int njoints;
+    ModelJoint joint[MODEL_MAX_DOF];
+    int tool_link;                 /* joint index whose link carries the tool; -1 = the last joint */
+    double tool_xyz[3];
+    double tool_R[9];
+    int nparams;
+    ModelParam param[MODEL_MAX_PARAMS];
+    int noutput_limits;
+    ModelOutputLimit output_limit[MODEL_MAX_OUTPUTS];
+} ModelDesc;
+
+/* Result of inverse kinematics. */
+typedef struct {
+    int iterations;
+    double residual;  /* pose error at the answer: |dp| (m) + |dtheta| (rad) */
+} ModelIkInfo;
+
+/* The operations of one back-end. `s` is the state made by create(). */
+typedef struct ModelType {
+    const char *name;
+    /* Build the state from a description (the only place that allocates). err receives a message. */
+    int (*create)(const ModelDesc *d, void **s, char *err, size_t errlen);
+    void (*destroy)(void *s);
+
+    /* Forward kinematics of link `link` (-1: the tool point): position and rotation in the base frame. */
+    int (*fk)(void *s, const double *q, int link, double pos[3], double R[9]);
+    /* Inverse kinematics of the tool point to pos/quat (w,x,y,z), starting from q_seed. */
+    int (*ik)(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q,
+              ModelIkInfo *info);
+    /* Geometric Jacobian at the tool point, 6 x dof row-major, rows vx vy vz wx wy wz, base frame. */
+    int (*jacobian)(void *s, const double *q, double *J);
+    /* Singularity measure: >= 0, 0 at a singularity, about 1 well away (documented per back-end). */
+    int (*singularity)(void *s, const double *q, double *measure);
+
+    /* tau = M(q) qdd + h(q, qd) */
+    int (*inverse_dynamics)(void *s, const double *q, const double *qd, const double *qdd, double *tau);
+    int (*mass_matrix)(void *s, const double *q, double *M);              /* dof x dof */
+    int (*bias)(void *s, const double *q, const double *qd, double *h);    /* Coriolis, centrifugal, gravity */
+    int (*forward_dynamics)(void *s, const double *q, const double *qd, const double *tau, double *qdd);
+    /* Semi-inverse problem (seed 002 eqs. 2.5-2.6, corrected): for powered joints qdd[i] is given and tau[i]
+     * is computed; for unpowered joints tau[i] is given (normally 0) and qdd[i] is computed. */
+    int (*semi_inverse)(void *s, const double *q, const double *qd, double *qdd, double *tau);
+
+    /* Named extra outputs (G-load, leg forces, ...): names and count are fixed per state. */
+    int (*output_count)(void *s);
+    const char *(*output_name)(void *s, int i);
+    int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
+} ModelType;
+
+/* One live model: its type, its state and the description it was made from. */
+typedef struct Model {
+    const ModelType *type;
+    void *state;
+    ModelDesc desc;
+    int dof;
+} Model;
+
+/* Registry: built-in back-ends, plus any loaded from plugins. */
+const ModelType *model_find(const char *name);
+/* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)`. Returns 0 or < 0. */
+int model_load_plugin(const char *path, char *err, size_t errlen);
+
+/* Fill a description with defaults: identity rotations, gravity (0,0,-9.81), no limits, tool_link -1. */
+void model_desc_init(ModelDesc *d);
+/* Defaults for one joint (identity origin, z axis, powered, no limits, no motor). */
+void model_joint_init(ModelJoint *j);
+/* Look up a back-end parameter by name; NULL when absent. */
+const ModelParam *model_desc_param(const ModelDesc *d, const char *name);
+
+/* Create/destroy a model from a description (finds the back-end by d->backend). */
+int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen);
+void model_close(Model *m);
+
+/* Wrappers: MODEL_ENOTSUP when the back-end lacks the operation. */
+int model_fk(Model *m, const double *q, int link, double pos[3], double R[9]);
+int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
+             ModelIkInfo *info);
+int model_jacobian(Model *m, const double *q, double *J);
+int model_singularity(Model *m, const double *q, double *measure);
+int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau);
+int model_mass_matrix(Model *m, const double *q, double *M);
+int model_bias(Model *m, const double *q, const double *qd, double *h);
+int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd);
+int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau);
+int model_output_count(Model *m);
+const char *model_output_name(Model *m, int i);
+int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);
+/* A message for a status code. */
+const char *model_strerror(int status);
+
+#endif
