@@ -166,6 +166,7 @@ struct Node {
     NodeList list2;      /* second list where a kind needs one */
     NodeList body;       /* N_ROUTINE, N_PROGRAM: statements */
     NodeList handler;    /* N_ROUTINE, N_PROGRAM: ON ERROR statements (when flags has NF_HANDLER) */
+    int nslots;          /* set by the checker: N_PROGRAM global slots, N_ROUTINE frame slots (params + locals) */
     int flags;           /* kind-specific: MoveKind/GmoveKind/IoKind, MOVE_INC, VAR param, FUNCTION, ... */
 };
 
