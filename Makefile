@@ -43,8 +43,11 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_OBJ)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-.PHONY: all release debug asan test test-quick demo bench bench-vm clean fuzz
+.PHONY: all deps release debug asan test test-quick demo bench bench-vm clean fuzz
 all: $(if $(wildcard src/main.c),$(B)/irl) $(TEST_BIN)
+
+# Debian packages the build and the tests need (no-op when installed).
+deps: ; .ci/install-deps
 
 release: ; $(MAKE) CFG=release
 debug:   ; $(MAKE) CFG=debug
@@ -88,8 +91,10 @@ test-quick:
 	$(MAKE) CFG=release all
 	tests/run.sh build/release
 
-demo: all
-	$(B)/irl run programs/demo.irl
+# Recursive makes re-read pkg-config after `make deps` installed the libraries.
+demo:
+	$(MAKE) CFG=release all
+	build/release/irl run programs/demo.irl
 
 bench: bench-vm
 
