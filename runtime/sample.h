@@ -1,0 +1,90 @@
+/* sample.h — one cycle of the sampled setpoint stream: what the executor hands to the checks, the trace and
+ * (later) the online monitors every cycle.
+ *
+ * Two parts. SampleLayout is fixed for a run (device names, axis counts, output names, the machine description
+ * with its limits) and is set up once before the first cycle. Sample is the per-cycle record: the executor owns
+ * one, overwrites it in place every cycle (nothing is allocated per cycle) and passes it by pointer to
+ * checks_sample() and trace_row(). Units are SI throughout (rad or m, rad/s or m/s, ..., Nm or N, s).
+ *
+ * Filling rules for the executor (fields a back-end cannot give are marked, never left stale):
+ *   - q, qd, qdd for every axis, every cycle; jerk is the planner's analytic jerk when it has one, NAN otherwise
+ *     (the checks differentiate qdd across cycles themselves: they check the stream, not the plan).
+ *   - tau from the model's inverse dynamics at (q, qd, qdd); tau_ok = 0 when the back-end has none (then the
+ *     torque checks are skipped for that device and the report says so).
+ *   - grav: the gravity part g(q) of tau (inverse dynamics at q with qd = qdd = 0) when has_grav = 1; used only
+ *     for the torque time scale k. The executor may leave has_grav = 0 and give the checks a callback instead
+ *     (checks.h), which is then called only on the rare cycles where a torque exceeds its limit.
+ *   - pose (x y z qw qx qy qz of the tool in the base frame) when the layout says the device has one.
+ *   - out[] in the layout's output order (model_outputs), nout = layout's count.
+ *   - sing: the back-end's singularity measure (>= 0, 0 at a singularity), NAN when it offers none.
+ *   - ik_status: 0, or a MODEL_E* code (< 0) when IK failed this cycle (the setpoint then holds the last good q).
+ *   - src: the motion statement whose segment produced this device's setpoint (violations are blamed on it);
+ *     line = 0 when the device is not moving under any statement (at rest before its first MOVE).
+ *   - Sample.src: the statement the program is executing (the trace's `line` column).
+ * Source file names are borrowed pointers (to the loaded program's file table): they must stay valid until the
+ * report has been written. */
+#ifndef IRL_SAMPLE_H
+#define IRL_SAMPLE_H
+
+#include "model.h"
+
+#define SAMPLE_MAX_DEVICES 8          /* devices in one program */
+#define SAMPLE_MAX_AXES MODEL_MAX_DOF /* axes of one device (a JOINT value holds at most IRL_JOINT_MAX) */
+#define SAMPLE_MAX_OUTPUTS MODEL_MAX_OUTPUTS
+#define SAMPLE_NAME_LEN 64
+
+/* A place in the program: file:line:col (1-based; line 0 = no statement). */
+typedef struct {
+    const char *file; /* borrowed, see above; NULL = unknown */
+    int line, col;
+} SampleSrc;
+
+/* Fixed facts about one device for the whole run. */
+typedef struct {
+    char name[SAMPLE_NAME_LEN];                         /* as declared in the program: "arm" */
+    int naxes;                                          /* = model dof */
+    int has_pose;                                       /* 1: the trace gets x y z qw qx qy qz */
+    int nout;                                           /* named extra outputs (G-load, ...) */
+    char out_name[SAMPLE_MAX_OUTPUTS][MODEL_NAME_LEN];  /* model_output_name(m, i) */
+    const ModelDesc *desc; /* borrowed: limits (joint[i].limits, motor, output_limit); NULL = no limits */
+} SampleDeviceInfo;
+
+/* The devices of a run, in declaration order (trace columns and report follow this order). */
+typedef struct {
+    int ndev;
+    SampleDeviceInfo dev[SAMPLE_MAX_DEVICES];
+} SampleLayout;
+
+/* One device's state in one cycle. Arrays are indexed by axis 0..naxes-1 (the report prints axis i+1). */
+typedef struct {
+    double q[SAMPLE_MAX_AXES];    /* position setpoint */
+    double qd[SAMPLE_MAX_AXES];   /* speed */
+    double qdd[SAMPLE_MAX_AXES];  /* acceleration */
+    double jerk[SAMPLE_MAX_AXES]; /* planner's analytic jerk, or NAN */
+    double tau[SAMPLE_MAX_AXES];  /* inverse dynamics: torque (Nm) or force (N) */
+    double grav[SAMPLE_MAX_AXES]; /* gravity part of tau at q, valid when has_grav */
+    double pose[7];               /* x y z qw qx qy qz, valid when the layout's has_pose */
+    double out[SAMPLE_MAX_OUTPUTS];
+    double sing;                  /* singularity measure, NAN = none */
+    int tau_ok;                   /* 1: tau is valid */
+    int has_grav;                 /* 1: grav is valid */
+    int ik_status;                /* 0 or MODEL_E* (< 0) when IK failed this cycle */
+    SampleSrc src;                /* statement producing this device's motion */
+} SampleDevice;
+
+/* One cycle. */
+typedef struct {
+    double t;       /* program time, s (cycle index * cycle time, computed without accumulation) */
+    long cycle;     /* cycle index from 0 */
+    SampleSrc src;  /* statement being executed (trace `line`) */
+    int ndev;       /* = layout ndev */
+    SampleDevice dev[SAMPLE_MAX_DEVICES];
+} Sample;
+
+/* Fill a layout's device entry from a live model (name, dof, outputs, desc); has_pose as given. */
+void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Model *m, int has_pose);
+
+/* Reset a sample for a layout: zeros, jerk and sing NAN, tau_ok 0, ndev set. Called once at init. */
+void sample_init(Sample *s, const SampleLayout *lay);
+
+#endif
