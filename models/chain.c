@@ -1,0 +1,677 @@
+/* chain.c — the `chain` model back-end: kinematics and rigid-body dynamics of any open chain or tree of
+ * revolute/prismatic joints (FK, Jacobian, damped-least-squares IK, recursive Newton-Euler, composite-rigid-body
+ * mass matrix, forward dynamics, and seed 002's semi-inverse problem for powered/unpowered joints).
+ *
+ * Everything is allocated in chain_create(); the operations work in the state's workspace and may run in the
+ * real-time cycle. See chain.h for the frame conventions; docs/MODELS.md for the singularity measure and IK. */
+#include "chain.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+
+#define N_MAX MODEL_MAX_DOF
+
+/* Per-joint constants, precomputed so the hot loops only combine them with cos q / sin q. */
+typedef struct {
+    int parent;
+    int revolute;
+    double axis[3];   /* unit axis in the joint (= link) frame */
+    double p0[3];     /* joint origin in the parent link frame */
+    double R0a[3];    /* origin_R * axis: the axis in the parent frame (prismatic translation direction) */
+    /* Revolute: rotation of the link frame in the parent frame R(q) = C + cos q (A - C) + sin q B, with
+     * A = R0, B = R0 [axis]x, C = R0 axis axis^T (Rodrigues, premultiplied by the fixed origin rotation).
+     * Prismatic: R = A = R0. */
+    double AmC[9], B[9], C[9], A[9];
+    double mass;
+    double mc[3];     /* mass * centre of mass, link frame */
+    double com[3];
+    double Ic[9];     /* inertia about the COM, link frame */
+    double Io[9];     /* inertia about the link frame origin, link frame */
+    double qmin, qmax;
+} ChainJoint;
+
+typedef struct {
+    int n;
+    ChainJoint j[N_MAX];
+    double a0[3];            /* base acceleration that stands in for gravity: -g */
+    double gravity[3];
+    int tool_link;
+    double tool_p[3], tool_R[9];
+    double char_len;         /* length that normalises the Jacobian's position rows (singularity measure) */
+    int ik_max_iter;
+    double ik_tol;
+    int nc, nn;              /* powered / unpowered joint counts */
+    int idx_c[N_MAX], idx_n[N_MAX];
+
+    /* workspace: relative and world transforms */
+    double Rrel[N_MAX][9], rrel[N_MAX][3];
+    double Rw[N_MAX][9], pw[N_MAX][3];
+    /* RNE */
+    double w[N_MAX][3], wd[N_MAX][3], a[N_MAX][3], f[N_MAX][3], nm[N_MAX][3];
+    double zero[N_MAX];
+    /* CRBA composites, world frame about the base origin */
+    double cm[N_MAX], ch[N_MAX][3], cJ[N_MAX][9];
+    double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
+    double J[6 * N_MAX];
+    double qtry[N_MAX], dq[N_MAX];
+    gsl_matrix *L;           /* n x n, Cholesky of M */
+    gsl_vector *b;           /* n */
+    gsl_matrix *Lnn;         /* nn x nn (NULL when every joint is powered) */
+    gsl_vector *bn;
+    gsl_matrix *L6;          /* 6 x 6, IK normal equations */
+    gsl_vector *e6, *y6;
+    gsl_matrix *sv_A, *sv_V; /* singular values of the normalised Jacobian */
+    gsl_vector *sv_S, *sv_work;
+    int sv_rows, sv_cols, sv_transpose, sv_posonly;
+} Chain;
+
+/* Relative transform of joint i at q: link frame i in the parent frame. */
+static inline void chain_rel(Chain *c, int i, double q)
+{
+    const ChainJoint *jt = &c->j[i];
+    double *R = c->Rrel[i], *r = c->rrel[i];
+    if (jt->revolute) {
+        double cq = cos(q), sq = sin(q);
+        for (int k = 0; k < 9; k++) R[k] = jt->C[k] + cq * jt->AmC[k] + sq * jt->B[k];
+        v3_copy(r, jt->p0);
+    } else {
+        memcpy(R, jt->A, sizeof jt->A);
+        r[0] = jt->p0[0] + q * jt->R0a[0];
+        r[1] = jt->p0[1] + q * jt->R0a[1];
+        r[2] = jt->p0[2] + q * jt->R0a[2];
+    }
+}
+
+/* Relative and world transforms of every link. */
+static void chain_fk_world(Chain *c, const double *q)
+{
+    for (int i = 0; i < c->n; i++) {
+        chain_rel(c, i, q[i]);
+        int p = c->j[i].parent;
+        if (p < 0) {
+            memcpy(c->Rw[i], c->Rrel[i], 9 * sizeof(double));
+            v3_copy(c->pw[i], c->rrel[i]);
+        } else {
+            double t[3];
+            m3_mul(c->Rw[i], c->Rw[p], c->Rrel[i]);
+            m3_mulv(t, c->Rw[p], c->rrel[i]);
+            v3_add(c->pw[i], c->pw[p], t);
+        }
+    }
+}
+
+/* World pose of the tool point (after chain_fk_world). */
+static void chain_tool_pose(const Chain *c, double pos[3], double R[9])
+{
+    int l = c->tool_link;
+    double t[3];
+    m3_mulv(t, c->Rw[l], c->tool_p);
+    v3_add(pos, c->pw[l], t);
+    if (R) m3_mul(R, c->Rw[l], c->tool_R);
+}
+
+/* FK of one link (-1: the tool point). */
+static int chain_fk(void *s, const double *q, int link, double pos[3], double R[9])
+{
+    Chain *c = s;
+    if (link < -1 || link >= c->n) return MODEL_EINVAL;
+    chain_fk_world(c, q);
+    if (link < 0) {
+        chain_tool_pose(c, pos, R);
+    } else {
+        v3_copy(pos, c->pw[link]);
+        if (R) memcpy(R, c->Rw[link], 9 * sizeof(double));
+    }
+    return MODEL_OK;
+}
+
+int chain_fk_all(void *s, const double *q, double *pos, double *R)
+{
+    Chain *c = s;
+    chain_fk_world(c, q);
+    memcpy(pos, c->pw, (size_t)c->n * 3 * sizeof(double));
+    memcpy(R, c->Rw, (size_t)c->n * 9 * sizeof(double));
+    return MODEL_OK;
+}
+
+/* Jacobian of the world point x on link `link`, from the world transforms already computed. */
+static void chain_jac_world(const Chain *c, int link, const double x[3], double *J)
+{
+    int n = c->n;
+    memset(J, 0, 6 * (size_t)n * sizeof(double));
+    for (int i = link; i >= 0; i = c->j[i].parent) {
+        double z[3], d[3], v[3];
+        m3_mulv(z, c->Rw[i], c->j[i].axis);
+        if (c->j[i].revolute) {
+            v3_sub(d, x, c->pw[i]);
+            v3_cross(v, z, d);
+            J[i] = v[0]; J[n + i] = v[1]; J[2 * n + i] = v[2];
+            J[3 * n + i] = z[0]; J[4 * n + i] = z[1]; J[5 * n + i] = z[2];
+        } else {
+            J[i] = z[0]; J[n + i] = z[1]; J[2 * n + i] = z[2];
+        }
+    }
+}
+
+int chain_point_jacobian(void *s, const double *q, int link, const double point[3], double *J)
+{
+    Chain *c = s;
+    if (link < -1 || link >= c->n) return MODEL_EINVAL;
+    chain_fk_world(c, q);
+    double x[3], t[3];
+    if (link < 0) {
+        chain_tool_pose(c, x, NULL);
+        link = c->tool_link;
+    } else {
+        m3_mulv(t, c->Rw[link], point);
+        v3_add(x, c->pw[link], t);
+    }
+    chain_jac_world(c, link, x, J);
+    return MODEL_OK;
+}
+
+static int chain_jacobian(void *s, const double *q, double *J)
+{
+    return chain_point_jacobian(s, q, -1, NULL, J);
+}
+
+/* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
+ * are divided by the machine's characteristic length (so metres and radians weigh alike). Machines with fewer
+ * than 6 joints use the position rows only (their orientation is not theirs to choose). 0 at a singularity,
+ * 1 for an isotropic configuration. */
+static int chain_singularity(void *s, const double *q, double *measure)
+{
+    Chain *c = s;
+    int n = c->n, rows = c->sv_posonly ? 3 : 6;
+    chain_jacobian(s, q, c->J);
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k < n; k++) {
+            double v = c->J[r * n + k] / (r < 3 ? c->char_len : 1.0);
+            if (c->sv_transpose) gsl_matrix_set(c->sv_A, k, r, v);
+            else gsl_matrix_set(c->sv_A, r, k, v);
+        }
+    if (gsl_linalg_SV_decomp(c->sv_A, c->sv_V, c->sv_S, c->sv_work) != GSL_SUCCESS) return MODEL_ENUMERIC;
+    double smax = gsl_vector_get(c->sv_S, 0), smin = gsl_vector_get(c->sv_S, c->sv_S->size - 1);
+    *measure = smax > 0 ? smin / smax : 0.0;
+    return MODEL_OK;
+}
+
+/* Recursive Newton-Euler in link frames: tau = M(q) qdd + h(q, qd). Gravity enters as a base acceleration -g. */
+static int chain_inverse_dynamics(void *s, const double *q, const double *qd, const double *qdd, double *tau)
+{
+    Chain *c = s;
+    int n = c->n;
+    for (int i = 0; i < n; i++) {
+        const ChainJoint *jt = &c->j[i];
+        chain_rel(c, i, q[i]);
+        const double *R = c->Rrel[i], *r = c->rrel[i];
+        double wp[3] = {0, 0, 0}, wdp[3] = {0, 0, 0}, ap[3], t1[3], t2[3];
+        if (jt->parent >= 0) {
+            int p = jt->parent;
+            v3_copy(wp, c->w[p]);
+            v3_copy(wdp, c->wd[p]);
+            /* acceleration of this joint's origin, parent frame */
+            v3_cross(t1, wdp, r);
+            v3_cross(t2, wp, r);
+            v3_cross(ap, wp, t2);
+            ap[0] += c->a[p][0] + t1[0]; ap[1] += c->a[p][1] + t1[1]; ap[2] += c->a[p][2] + t1[2];
+        } else {
+            v3_copy(ap, c->a0);
+        }
+        double *w = c->w[i], *wd = c->wd[i], *a = c->a[i];
+        m3_tmulv(w, R, wp);
+        m3_tmulv(wd, R, wdp);
+        m3_tmulv(a, R, ap);
+        const double *ax = jt->axis;
+        if (jt->revolute) {
+            double wqd[3];
+            v3_scale(wqd, ax, qd[i]);
+            v3_cross(t1, w, wqd);           /* w is still the parent's velocity here */
+            wd[0] += ax[0] * qdd[i] + t1[0]; wd[1] += ax[1] * qdd[i] + t1[1]; wd[2] += ax[2] * qdd[i] + t1[2];
+            v3_add(w, w, wqd);
+        } else {
+            double vqd[3];
+            v3_scale(vqd, ax, 2.0 * qd[i]);
+            v3_cross(t1, w, vqd);
+            a[0] += ax[0] * qdd[i] + t1[0]; a[1] += ax[1] * qdd[i] + t1[1]; a[2] += ax[2] * qdd[i] + t1[2];
+        }
+        /* f = m a + wd x mc + w x (w x mc);  n = Io wd + w x Io w + mc x a  (about the link origin) */
+        double *f = c->f[i], *nm = c->nm[i], Iw[3];
+        v3_cross(t1, wd, jt->mc);
+        v3_cross(t2, w, jt->mc);
+        v3_cross(f, w, t2);
+        f[0] += jt->mass * a[0] + t1[0]; f[1] += jt->mass * a[1] + t1[1]; f[2] += jt->mass * a[2] + t1[2];
+        m3_mulv(Iw, jt->Io, w);
+        m3_mulv(nm, jt->Io, wd);
+        v3_cross(t1, w, Iw);
+        v3_cross(t2, jt->mc, a);
+        nm[0] += t1[0] + t2[0]; nm[1] += t1[1] + t2[1]; nm[2] += t1[2] + t2[2];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const ChainJoint *jt = &c->j[i];
+        tau[i] = v3_dot(jt->axis, jt->revolute ? c->nm[i] : c->f[i]);
+        int p = jt->parent;
+        if (p >= 0) {
+            double fp[3], np[3], t[3];
+            m3_mulv(fp, c->Rrel[i], c->f[i]);
+            m3_mulv(np, c->Rrel[i], c->nm[i]);
+            v3_cross(t, c->rrel[i], fp);
+            v3_add(c->f[p], c->f[p], fp);
+            c->nm[p][0] += np[0] + t[0]; c->nm[p][1] += np[1] + t[1]; c->nm[p][2] += np[2] + t[2];
+        }
+    }
+    return MODEL_OK;
+}
+
+static int chain_bias(void *s, const double *q, const double *qd, double *h)
+{
+    Chain *c = s;
+    return chain_inverse_dynamics(s, q, qd, c->zero, h);
+}
+
+/* Composite rigid body algorithm in the base frame: each subtree's mass, first moment and inertia about the
+ * base origin; column i is the momentum of subtree i under unit qd_i, projected on the joints above it. */
+static int chain_mass_matrix(void *s, const double *q, double *M)
+{
+    Chain *c = s;
+    int n = c->n;
+    chain_fk_world(c, q);
+    for (int i = 0; i < n; i++) {
+        const ChainJoint *jt = &c->j[i];
+        double cw[3], t[3], RI[9], Rt[9];
+        m3_mulv(t, c->Rw[i], jt->com);
+        v3_add(cw, c->pw[i], t);
+        m3_mul(RI, c->Rw[i], jt->Ic);
+        m3_transpose(Rt, c->Rw[i]);
+        m3_mul(c->cJ[i], RI, Rt);
+        double m = jt->mass, cc = v3_dot(cw, cw);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++) c->cJ[i][3 * r + k] += m * ((r == k ? cc : 0.0) - cw[r] * cw[k]);
+        c->cm[i] = m;
+        v3_scale(c->ch[i], cw, m);
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        int p = c->j[i].parent;
+        if (p < 0) continue;
+        c->cm[p] += c->cm[i];
+        v3_add(c->ch[p], c->ch[p], c->ch[i]);
+        for (int k = 0; k < 9; k++) c->cJ[p][k] += c->cJ[i][k];
+    }
+    memset(M, 0, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double z[3], P[3], Lm[3], t[3];
+        m3_mulv(z, c->Rw[i], c->j[i].axis);
+        if (c->j[i].revolute) {
+            double vO[3];
+            v3_cross(vO, c->pw[i], z);            /* velocity of the point at the base origin */
+            v3_cross(t, z, c->ch[i]);
+            v3_scale(P, vO, c->cm[i]);
+            v3_add(P, P, t);                      /* P = m vO + w x h */
+            m3_mulv(Lm, c->cJ[i], z);
+            v3_cross(t, c->ch[i], vO);
+            v3_add(Lm, Lm, t);                    /* L = J w + h x vO */
+        } else {
+            v3_scale(P, z, c->cm[i]);
+            v3_cross(Lm, c->ch[i], z);
+        }
+        for (int k = i; k >= 0; k = c->j[k].parent) {
+            double zk[3], Lk[3];
+            m3_mulv(zk, c->Rw[k], c->j[k].axis);
+            double mki;
+            if (c->j[k].revolute) {
+                v3_cross(t, c->pw[k], P);
+                v3_sub(Lk, Lm, t);                /* moment about joint k's origin */
+                mki = v3_dot(zk, Lk);
+            } else {
+                mki = v3_dot(zk, P);
+            }
+            M[k * n + i] = mki;
+            M[i * n + k] = mki;
+        }
+    }
+    return MODEL_OK;
+}
+
+/* Cholesky factor of the n x n row-major matrix A into L (the lower triangle is what GSL reads). */
+static int chain_cholesky(gsl_matrix *L, const double *A, int n, int lda)
+{
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < n; k++) gsl_matrix_set(L, r, k, A[r * lda + k]);
+    int st = gsl_linalg_cholesky_decomp1(L);
+    if (st == GSL_EDOM) return MODEL_ESINGULAR;
+    return st == GSL_SUCCESS ? MODEL_OK : MODEL_ENUMERIC;
+}
+
+/* qdd = M^-1 (tau - h) by Cholesky. */
+static int chain_forward_dynamics(void *s, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    Chain *c = s;
+    int n = c->n, st;
+    chain_mass_matrix(s, q, c->M);
+    chain_bias(s, q, qd, c->h);
+    if ((st = chain_cholesky(c->L, c->M, n, n)) < 0) return st;
+    for (int i = 0; i < n; i++) gsl_vector_set(c->b, i, tau[i] - c->h[i]);
+    if (gsl_linalg_cholesky_svx(c->L, c->b) != GSL_SUCCESS) return MODEL_ENUMERIC;
+    for (int i = 0; i < n; i++) qdd[i] = gsl_vector_get(c->b, i);
+    return MODEL_OK;
+}
+
+/* Seed 002 eqs. 2.5-2.6 (ERRATA V2-V4): with C the powered and N the unpowered joints,
+ *   H_NN qdd_N = P_N - h_N - H_NC qdd_C,      P_C = H_CC qdd_C + H_CN qdd_N + h_C.
+ * In: qdd[C], tau[N]. Out: qdd[N], tau[C]. */
+static int chain_semi_inverse(void *s, const double *q, const double *qd, double *qdd, double *tau)
+{
+    Chain *c = s;
+    int n = c->n, st;
+    if (c->nn == 0) return chain_inverse_dynamics(s, q, qd, qdd, tau);
+    chain_mass_matrix(s, q, c->M);
+    chain_bias(s, q, qd, c->h);
+    for (int a = 0; a < c->nn; a++) {
+        int ia = c->idx_n[a];
+        for (int b = 0; b < c->nn; b++) gsl_matrix_set(c->Lnn, a, b, c->M[ia * n + c->idx_n[b]]);
+        double r = tau[ia] - c->h[ia];
+        for (int k = 0; k < c->nc; k++) r -= c->M[ia * n + c->idx_c[k]] * qdd[c->idx_c[k]];
+        gsl_vector_set(c->bn, a, r);
+    }
+    st = gsl_linalg_cholesky_decomp1(c->Lnn);
+    if (st == GSL_EDOM) return MODEL_ESINGULAR;
+    if (st != GSL_SUCCESS || gsl_linalg_cholesky_svx(c->Lnn, c->bn) != GSL_SUCCESS) return MODEL_ENUMERIC;
+    for (int a = 0; a < c->nn; a++) qdd[c->idx_n[a]] = gsl_vector_get(c->bn, a);
+    for (int k = 0; k < c->nc; k++) {
+        int ic = c->idx_c[k];
+        double t = c->h[ic];
+        for (int j = 0; j < n; j++) t += c->M[ic * n + j] * qdd[j];
+        tau[ic] = t;
+    }
+    return MODEL_OK;
+}
+
+/* Clamp q into the joint limits. */
+static void chain_clamp(const Chain *c, double *q)
+{
+    for (int i = 0; i < c->n; i++) {
+        if (q[i] < c->j[i].qmin) q[i] = c->j[i].qmin;
+        if (q[i] > c->j[i].qmax) q[i] = c->j[i].qmax;
+    }
+}
+
+/* Pose error of the tool at q against the target; returns the squared norm, e[0..rows). */
+static double chain_ik_error(Chain *c, const double *q, const double pos[3], const double *Rt, double e[6])
+{
+    double p[3], R[9];
+    chain_fk_world(c, q);
+    chain_tool_pose(c, p, R);
+    v3_sub(e, pos, p);
+    if (Rt) m3_rotation_error(e + 3, R, Rt);
+    else v3_set(e + 3, 0, 0, 0);
+    return v3_dot(e, e) + v3_dot(e + 3, e + 3);
+}
+
+/* Numerical IK: Levenberg-Marquardt damped least squares, dq = J^T (J J^T + lambda^2 I)^-1 e, projected onto
+ * the joint limits. The damping shrinks after an improving step (towards Gauss-Newton) and grows after a failed
+ * one; when it exceeds its ceiling, or the iterations run out, the target is reported unreachable. quat NULL:
+ * position only. */
+static int chain_ik(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q,
+                    ModelIkInfo *info)
+{
+    Chain *c = s;
+    int n = c->n, rows = quat ? 6 : 3, it = 0, st = MODEL_EUNREACH;
+    double Rt[9], e[6], lambda = 1e-2;
+    if (quat) {
+        double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+        if (!(qn > 0)) return MODEL_EINVAL;
+        double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
+        quat_to_m3(Rt, u);
+    }
+    memcpy(q, q_seed, (size_t)n * sizeof(double));
+    chain_clamp(c, q);
+    double err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    double res = v3_norm(e) + v3_norm(e + 3);
+    for (; it < c->ik_max_iter; it++) {
+        if (res <= c->ik_tol) { st = MODEL_OK; break; }
+        double x[3];
+        chain_tool_pose(c, x, NULL);   /* world transforms are those of q (last accepted) */
+        chain_jac_world(c, c->tool_link, x, c->J);
+        gsl_matrix_view Lv = gsl_matrix_submatrix(c->L6, 0, 0, rows, rows);
+        gsl_vector_view yv = gsl_vector_subvector(c->y6, 0, rows);
+        int improved = 0;
+        while (!improved && lambda <= 1e4) {
+            for (int r = 0; r < rows; r++) {
+                for (int k = 0; k <= r; k++) {
+                    double sum = 0;
+                    for (int j = 0; j < n; j++) sum += c->J[r * n + j] * c->J[k * n + j];
+                    gsl_matrix_set(&Lv.matrix, r, k, sum + (r == k ? lambda * lambda : 0.0));
+                }
+                gsl_vector_set(&yv.vector, r, e[r]);
+            }
+            if (gsl_linalg_cholesky_decomp1(&Lv.matrix) != GSL_SUCCESS ||
+                gsl_linalg_cholesky_svx(&Lv.matrix, &yv.vector) != GSL_SUCCESS)
+                return MODEL_ENUMERIC;
+            for (int j = 0; j < n; j++) {
+                double d = 0;
+                for (int r = 0; r < rows; r++) d += c->J[r * n + j] * gsl_vector_get(&yv.vector, r);
+                c->qtry[j] = q[j] + d;
+            }
+            chain_clamp(c, c->qtry);
+            double etry[6];
+            double err2try = chain_ik_error(c, c->qtry, pos, quat ? Rt : NULL, etry);
+            if (err2try < err2) {
+                improved = 1;
+                memcpy(q, c->qtry, (size_t)n * sizeof(double));
+                memcpy(e, etry, sizeof etry);
+                err2 = err2try;
+                res = v3_norm(e) + v3_norm(e + 3);
+                lambda = fmax(lambda * 0.3, 1e-9);
+            } else {
+                lambda *= 10.0;
+            }
+        }
+        if (!improved) {
+            chain_fk_world(c, q);     /* leave the workspace consistent with the answer */
+            break;
+        }
+    }
+    if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
+    if (info) {
+        info->iterations = it;
+        info->residual = res;
+    }
+    return st;
+}
+
+static void chain_destroy(void *s)
+{
+    Chain *c = s;
+    if (!c) return;
+    gsl_matrix_free(c->L);
+    gsl_vector_free(c->b);
+    if (c->Lnn) gsl_matrix_free(c->Lnn);
+    if (c->bn) gsl_vector_free(c->bn);
+    gsl_matrix_free(c->L6);
+    gsl_vector_free(c->e6);
+    gsl_vector_free(c->y6);
+    gsl_matrix_free(c->sv_A);
+    gsl_matrix_free(c->sv_V);
+    gsl_vector_free(c->sv_S);
+    gsl_vector_free(c->sv_work);
+    free(c);
+}
+
+/* Check one joint of the description; a message names it on failure. */
+static int chain_check_joint(const ModelDesc *d, int i, char *err, size_t errlen)
+{
+    const ModelJoint *jd = &d->joint[i];
+    const char *src = d->source[0] ? d->source : d->name;
+    const double *R = jd->origin_R;
+    if (jd->parent < -1 || jd->parent >= i) {
+        snprintf(err, errlen, "%s: joint '%s': parent %d must be -1 or an earlier joint (< %d)", src, jd->name,
+                 jd->parent, i);
+        return MODEL_EINVAL;
+    }
+    if (jd->type != MODEL_REVOLUTE && jd->type != MODEL_PRISMATIC) {
+        snprintf(err, errlen, "%s: joint '%s': unknown joint type", src, jd->name);
+        return MODEL_EINVAL;
+    }
+    if (!(v3_norm(jd->axis) > 1e-12)) {
+        snprintf(err, errlen, "%s: joint '%s': zero axis", src, jd->name);
+        return MODEL_EINVAL;
+    }
+    double RtR[9], Rt[9];
+    m3_transpose(Rt, R);
+    m3_mul(RtR, Rt, R);
+    double dev = 0;
+    for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(RtR[k] - (k % 4 == 0 ? 1.0 : 0.0)));
+    double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                 R[2] * (R[3] * R[7] - R[4] * R[6]);
+    if (!(dev < 1e-6) || !(det > 0)) {
+        snprintf(err, errlen, "%s: joint '%s': origin rotation is not a proper rotation", src, jd->name);
+        return MODEL_EINVAL;
+    }
+    const double *I = jd->inertia;
+    if (!(jd->mass >= 0) || !isfinite(jd->mass) || fabs(I[1] - I[3]) > 1e-9 * (1 + fabs(I[1])) ||
+        fabs(I[2] - I[6]) > 1e-9 * (1 + fabs(I[2])) || fabs(I[5] - I[7]) > 1e-9 * (1 + fabs(I[5])) ||
+        I[0] < 0 || I[4] < 0 || I[8] < 0) {
+        snprintf(err, errlen, "%s: joint '%s': link mass must be >= 0 and inertia symmetric with diagonal >= 0",
+                 src, jd->name);
+        return MODEL_EINVAL;
+    }
+    if (jd->limits.min > jd->limits.max) {
+        snprintf(err, errlen, "%s: joint '%s': lower limit above upper limit", src, jd->name);
+        return MODEL_EINVAL;
+    }
+    return MODEL_OK;
+}
+
+/* Precompute the per-joint constants of joint i. */
+static void chain_setup_joint(ChainJoint *jt, const ModelJoint *jd)
+{
+    double n = v3_norm(jd->axis), *a = jt->axis, K[9], aaT[9];
+    v3_scale(a, jd->axis, 1.0 / n);
+    jt->parent = jd->parent;
+    jt->revolute = jd->type == MODEL_REVOLUTE;
+    v3_copy(jt->p0, jd->origin_xyz);
+    memcpy(jt->A, jd->origin_R, sizeof jt->A);
+    m3_mulv(jt->R0a, jt->A, a);
+    double Kx[9] = {0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0};
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) aaT[3 * r + k] = a[r] * a[k];
+    memcpy(K, Kx, sizeof K);
+    m3_mul(jt->B, jt->A, K);
+    m3_mul(jt->C, jt->A, aaT);
+    for (int k = 0; k < 9; k++) jt->AmC[k] = jt->A[k] - jt->C[k];
+    jt->mass = jd->mass;
+    v3_copy(jt->com, jd->com);
+    v3_scale(jt->mc, jd->com, jd->mass);
+    for (int k = 0; k < 9; k++) jt->Ic[k] = jd->inertia[k];
+    /* symmetrise (the check allowed 1e-9 slack) */
+    jt->Ic[1] = jt->Ic[3] = 0.5 * (jd->inertia[1] + jd->inertia[3]);
+    jt->Ic[2] = jt->Ic[6] = 0.5 * (jd->inertia[2] + jd->inertia[6]);
+    jt->Ic[5] = jt->Ic[7] = 0.5 * (jd->inertia[5] + jd->inertia[7]);
+    double cc = v3_dot(jd->com, jd->com);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++)
+            jt->Io[3 * r + k] = jt->Ic[3 * r + k] + jd->mass * ((r == k ? cc : 0.0) - jd->com[r] * jd->com[k]);
+    jt->qmin = jd->limits.min;
+    jt->qmax = jd->limits.max;
+}
+
+/* Allocate the GSL workspaces; MODEL_ENOMEM when any fails. */
+static int chain_alloc(Chain *c)
+{
+    int n = c->n;
+    c->L = gsl_matrix_alloc(n, n);
+    c->b = gsl_vector_alloc(n);
+    if (c->nn > 0) {
+        c->Lnn = gsl_matrix_alloc(c->nn, c->nn);
+        c->bn = gsl_vector_alloc(c->nn);
+    }
+    c->L6 = gsl_matrix_alloc(6, 6);
+    c->e6 = gsl_vector_alloc(6);
+    c->y6 = gsl_vector_alloc(6);
+    c->sv_posonly = n < 6;
+    int rows = c->sv_posonly ? 3 : 6;
+    c->sv_transpose = n > rows;
+    c->sv_rows = c->sv_transpose ? n : rows;
+    c->sv_cols = c->sv_transpose ? rows : n;
+    c->sv_A = gsl_matrix_alloc(c->sv_rows, c->sv_cols);
+    c->sv_V = gsl_matrix_alloc(c->sv_cols, c->sv_cols);
+    c->sv_S = gsl_vector_alloc(c->sv_cols);
+    c->sv_work = gsl_vector_alloc(c->sv_cols);
+    if (!c->L || !c->b || (c->nn > 0 && (!c->Lnn || !c->bn)) || !c->L6 || !c->e6 || !c->y6 || !c->sv_A ||
+        !c->sv_V || !c->sv_S || !c->sv_work)
+        return MODEL_ENOMEM;
+    return MODEL_OK;
+}
+
+/* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
+ * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), char_length (singularity normalisation,
+ * default the sum of link offsets from the base to the tool). */
+static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
+{
+    const char *src = d->source[0] ? d->source : d->name;
+    int st;
+    *out = NULL;
+    gsl_set_error_handler_off();
+    if (d->njoints < 1 || d->njoints > N_MAX) {
+        snprintf(err, errlen, "%s: chain needs 1..%d joints, got %d", src, N_MAX, d->njoints);
+        return MODEL_EINVAL;
+    }
+    for (int i = 0; i < d->njoints; i++)
+        if ((st = chain_check_joint(d, i, err, errlen)) < 0) return st;
+    if (d->tool_link < -1 || d->tool_link >= d->njoints) {
+        snprintf(err, errlen, "%s: tool link %d out of range", src, d->tool_link);
+        return MODEL_EINVAL;
+    }
+    Chain *c = calloc(1, sizeof *c);
+    if (!c) return MODEL_ENOMEM;
+    c->n = d->njoints;
+    for (int i = 0; i < c->n; i++) {
+        chain_setup_joint(&c->j[i], &d->joint[i]);
+        if (d->joint[i].powered) c->idx_c[c->nc++] = i;
+        else c->idx_n[c->nn++] = i;
+    }
+    v3_copy(c->gravity, d->gravity);
+    v3_scale(c->a0, d->gravity, -1.0);
+    c->tool_link = d->tool_link < 0 ? c->n - 1 : d->tool_link;
+    v3_copy(c->tool_p, d->tool_xyz);
+    memcpy(c->tool_R, d->tool_R, sizeof c->tool_R);
+    double len = v3_norm(d->tool_xyz);
+    for (int i = c->tool_link; i >= 0; i = c->j[i].parent) len += v3_norm(c->j[i].p0);
+    c->char_len = len > 1e-6 ? len : 1.0;
+    c->ik_tol = 1e-10;
+    c->ik_max_iter = 200;
+    const ModelParam *p;
+    if ((p = model_desc_param(d, "ik_tol")) && p->n >= 1 && p->v[0] > 0) c->ik_tol = p->v[0];
+    if ((p = model_desc_param(d, "ik_max_iter")) && p->n >= 1 && p->v[0] >= 1) c->ik_max_iter = (int)p->v[0];
+    if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
+    if ((st = chain_alloc(c)) < 0) {
+        chain_destroy(c);
+        snprintf(err, errlen, "%s: out of memory", src);
+        return st;
+    }
+    *out = c;
+    return MODEL_OK;
+}
+
+const ModelType model_chain = {
+    .name = "chain",
+    .create = chain_create,
+    .destroy = chain_destroy,
+    .fk = chain_fk,
+    .ik = chain_ik,
+    .jacobian = chain_jacobian,
+    .singularity = chain_singularity,
+    .inverse_dynamics = chain_inverse_dynamics,
+    .mass_matrix = chain_mass_matrix,
+    .bias = chain_bias,
+    .forward_dynamics = chain_forward_dynamics,
+    .semi_inverse = chain_semi_inverse,
+};

@@ -1,0 +1,24 @@
+/* chain.h — the `chain` back-end (any open chain or tree of revolute/prismatic joints) and the few calls it
+ * offers beyond the ModelType contract: the pose of every link at once and the Jacobian of any point.
+ *
+ * Conventions (URDF): joint i's frame sits at origin_xyz/origin_R in the frame of link parent[i] (the base frame
+ * for parent -1); link i's frame is that joint frame rotated by q[i] about, or translated by q[i] along, the unit
+ * axis. Joints must be listed parents first (parent[i] < i). Link index i = the link moved by joint i. The tool
+ * point is tool_xyz/tool_R in the frame of link tool_link (-1: the last joint's link).
+ *
+ * The state is the opaque `void *` of the ModelType; these calls take the state a Model holds (m->state) and,
+ * like the contract's operations, allocate nothing. */
+#ifndef IRL_CHAIN_H
+#define IRL_CHAIN_H
+
+#include "model.h"
+
+extern const ModelType model_chain;
+
+/* Poses of all links in the base frame: pos n x 3, R n x 9 (row-major), n = dof. */
+int chain_fk_all(void *s, const double *q, double *pos, double *R);
+/* Geometric Jacobian (6 x dof, rows vx vy vz wx wy wz, base frame) of the point `point` (link frame) fixed to
+ * link `link` (-1: the tool point, `point` ignored). Columns of joints that do not move the link are zero. */
+int chain_point_jacobian(void *s, const double *q, int link, const double point[3], double *J);
+
+#endif

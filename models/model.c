@@ -1,0 +1,206 @@
+/* model.c — the model registry (built-in back-ends and dlopen plugins), description defaults and the
+ * operation wrappers that turn a missing operation into MODEL_ENOTSUP. */
+#include "model.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "geom.h"
+
+/* Built-in back-ends. While models/centrifuge.c does not exist yet the centrifuge reference is weak (NULL, skipped)
+ * so the library links. It must be a strong reference once the file exists: a weak undefined symbol does not pull
+ * an object out of libirl.a, so a weak reference would silently leave the centrifuge unregistered. */
+extern const ModelType model_chain;
+#if defined(__has_include) && __has_include("centrifuge.c")
+extern const ModelType model_centrifuge;
+#else
+__attribute__((weak)) extern const ModelType model_centrifuge;
+#endif
+
+#define MODEL_MAX_PLUGINS 16
+
+/* Plugins loaded in this process. The registry is process state by nature (like dlopen's own); it is only
+ * written by model_load_plugin, which the CLI calls before any real-time thread starts. */
+static const ModelType *model_plugins[MODEL_MAX_PLUGINS];
+static int model_nplugins;
+
+/* The built-in table; entries whose symbol is absent (weak, NULL) are skipped. */
+static const ModelType *model_builtin(int i)
+{
+    switch (i) {
+    case 0: return &model_chain;
+    case 1: return &model_centrifuge;
+    default: return NULL;
+    }
+}
+#define MODEL_NBUILTIN 2
+
+/* Find a back-end by name: plugins first (so a user may override a built-in), then the built-ins. */
+const ModelType *model_find(const char *name)
+{
+    if (!name) return NULL;
+    for (int i = model_nplugins - 1; i >= 0; i--)
+        if (model_plugins[i]->name && strcmp(model_plugins[i]->name, name) == 0) return model_plugins[i];
+    for (int i = 0; i < MODEL_NBUILTIN; i++) {
+        const ModelType *t = model_builtin(i);
+        if (t && t->name && strcmp(t->name, name) == 0) return t;
+    }
+    return NULL;
+}
+
+/* dlopen a plugin and register the ModelType its irl_model_plugin() returns. The handle stays open for the
+ * life of the process (the type's function pointers live in it). */
+int model_load_plugin(const char *path, char *err, size_t errlen)
+{
+    if (model_nplugins >= MODEL_MAX_PLUGINS) {
+        snprintf(err, errlen, "%s: too many model plugins (at most %d)", path, MODEL_MAX_PLUGINS);
+        return MODEL_ENOMEM;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(err, errlen, "%s: cannot load plugin: %s", path, dlerror());
+        return MODEL_EINVAL;
+    }
+    const ModelType *(*entry)(void);
+    *(void **)&entry = dlsym(h, "irl_model_plugin");
+    if (!entry) {
+        snprintf(err, errlen, "%s: plugin does not export irl_model_plugin()", path);
+        dlclose(h);
+        return MODEL_EINVAL;
+    }
+    const ModelType *t = entry();
+    if (!t || !t->name || !t->create || !t->destroy) {
+        snprintf(err, errlen, "%s: plugin returned an incomplete ModelType (needs name, create, destroy)", path);
+        dlclose(h);
+        return MODEL_EINVAL;
+    }
+    model_plugins[model_nplugins++] = t;
+    return MODEL_OK;
+}
+
+/* Defaults for one axis: no limits at all. */
+static void model_limits_init(ModelAxisLimits *l)
+{
+    l->min = -INFINITY;
+    l->max = INFINITY;
+    l->vmax = l->amax = l->jmax = l->effort = INFINITY;
+}
+
+/* Defaults for one joint: identity origin, z axis, revolute, powered, massless, no limits, no motor. */
+void model_joint_init(ModelJoint *j)
+{
+    memset(j, 0, sizeof *j);
+    j->parent = -1;
+    j->type = MODEL_REVOLUTE;
+    m3_identity(j->origin_R);
+    v3_set(j->axis, 0, 0, 1);
+    j->powered = 1;
+    model_limits_init(&j->limits);
+}
+
+/* Defaults for a description: no joints, gravity -9.81 z, tool at the last link's origin. */
+void model_desc_init(ModelDesc *d)
+{
+    memset(d, 0, sizeof *d);
+    v3_set(d->gravity, 0, 0, -9.81);
+    d->tool_link = -1;
+    m3_identity(d->tool_R);
+    for (int i = 0; i < MODEL_MAX_DOF; i++) model_joint_init(&d->joint[i]);
+}
+
+/* A named parameter, or NULL. */
+const ModelParam *model_desc_param(const ModelDesc *d, const char *name)
+{
+    for (int i = 0; i < d->nparams; i++)
+        if (strcmp(d->param[i].name, name) == 0) return &d->param[i];
+    return NULL;
+}
+
+/* Find the back-end named in the description and create its state; m->desc keeps a copy. */
+int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    const ModelType *t = model_find(d->backend);
+    if (!t) {
+        snprintf(err, errlen, "%s: unknown model back-end '%s'", d->source[0] ? d->source : d->name, d->backend);
+        return MODEL_EINVAL;
+    }
+    if (err && errlen) err[0] = '\0';
+    int rc = t->create(d, &m->state, err, errlen);
+    if (rc < 0) {
+        if (err && errlen && !err[0]) snprintf(err, errlen, "%s: %s", d->backend, model_strerror(rc));
+        m->state = NULL;
+        return rc;
+    }
+    m->type = t;
+    m->desc = *d;
+    m->dof = d->njoints;
+    return MODEL_OK;
+}
+
+/* Destroy the state; safe on a model that failed to open or was closed already. */
+void model_close(Model *m)
+{
+    if (m->type && m->state) m->type->destroy(m->state);
+    m->state = NULL;
+    m->type = NULL;
+}
+
+/* The wrappers: one line each, MODEL_ENOTSUP when the operation is absent. */
+#define MODEL_CALL(op, ...) \
+    ((m && m->type && m->type->op) ? m->type->op(m->state, __VA_ARGS__) : MODEL_ENOTSUP)
+
+int model_fk(Model *m, const double *q, int link, double pos[3], double R[9])
+{
+    return MODEL_CALL(fk, q, link, pos, R);
+}
+int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
+             ModelIkInfo *info)
+{
+    return MODEL_CALL(ik, pos, quat, q_seed, q, info);
+}
+int model_jacobian(Model *m, const double *q, double *J) { return MODEL_CALL(jacobian, q, J); }
+int model_singularity(Model *m, const double *q, double *measure) { return MODEL_CALL(singularity, q, measure); }
+int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau)
+{
+    return MODEL_CALL(inverse_dynamics, q, qd, qdd, tau);
+}
+int model_mass_matrix(Model *m, const double *q, double *M) { return MODEL_CALL(mass_matrix, q, M); }
+int model_bias(Model *m, const double *q, const double *qd, double *h) { return MODEL_CALL(bias, q, qd, h); }
+int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    return MODEL_CALL(forward_dynamics, q, qd, tau, qdd);
+}
+int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau)
+{
+    return MODEL_CALL(semi_inverse, q, qd, qdd, tau);
+}
+/* Extra outputs: a back-end without them has none (count 0), which is not an error. */
+int model_output_count(Model *m)
+{
+    return (m && m->type && m->type->output_count) ? m->type->output_count(m->state) : 0;
+}
+const char *model_output_name(Model *m, int i)
+{
+    return (m && m->type && m->type->output_name) ? m->type->output_name(m->state, i) : NULL;
+}
+int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out)
+{
+    return MODEL_CALL(outputs, q, qd, qdd, out);
+}
+
+const char *model_strerror(int status)
+{
+    switch (status) {
+    case MODEL_OK: return "success";
+    case MODEL_ENOTSUP: return "operation not supported by this model back-end";
+    case MODEL_EINVAL: return "invalid argument or machine description";
+    case MODEL_EUNREACH: return "target out of reach (inverse kinematics did not converge)";
+    case MODEL_ESINGULAR: return "singular configuration";
+    case MODEL_ENOMEM: return "out of memory";
+    case MODEL_ENUMERIC: return "numerical routine failed";
+    default: return status >= 0 ? "success" : "unknown model error";
+    }
+}
