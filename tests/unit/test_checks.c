@@ -1,0 +1,367 @@
+/* test_checks.c — the sampled-stream checks on synthetic streams with known answers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "utest.h"
+
+#define DT 1e-3
+
+static ModelDesc desc;
+static SampleLayout lay;
+static Sample smp;
+static char err[256];
+
+/* One device "arm" with n revolute axes and the given symmetric limits (INFINITY: none). */
+static void setup(int n, double qmax, double vmax, double amax, double jmax, double effort)
+{
+    model_desc_init(&desc);
+    desc.njoints = n;
+    for (int i = 0; i < n; i++) {
+        model_joint_init(&desc.joint[i]);
+        desc.joint[i].limits.min = -qmax, desc.joint[i].limits.max = qmax;
+        desc.joint[i].limits.vmax = vmax, desc.joint[i].limits.amax = amax;
+        desc.joint[i].limits.jmax = jmax, desc.joint[i].limits.effort = effort;
+    }
+    memset(&lay, 0, sizeof lay);
+    lay.ndev = 1;
+    strcpy(lay.dev[0].name, "arm");
+    lay.dev[0].naxes = n;
+    lay.dev[0].desc = &desc;
+    sample_init(&smp, &lay);
+}
+
+static void init_checks(Checks *ck, int maxv)
+{
+    ChecksConfig cfg = {.cycle = DT, .max_violations = maxv};
+    int rc = checks_init(ck, &lay, &cfg, err, sizeof err);
+    CHECK(rc == 0);
+}
+
+/* Set cycle i's time and the statement (line) producing it. */
+static void at(long i, int line)
+{
+    smp.cycle = i;
+    smp.t = i * DT;
+    smp.src.file = "prog.irl", smp.src.line = line, smp.src.col = 1;
+    smp.dev[0].src = smp.src;
+}
+
+/* q = A sin(ωt) on axis 0 (f = 1 Hz) and its derivatives: peaks A, Aω, Aω² at known times and lines. */
+UTEST(sine_peaks)
+{
+    setup(2, 10, 100, 1000, 1e5, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    double A = 0.5, w = 2 * M_PI;
+    for (long i = 0; i <= 1000; i++) {
+        double t = i * DT;
+        at(i, i < 500 ? 7 : 9);
+        smp.dev[0].q[0] = A * sin(w * t), smp.dev[0].qd[0] = A * w * cos(w * t);
+        smp.dev[0].qdd[0] = -A * w * w * sin(w * t);
+        checks_sample(&ck, &smp);
+    }
+    const ChecksChannel *q = checks_channel(&ck, 0, CHK_POSITION, 0);
+    CHECK_NEAR(q->max.v, A, 1e-15);
+    CHECK_NEAR(q->max.t, 0.25, 1e-12);
+    CHECK(q->max.src.line == 7);
+    CHECK_NEAR(q->min.v, -A, 1e-15);
+    CHECK_NEAR(q->min.t, 0.75, 1e-12);
+    CHECK(q->min.src.line == 9);
+    CHECK_NEAR(checks_margin(q), 10 - A, 1e-12);
+    CHECK_NEAR(checks_margin_pct(q), 100 * (10 - A) / 10, 1e-9); /* symmetric ±10: % of the limit */
+    const ChecksChannel *v = checks_channel(&ck, 0, CHK_SPEED, 0);
+    CHECK_NEAR(checks_peak(v)->v, A * w, 1e-12);
+    CHECK(checks_peak(v)->t == 0.0 || fabs(checks_peak(v)->t - 0.5) < 1e-12 || fabs(checks_peak(v)->t - 1) < 1e-12);
+    CHECK_NEAR(checks_margin(v), 100 - A * w, 1e-12);
+    CHECK_NEAR(checks_margin_pct(v), 100 - A * w, 1e-12); /* % of 100 */
+    const ChecksChannel *a = checks_channel(&ck, 0, CHK_ACCEL, 0);
+    CHECK_NEAR(fabs(checks_peak(a)->v), A * w * w, 1e-12);
+    /* jerk differentiated from the stream: A ω³ up to O(ω dt) */
+    const ChecksChannel *j = checks_channel(&ck, 0, CHK_JERK, 0);
+    CHECK_REL(fabs(checks_peak(j)->v), A * w * w * w, 1e-4);
+    CHECK(j->nsamples == 1000); /* no jerk on the first cycle */
+    CHECK(checks_passed(&ck));
+    CHECK(ck.nviol == 0);
+    checks_free(&ck);
+}
+
+/* Symmetric limits: margin % is of the limit; asymmetric: of the range. */
+UTEST(margin_pct)
+{
+    ChecksChannel c = {.lo = -2, .hi = 2, .nsamples = 1, .min = {.v = -1.5}, .max = {.v = 0.5}};
+    CHECK_NEAR(checks_margin(&c), 0.5, 1e-15);
+    CHECK_NEAR(checks_margin_pct(&c), 25, 1e-12);
+    c.lo = 0, c.hi = 4, c.min.v = 1, c.max.v = 3.5;
+    CHECK_NEAR(checks_margin(&c), 0.5, 1e-15);
+    CHECK_NEAR(checks_margin_pct(&c), 12.5, 1e-12);
+    c.lo = -INFINITY, c.hi = INFINITY;
+    CHECK(isinf(checks_margin(&c)));
+}
+
+/* q = 2 on cycles 100..199 (limit 1): one record, exact start and end, blamed on the first statement. */
+UTEST(interval_exact)
+{
+    setup(1, 1, INFINITY, INFINITY, INFINITY, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    for (long i = 0; i < 400; i++) {
+        at(i, i < 150 ? 3 : 4);
+        smp.dev[0].q[0] = (i >= 100 && i <= 199) ? 1.5 + (i == 160 ? 0.5 : 0) : 0.0;
+        checks_sample(&ck, &smp);
+    }
+    CHECK(ck.nviol == 1);
+    const ChecksViolation *w = &ck.viol[0];
+    CHECK(w->qty == CHK_POSITION && w->dev == 0 && w->index == 0);
+    CHECK_NEAR(w->t_start, 0.100, 1e-15);
+    CHECK_NEAR(w->t_end, 0.199, 1e-15);
+    CHECK(w->cycles == 100);
+    CHECK_NEAR(w->peak, 2.0, 0);
+    CHECK_NEAR(w->t_peak, 0.160, 1e-15);
+    CHECK(w->limit == 1.0);
+    CHECK(w->src.line == 3 && w->src_peak.line == 4);
+    CHECK(!checks_passed(&ck));
+    CHECK_NEAR(checks_margin(checks_channel(&ck, 0, CHK_POSITION, 0)), -1.0, 0);
+    checks_free(&ck);
+}
+
+/* Two separate runs give two records; a run crossing the lower limit records the lower limit. */
+UTEST(merging)
+{
+    setup(2, INFINITY, 1, INFINITY, INFINITY, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    for (long i = 0; i < 100; i++) {
+        at(i, 5);
+        smp.dev[0].qd[0] = ((i >= 10 && i < 20) || (i >= 50 && i < 52)) ? -3.0 : 0.5;
+        smp.dev[0].qd[1] = (i >= 10 && i < 90) ? 1.25 : 0; /* axis 2: one long run overlapping both */
+        checks_sample(&ck, &smp);
+    }
+    CHECK(ck.nviol == 3);
+    CHECK(ck.viol[0].index == 0 && ck.viol[0].cycles == 10 && ck.viol[0].limit == -1.0);
+    CHECK(ck.viol[1].index == 1 && ck.viol[1].cycles == 80);
+    CHECK(ck.viol[2].index == 0 && ck.viol[2].cycles == 2);
+    CHECK_NEAR(ck.viol[2].t_start, 0.050, 1e-15);
+    CHECK_NEAR(ck.viol[2].t_end, 0.051, 1e-15);
+    CHECK(checks_violation_count(&ck) == 3);
+    checks_free(&ck);
+}
+
+/* A full list counts what it drops; channels keep their peaks. */
+UTEST(overflow)
+{
+    setup(1, INFINITY, 1, INFINITY, INFINITY, INFINITY);
+    Checks ck;
+    init_checks(&ck, 3);
+    for (long i = 0; i < 100; i++) {
+        at(i, 2);
+        smp.dev[0].qd[0] = (i % 10 == 5) ? 2.0 + i : 0; /* 10 one-cycle runs, growing */
+        checks_sample(&ck, &smp);
+    }
+    CHECK(ck.nviol == 3);
+    CHECK(ck.viol_dropped == 7);
+    CHECK(checks_violation_count(&ck) == 10);
+    CHECK_NEAR(checks_channel(&ck, 0, CHK_SPEED, 0)->max.v, 97.0, 0);
+    CHECK(!checks_passed(&ck));
+    checks_free(&ck);
+}
+
+/* NaN is a violation even without limits; IK failures are violations. */
+UTEST(nan_and_ik)
+{
+    setup(1, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    for (long i = 0; i < 10; i++) {
+        at(i, 2);
+        smp.dev[0].qdd[0] = i == 4 ? NAN : 0;
+        smp.dev[0].ik_status = (i >= 6 && i < 8) ? MODEL_EUNREACH : 0;
+        checks_sample(&ck, &smp);
+    }
+    /* the NaN acceleration (cycle 4) also makes the jerk NaN on cycles 4 and 5 */
+    int nacc = 0, njerk = 0, nik = 0;
+    for (int i = 0; i < ck.nviol; i++) {
+        nacc += ck.viol[i].qty == CHK_ACCEL;
+        njerk += ck.viol[i].qty == CHK_JERK;
+        if (ck.viol[i].qty == CHK_IK) {
+            nik++;
+            CHECK(ck.viol[i].cycles == 2);
+            CHECK_NEAR(ck.viol[i].t_start, 0.006, 1e-15);
+        }
+    }
+    CHECK(nacc == 1 && njerk == 1 && nik == 1);
+    CHECK(isnan(ck.viol[0].peak));
+    checks_free(&ck);
+}
+
+/* Extra outputs: a limit on G by name, and "Gdot" differentiated from G. */
+UTEST(outputs_and_rates)
+{
+    setup(1, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY);
+    strcpy(desc.output_limit[0].name, "g"), desc.output_limit[0].min = -INFINITY, desc.output_limit[0].max = 5;
+    strcpy(desc.output_limit[1].name, "Gdot"), desc.output_limit[1].min = -2, desc.output_limit[1].max = 2;
+    desc.noutput_limits = 2;
+    lay.dev[0].nout = 2;
+    strcpy(lay.dev[0].out_name[0], "G"), strcpy(lay.dev[0].out_name[1], "Ghead");
+    Checks ck;
+    init_checks(&ck, 10);
+    /* G ramps 1 -> 6 at 3 G/s (t 0..5/3 s), then holds */
+    for (long i = 0; i <= 3000; i++) {
+        at(i, i < 2000 ? 11 : 12);
+        double t = i * DT;
+        smp.dev[0].out[0] = t < 5.0 / 3 ? 1 + 3 * t : 6;
+        smp.dev[0].out[1] = 1;
+        checks_sample(&ck, &smp);
+    }
+    const ChecksChannel *g = checks_channel(&ck, 0, CHK_OUTPUT, 0);
+    const ChecksChannel *gd = checks_channel(&ck, 0, CHK_OUTPUT_RATE, 0);
+    CHECK(g && gd);
+    CHECK(g->hi == 5 && gd->hi == 2);
+    CHECK(strcmp(checks_label(&ck, gd), "Gdot") == 0);
+    CHECK_NEAR(gd->max.v, 3, 1e-9);
+    CHECK(checks_channel(&ck, 0, CHK_OUTPUT_RATE, 1) == NULL); /* no rate limit on Ghead */
+    int ng = 0, ngd = 0;
+    for (int i = 0; i < ck.nviol; i++) {
+        if (ck.viol[i].qty == CHK_OUTPUT) {
+            ng++;
+            CHECK_NEAR(ck.viol[i].t_start, 1.334, 1e-12); /* first sample with 1 + 3t > 5 */
+            CHECK_NEAR(ck.viol[i].t_end, 3.0, 1e-12);
+        }
+        if (ck.viol[i].qty == CHK_OUTPUT_RATE) {
+            ngd++;
+            CHECK_NEAR(ck.viol[i].t_start, 0.001, 1e-15); /* the first difference */
+        }
+    }
+    CHECK(ng == 1 && ngd == 1);
+    checks_free(&ck);
+}
+
+/* A two-axis torque stream τ = g + a sin(ωt) with constant g. */
+typedef struct {
+    double g[2], a[2], L;
+} TorqueCase;
+
+static int gravity_cb(void *ud, int dev, const double *q, double *g)
+{
+    (void)dev, (void)q;
+    const TorqueCase *tc = ud;
+    g[0] = tc->g[0], g[1] = tc->g[1];
+    return 0;
+}
+
+/* Run the stream stretched by k (τ = (τ − g)/k² + g, times k·t); returns the checks' k and violations. */
+static double run_torque(const TorqueCase *tc, double k, int use_cb, long *nviol)
+{
+    setup(2, INFINITY, INFINITY, INFINITY, INFINITY, tc->L);
+    Checks ck;
+    ChecksConfig cfg = {.cycle = DT * k, .max_violations = 100};
+    if (use_cb) cfg.gravity = gravity_cb, cfg.gravity_ud = (void *)tc;
+    CHECK(checks_init(&ck, &lay, &cfg, err, sizeof err) == 0);
+    for (long i = 0; i <= 2000; i++) {
+        double t = i * DT;
+        at(i, 20);
+        smp.t = k * t;
+        smp.dev[0].tau_ok = 1;
+        smp.dev[0].has_grav = !use_cb;
+        for (int j = 0; j < 2; j++) {
+            double tau = tc->g[j] + tc->a[j] * sin(2 * M_PI * (j + 1) * t + 0.3);
+            smp.dev[0].tau[j] = (tau - tc->g[j]) / (k * k) + tc->g[j];
+            smp.dev[0].grav[j] = tc->g[j];
+        }
+        checks_sample(&ck, &smp);
+    }
+    double kk = ck.k;
+    *nviol = checks_violation_count(&ck);
+    checks_free(&ck);
+    return kk;
+}
+
+/* The suggested k makes the stream pass and is minimal; the closed form matches the analytic answer. */
+UTEST(torque_time_scale)
+{
+    TorqueCase tc = {.g = {30, -10}, .a = {50, 80}, .L = 60};
+    long nv;
+    double k = run_torque(&tc, 1.0, 0, &nv);
+    CHECK(nv > 0);
+    /* analytic: axis 1 needs (80 - (-10))... per axis worst: (L - g)/a vs (L + g)/a for the sign that exceeds */
+    double k2a = 50 / (60.0 - 30), k2b = 80 / (60.0 - 10); /* axis 1 above +L: d/(L-g); axis 2 below -L */
+    double kexp = sqrt(fmax(k2a, k2b));
+    CHECK_REL(k, kexp, 1e-5); /* the sampled peak of the sine is within O(dt^2) of the analytic one */
+    CHECK(k > 1);
+    long nv2;
+    double k_again = run_torque(&tc, k, 0, &nv2);
+    CHECK(nv2 == 0);
+    CHECK(k_again == 1.0);
+    run_torque(&tc, k * (1 - 1e-6), 0, &nv2);
+    CHECK(nv2 > 0);
+    /* the gravity callback gives the same k */
+    double kcb = run_torque(&tc, 1.0, 1, &nv2);
+    CHECK(kcb == k);
+}
+
+/* Gravity alone above the limit: no k helps. */
+UTEST(torque_time_scale_infeasible)
+{
+    TorqueCase tc = {.g = {70, 0}, .a = {5, 0}, .L = 60};
+    long nv;
+    double k = run_torque(&tc, 1.0, 0, &nv);
+    CHECK(isinf(k));
+    CHECK(nv > 0);
+}
+
+/* Lowered requests: the same statement again only counts. */
+UTEST(limited_notes)
+{
+    setup(1, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    SampleSrc a = {"p.irl", 4, 3}, b = {"p.irl", 5, 3};
+    checks_note_limited(&ck, 0, -1, "SPEED", 2.0, 1.3, 0.5, a);
+    checks_note_limited(&ck, 0, -1, "SPEED", 2.0, 1.3, 1.5, a);
+    checks_note_limited(&ck, 0, -1, "ACC", 20, 10, 1.5, a);
+    checks_note_limited(&ck, 0, 2, "SPEED_PTP", 1.0, 0.8, 2.5, b);
+    CHECK(ck.nlimited == 3);
+    CHECK(ck.limited[0].count == 2);
+    CHECK(checks_passed(&ck)); /* lowering a request is not a failure */
+    checks_free(&ck);
+}
+
+/* Motor voltage: V = R i + ke N qd with i = tau / (N kt), against vmax. */
+UTEST(motor_voltage)
+{
+    setup(1, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY);
+    ModelMotor *m = &desc.joint[0].motor;
+    m->present = 1, m->resistance = 2, m->kt = 0.5, m->ke = 0.5, m->gear = 10, m->rotor_inertia = 0, m->vmax = 24;
+    Checks ck;
+    init_checks(&ck, 10);
+    at(0, 1);
+    smp.dev[0].tau_ok = 1;
+    smp.dev[0].tau[0] = 20, smp.dev[0].qd[0] = 3; /* i = 4 A, V = 8 + 15 = 23 */
+    checks_sample(&ck, &smp);
+    CHECK_NEAR(checks_channel(&ck, 0, CHK_VOLTAGE, 0)->max.v, 23, 1e-12);
+    CHECK(checks_passed(&ck));
+    at(1, 1);
+    smp.dev[0].qd[0] = 3.4; /* V = 8 + 17 = 25 > 24 */
+    checks_sample(&ck, &smp);
+    CHECK(!checks_passed(&ck));
+    CHECK(ck.viol[0].qty == CHK_VOLTAGE);
+    CHECK_NEAR(checks_channel(&ck, 0, CHK_POWER, 0)->max.v, 68, 1e-12);
+    checks_free(&ck);
+}
+
+int main(void)
+{
+    RUN(sine_peaks);
+    RUN(margin_pct);
+    RUN(interval_exact);
+    RUN(merging);
+    RUN(overflow);
+    RUN(nan_and_ik);
+    RUN(outputs_and_rates);
+    RUN(torque_time_scale);
+    RUN(torque_time_scale_infeasible);
+    RUN(limited_notes);
+    RUN(motor_voltage);
+    return utest_done();
+}
