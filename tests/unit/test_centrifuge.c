@@ -439,6 +439,51 @@ UTEST(lagrange_vs_newton_euler)
     model_centrifuge.destroy(s);
 }
 
+/* The very same machine opened as a general `chain` (its joint table is a valid chain description, see
+ * centrifuge_desc.h) through the registry: FK, Jacobian, mass matrix and inverse dynamics agree. */
+UTEST(centrifuge_vs_chain)
+{
+    ModelDesc d;
+    double worst_id = 0.0, worst_M = 0.0, worst_k = 0.0;
+    for (int n = 0; n < 100; n++) {
+        if (n == 0) centrifuge_desc_fill(&d);
+        else random_desc(&d, n & 1);
+        d.joint[1].origin_xyz[0] = model_desc_param(&d, "arm_length")->v[0];
+        Model mc, mh;
+        char err[256];
+        snprintf(d.backend, sizeof d.backend, "centrifuge");
+        int st1 = model_open(&mc, &d, err, sizeof err);
+        snprintf(d.backend, sizeof d.backend, "chain");
+        int st2 = model_open(&mh, &d, err, sizeof err);
+        CHECK(st1 == MODEL_OK && st2 == MODEL_OK);
+        if (st1 < 0 || st2 < 0) { printf("#   %s\n", err); return; }
+        for (int k = 0; k < 10; k++) {
+            double q[3], qd[3], qdd[3], t1[3], t2[3], M1[9], M2[9], p1[3], p2[3], R1[9], R2[9], J1[18], J2[18];
+            random_q(q, 3.0);
+            v3_set(qd, urand(-4, 4), urand(-2, 2), urand(-2, 2));
+            v3_set(qdd, urand(-4, 4), urand(-5, 5), urand(-5, 5));
+            CHECK(model_inverse_dynamics(&mc, q, qd, qdd, t1) == MODEL_OK);
+            CHECK(model_inverse_dynamics(&mh, q, qd, qdd, t2) == MODEL_OK);
+            for (int i = 0; i < 3; i++) worst_id = fmax(worst_id, fabs(t1[i] - t2[i]) / fmax(1.0, fabs(t2[i])));
+            model_mass_matrix(&mc, q, M1);
+            model_mass_matrix(&mh, q, M2);
+            worst_M = fmax(worst_M, max_abs_diff(M1, M2, 9) / M2[0]);
+            model_fk(&mc, q, -1, p1, R1);
+            model_fk(&mh, q, -1, p2, R2);
+            model_jacobian(&mc, q, J1);
+            model_jacobian(&mh, q, J2);
+            worst_k = fmax(worst_k, fmax(max_abs_diff(p1, p2, 3), max_abs_diff(R1, R2, 9)));
+            worst_k = fmax(worst_k, max_abs_diff(J1, J2, 18));
+        }
+        model_close(&mc);
+        model_close(&mh);
+    }
+    printf("# info: centrifuge vs chain: ID %.2e, M %.2e (relative), FK/Jacobian %.2e\n", worst_id, worst_M, worst_k);
+    CHECK(worst_id < 1e-9);
+    CHECK(worst_M < 1e-12);
+    CHECK(worst_k < 1e-12);
+}
+
 /* M symmetric positive-definite; bias = ID(q, qd, 0); FD(ID) round trip; semi-inverse with a passive joint. */
 UTEST(mass_matrix_fd_roundtrip)
 {
@@ -823,6 +868,7 @@ int main(void)
     RUN(jacobians_fd);
     RUN(metric_derivative_fd);
     RUN(lagrange_vs_newton_euler);
+    RUN(centrifuge_vs_chain);
     RUN(mass_matrix_fd_roundtrip);
     RUN(energy_balance_random);
     RUN(gmove_steady_state);
