@@ -1,0 +1,189 @@
+/* test_trace.c — trace.csv: number formatting against printf, header, determinism, and the cost of a row. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "trace.h"
+#include "utest.h"
+
+/* A deterministic pseudo-random stream (xorshift64*). */
+static uint64_t rng = 88172645463325252ull;
+static double urand(void)
+{
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return (double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0;
+}
+
+/* The formatter agrees with printf's %.9g exactly (halfway-looking decimals included). */
+UTEST(format_vs_printf)
+{
+    char a[64], b[64];
+    long n = 0, differ = 0, bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        double mag = pow(10, (int)(urand() * 40) - 20);
+        double x = (urand() - 0.5) * 2 * mag;
+        if (i % 7 == 0) x = round(x * 1000) / 1000; /* short decimals: 0.001, 1.5, ... */
+        trace_format_double(a, x, 9);
+        snprintf(b, sizeof b, "%.9g", x);
+        n++;
+        if (strcmp(a, b) != 0) {
+            differ++;
+            double ra = strtod(a, NULL);
+            if (!(fabs(ra - x) <= 1.0000001 * 0.5e-8 * fabs(x) * 10)) bad++;
+            if (differ <= 3) printf("#   %.17g: %s vs printf %s\n", x, a, b);
+        }
+    }
+    printf("#   %ld of %ld differ from printf\n", differ, n);
+    CHECK(bad == 0);
+    CHECK(differ == 0);
+    const double exact[] = {0, 1, -1, 0.001, 1e-5, 123456789, 1234567890, 0.1, 2.5e-7, 1e22, 1e-30, 3.14159265358979};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        trace_format_double(a, exact[i], 9);
+        snprintf(b, sizeof b, "%.9g", exact[i]);
+        CHECK(strcmp(a, b) == 0);
+        if (strcmp(a, b)) printf("#   %s vs %s\n", a, b);
+    }
+    trace_format_double(a, NAN, 9); CHECK(strcmp(a, "nan") == 0);
+    trace_format_double(a, -INFINITY, 9); CHECK(strcmp(a, "-inf") == 0);
+    trace_format_double(a, 0.1, 17); CHECK(strcmp(a, "0.10000000000000001") == 0);
+}
+
+static ModelDesc desc;
+static SampleLayout lay;
+static Sample smp;
+
+/* Device "arm": 6 axes with a pose; device "cf": 3 axes with outputs G and Gdot. */
+static void setup(void)
+{
+    model_desc_init(&desc);
+    memset(&lay, 0, sizeof lay);
+    lay.ndev = 2;
+    strcpy(lay.dev[0].name, "arm");
+    lay.dev[0].naxes = 6, lay.dev[0].has_pose = 1, lay.dev[0].desc = &desc;
+    strcpy(lay.dev[1].name, "cf");
+    lay.dev[1].naxes = 3, lay.dev[1].nout = 2, lay.dev[1].desc = &desc;
+    strcpy(lay.dev[1].out_name[0], "G"), strcpy(lay.dev[1].out_name[1], "Gdot");
+    sample_init(&smp, &lay);
+}
+
+/* Fill cycle i with smooth, deterministic values. */
+static void fill(long i)
+{
+    smp.cycle = i, smp.t = i * 1e-3;
+    smp.src.line = 10 + (int)(i / 1000);
+    for (int d = 0; d < 2; d++) {
+        smp.dev[d].tau_ok = d == 0;
+        for (int j = 0; j < 6; j++) {
+            double t = smp.t;
+            smp.dev[d].q[j] = sin(t + j), smp.dev[d].qd[j] = cos(t + j), smp.dev[d].qdd[j] = -sin(t + j);
+            smp.dev[d].tau[j] = 40 * cos(0.3 * t + j) + 1e-17 * j;
+        }
+    }
+    for (int k = 0; k < 7; k++) smp.dev[0].pose[k] = 0.1 * k + 1e-3 * smp.t;
+    smp.dev[1].out[0] = 1 + smp.t, smp.dev[1].out[1] = 1;
+}
+
+static long write_trace(const char *path, long rows, long every)
+{
+    Trace tr;
+    char err[256];
+    TraceOptions o = {.every = every};
+    CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
+    for (long i = 0; i < rows; i++) {
+        fill(i);
+        CHECK(trace_row(&tr, &smp) == 0);
+    }
+    long n = tr.rows;
+    CHECK(trace_close(&tr, err, sizeof err) == 0);
+    return n;
+}
+
+static char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)*len + 1);
+    if (fread(b, 1, (size_t)*len, f) != (size_t)*len) *len = -1;
+    b[*len > 0 ? *len : 0] = 0;
+    fclose(f);
+    return b;
+}
+
+/* The header names every column in order; rows have as many fields; two runs give identical bytes. */
+UTEST(header_rows_determinism)
+{
+    setup();
+    const char *p1 = "/tmp/irl_test_trace1.csv", *p2 = "/tmp/irl_test_trace2.csv";
+    CHECK(write_trace(p1, 3000, 1) == 3000);
+    CHECK(write_trace(p2, 3000, 1) == 3000);
+    long n1, n2;
+    char *a = slurp(p1, &n1), *b = slurp(p2, &n2);
+    CHECK(a && b && n1 == n2 && memcmp(a, b, (size_t)n1) == 0);
+    const char *want = "t,arm.q1,arm.q2,arm.q3,arm.q4,arm.q5,arm.q6,arm.qd1,arm.qd2,arm.qd3,arm.qd4,arm.qd5,arm.qd6,"
+                       "arm.qdd1,arm.qdd2,arm.qdd3,arm.qdd4,arm.qdd5,arm.qdd6,arm.tau1,arm.tau2,arm.tau3,arm.tau4,"
+                       "arm.tau5,arm.tau6,arm.x,arm.y,arm.z,arm.qw,arm.qx,arm.qy,arm.qz,cf.q1,cf.q2,cf.q3,cf.qd1,"
+                       "cf.qd2,cf.qd3,cf.qdd1,cf.qdd2,cf.qdd3,cf.tau1,cf.tau2,cf.tau3,cf.G,cf.Gdot,line\n";
+    CHECK(strncmp(a, want, strlen(want)) == 0);
+    /* second line: cycle 0 */
+    const char *row0 = a + strlen(want);
+    CHECK(strncmp(row0, "0,0,0.841470985,0.909297427,", 28) == 0);
+    /* every row has 47 fields; cf's torques are nan (no inverse dynamics); line column right */
+    long lines = 0, bad = 0;
+    for (char *l = a; *l;) {
+        char *e = strchr(l, '\n');
+        int commas = 0;
+        for (char *c = l; c < e; c++) commas += *c == ',';
+        bad += commas != 46;
+        lines++;
+        l = e + 1;
+    }
+    CHECK(bad == 0 && lines == 3001);
+    CHECK(strstr(a, ",nan,nan,nan,1,1,10\n") != NULL);             /* cycle 0: G = 1, Gdot 1, line 10 */
+    CHECK(strstr(a, "\n2.999,") != NULL && strstr(a, ",12\n") != NULL);
+    free(a), free(b);
+    /* every 10th cycle */
+    CHECK(write_trace(p1, 3000, 10) == 300);
+    remove(p1), remove(p2);
+}
+
+/* Cost of one row of a 6-axis device with a pose (the dry-run target: well under 5 us). */
+UTEST(row_cost)
+{
+    setup();
+    lay.ndev = 1;
+    Trace tr;
+    char err[256];
+    const char *p = "/tmp/irl_test_trace_bench.csv";
+    CHECK(trace_open(&tr, p, &lay, NULL, err, sizeof err) == 0);
+    const long N = 200000;
+    struct timespec t0, t1;
+    fill(12345);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long i = 0; i < N; i++) {
+        smp.t = i * 1e-3;
+        smp.dev[0].q[0] = smp.t * 0.37; /* vary something so nothing is cached */
+        trace_row(&tr, &smp);
+    }
+    CHECK(trace_close(&tr, err, sizeof err) == 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / N;
+    long len;
+    char *b = slurp(p, &len);
+    printf("#   trace row (6 axes + pose, 32 numbers): %.3f us per row, %.0f bytes per row\n", us,
+           (double)len / (N + 1));
+    free(b);
+    remove(p);
+}
+
+int main(void)
+{
+    RUN(format_vs_printf);
+    RUN(header_rows_determinism);
+    RUN(row_cost);
+    return utest_done();
+}
