@@ -168,6 +168,7 @@ struct Node {
     NodeList handler;    /* N_ROUTINE, N_PROGRAM: ON ERROR statements (when flags has NF_HANDLER) */
     int nslots;          /* set by the checker: N_PROGRAM global slots, N_ROUTINE frame slots (params + locals) */
     int flags;           /* kind-specific: MoveKind/GmoveKind/IoKind, MOVE_INC, VAR param, FUNCTION, ... */
+    Dim dim;             /* E_INT/E_REAL literal with NF_HAS_UNIT: the unit's dimension (set by the parser) */
 };
 
 /* Node flag bits. */

@@ -1,0 +1,141 @@
+/* diag.c — gcc-style diagnostics: "file:line:col: severity: message", the quoted source line and a caret. */
+#include "diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct DiagSource {
+    DiagSource *next;
+    const char *file;
+    const char *text;
+    size_t len;
+};
+
+/* Start with no sources and no errors, writing to `out` (stderr when NULL). */
+void diag_init(Diag *d, FILE *out)
+{
+    d->out = out ? out : stderr;
+    d->errors = d->warnings = 0;
+    d->max_errors = 0;
+    d->sources = NULL;
+}
+
+/* Forget the registered sources (their texts belong to the caller). */
+void diag_free(Diag *d)
+{
+    DiagSource *s = d->sources;
+    while (s) {
+        DiagSource *next = s->next;
+        free(s);
+        s = next;
+    }
+    d->sources = NULL;
+}
+
+/* Remember a file's text for quoting; a later registration of the same name wins. */
+void diag_add_source(Diag *d, const char *file, const char *text, size_t len)
+{
+    DiagSource *s = malloc(sizeof *s);
+    if (!s)
+        return; /* quoting is a nicety; the message itself still prints */
+    s->file = file;
+    s->text = text;
+    s->len = len;
+    s->next = d->sources;
+    d->sources = s;
+}
+
+/* The registered text of `file`, or NULL. */
+static const DiagSource *diag_find(const Diag *d, const char *file)
+{
+    for (const DiagSource *s = d->sources; s; s = s->next)
+        if (s->file == file || strcmp(s->file, file) == 0)
+            return s;
+    return NULL;
+}
+
+/* Print line `line` of the source and a caret under column `col`, keeping tabs so the caret lines up. */
+static void diag_quote(Diag *d, SrcLoc loc)
+{
+    const DiagSource *s = diag_find(d, loc.file);
+    if (!s || loc.line < 1)
+        return;
+    const char *p = s->text, *end = s->text + s->len;
+    for (int l = 1; l < loc.line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return;
+        p = nl + 1;
+    }
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        eol = end;
+    size_t n = (size_t)(eol - p);
+    if (n > 0 && p[n - 1] == '\r')
+        n--;
+    fprintf(d->out, "%.*s\n", (int)n, p);
+    int col = loc.col < 1 ? 1 : loc.col;
+    for (int i = 0; i < col - 1; i++)
+        fputc(i < (int)n && p[i] == '\t' ? '\t' : ' ', d->out);
+    fputs("^\n", d->out);
+}
+
+/* One message with an explicit severity word; errors and warnings are counted. */
+void diag_vreport(Diag *d, const char *severity, SrcLoc loc, const char *fmt, va_list ap)
+{
+    bool is_error = strstr(severity, "error") != NULL;
+    bool is_warning = strcmp(severity, "warning") == 0;
+    if (is_error)
+        d->errors++;
+    if (is_warning)
+        d->warnings++;
+    if (is_error && d->max_errors > 0 && d->errors > d->max_errors) {
+        if (d->errors == d->max_errors + 1)
+            fprintf(d->out, "irl: too many errors, stopping here\n");
+        return;
+    }
+    if (!loc.file) {
+        /* No place in a file: "irl: message" like a command-line error. */
+        if (is_error)
+            fputs("irl: ", d->out);
+        else
+            fprintf(d->out, "irl: %s: ", severity);
+        vfprintf(d->out, fmt, ap);
+        fputc('\n', d->out);
+        return;
+    }
+    if (loc.line > 0)
+        fprintf(d->out, "%s:%d:%d: %s: ", loc.file, loc.line, loc.col, severity);
+    else
+        fprintf(d->out, "%s: %s: ", loc.file, severity);
+    vfprintf(d->out, fmt, ap);
+    fputc('\n', d->out);
+    diag_quote(d, loc);
+}
+
+/* An error at loc. */
+void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(d, "error", loc, fmt, ap);
+    va_end(ap);
+}
+
+/* A warning at loc. */
+void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(d, "warning", loc, fmt, ap);
+    va_end(ap);
+}
+
+/* A note attached to the previous message. */
+void diag_note(Diag *d, SrcLoc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(d, "note", loc, fmt, ap);
+    va_end(ap);
+}
