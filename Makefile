@@ -101,6 +101,15 @@ bench: bench-vm
 bench-vm: all
 	bench/vm/run.sh $(B)/irl
 
+# Dynamics of the chain back-end vs Orocos KDL and MuJoCo (Debian liborocos-kdl-dev, libmujoco-dev).
+.PHONY: bench-dynamics
+bench-dynamics: $(B)/libirl.a
+	@mkdir -p $(B)/bench
+	$(CXX) -O2 -g -std=c++17 -Imodels -Itests/unit $(PKG_CFLAGS) $$(pkg-config --cflags orocos_kdl eigen3) \
+	  -o $(B)/bench/bench_dynamics bench/dynamics/bench_dynamics.cpp $(B)/libirl.a \
+	  $$(pkg-config --libs orocos_kdl) -lmujoco $(LDLIBS)
+	$(B)/bench/bench_dynamics
+
 clean:
 	rm -rf build out
 

@@ -59,13 +59,11 @@ typedef struct {
     double zero[N_MAX];
     /* CRBA composites, world frame about the base origin */
     double cm[N_MAX], ch[N_MAX][3], cJ[N_MAX][9];
+    double zw[N_MAX][3], pzw[N_MAX][3];  /* world joint axes z, p x z */
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
     double qtry[N_MAX], dq[N_MAX];
-    gsl_matrix *L;           /* n x n, Cholesky of M */
-    gsl_vector *b;           /* n */
-    gsl_matrix *Lnn;         /* nn x nn (NULL when every joint is powered) */
-    gsl_vector *bn;
+    double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
     gsl_matrix *sv_A, *sv_V; /* singular values of the normalised Jacobian */
@@ -305,13 +303,16 @@ static int chain_mass_matrix(void *s, const double *q, double *M)
         v3_add(c->ch[p], c->ch[p], c->ch[i]);
         for (int k = 0; k < 9; k++) c->cJ[p][k] += c->cJ[i][k];
     }
+    for (int i = 0; i < n; i++) {
+        m3_mulv(c->zw[i], c->Rw[i], c->j[i].axis);
+        v3_cross(c->pzw[i], c->pw[i], c->zw[i]);
+    }
     memset(M, 0, (size_t)n * n * sizeof(double));
     for (int i = 0; i < n; i++) {
-        double z[3], P[3], Lm[3], t[3];
-        m3_mulv(z, c->Rw[i], c->j[i].axis);
+        double P[3], Lm[3], t[3];
+        const double *z = c->zw[i];
         if (c->j[i].revolute) {
-            double vO[3];
-            v3_cross(vO, c->pw[i], z);            /* velocity of the point at the base origin */
+            const double *vO = c->pzw[i];         /* velocity of the point at the base origin: p x z */
             v3_cross(t, z, c->ch[i]);
             v3_scale(P, vO, c->cm[i]);
             v3_add(P, P, t);                      /* P = m vO + w x h */
@@ -323,16 +324,8 @@ static int chain_mass_matrix(void *s, const double *q, double *M)
             v3_cross(Lm, c->ch[i], z);
         }
         for (int k = i; k >= 0; k = c->j[k].parent) {
-            double zk[3], Lk[3];
-            m3_mulv(zk, c->Rw[k], c->j[k].axis);
-            double mki;
-            if (c->j[k].revolute) {
-                v3_cross(t, c->pw[k], P);
-                v3_sub(Lk, Lm, t);                /* moment about joint k's origin */
-                mki = v3_dot(zk, Lk);
-            } else {
-                mki = v3_dot(zk, P);
-            }
+            /* revolute: z_k . (L - p_k x P), the moment about joint k's origin, = z_k . L + P . (p_k x z_k) */
+            double mki = c->j[k].revolute ? v3_dot(c->zw[k], Lm) + v3_dot(P, c->pzw[k]) : v3_dot(c->zw[k], P);
             M[k * n + i] = mki;
             M[i * n + k] = mki;
         }
@@ -340,28 +333,48 @@ static int chain_mass_matrix(void *s, const double *q, double *M)
     return MODEL_OK;
 }
 
-/* Cholesky factor of the n x n row-major matrix A into L (the lower triangle is what GSL reads). */
-static int chain_cholesky(gsl_matrix *L, const double *A, int n, int lda)
+/* Solve A x = b in place (A: n x n symmetric positive definite, row-major with leading dimension lda, its lower
+ * triangle overwritten by the Cholesky factor; b becomes x). Plain C: for the small dense matrices of a robot,
+ * GSL's blocked Cholesky costs more in call overhead than the arithmetic. MODEL_ESINGULAR when A is not
+ * positive definite to working precision. */
+static int chain_cholesky_solve(double *A, double *b, int n, int lda)
 {
-    for (int r = 0; r < n; r++)
-        for (int k = 0; k < n; k++) gsl_matrix_set(L, r, k, A[r * lda + k]);
-    int st = gsl_linalg_cholesky_decomp1(L);
-    if (st == GSL_EDOM) return MODEL_ESINGULAR;
-    return st == GSL_SUCCESS ? MODEL_OK : MODEL_ENUMERIC;
+    for (int j = 0; j < n; j++) {
+        double *Aj = A + (size_t)j * lda, d = Aj[j];
+        for (int k = 0; k < j; k++) d -= Aj[k] * Aj[k];
+        if (!(d > 0)) return MODEL_ESINGULAR;
+        d = sqrt(d);
+        Aj[j] = d;
+        double inv = 1.0 / d;
+        for (int i = j + 1; i < n; i++) {
+            double *Ai = A + (size_t)i * lda, sum = Ai[j];
+            for (int k = 0; k < j; k++) sum -= Ai[k] * Aj[k];
+            Ai[j] = sum * inv;
+        }
+    }
+    for (int i = 0; i < n; i++) {          /* L y = b */
+        const double *Ai = A + (size_t)i * lda;
+        double sum = b[i];
+        for (int k = 0; k < i; k++) sum -= Ai[k] * b[k];
+        b[i] = sum / Ai[i];
+    }
+    for (int i = n - 1; i >= 0; i--) {     /* L^T x = y */
+        double sum = b[i];
+        for (int k = i + 1; k < n; k++) sum -= A[(size_t)k * lda + i] * b[k];
+        b[i] = sum / A[(size_t)i * lda + i];
+    }
+    return MODEL_OK;
 }
 
 /* qdd = M^-1 (tau - h) by Cholesky. */
 static int chain_forward_dynamics(void *s, const double *q, const double *qd, const double *tau, double *qdd)
 {
     Chain *c = s;
-    int n = c->n, st;
+    int n = c->n;
     chain_mass_matrix(s, q, c->M);
     chain_bias(s, q, qd, c->h);
-    if ((st = chain_cholesky(c->L, c->M, n, n)) < 0) return st;
-    for (int i = 0; i < n; i++) gsl_vector_set(c->b, i, tau[i] - c->h[i]);
-    if (gsl_linalg_cholesky_svx(c->L, c->b) != GSL_SUCCESS) return MODEL_ENUMERIC;
-    for (int i = 0; i < n; i++) qdd[i] = gsl_vector_get(c->b, i);
-    return MODEL_OK;
+    for (int i = 0; i < n; i++) qdd[i] = tau[i] - c->h[i];
+    return chain_cholesky_solve(c->M, qdd, n, n);
 }
 
 /* Seed 002 eqs. 2.5-2.6 (ERRATA V2-V4): with C the powered and N the unpowered joints,
@@ -376,15 +389,13 @@ static int chain_semi_inverse(void *s, const double *q, const double *qd, double
     chain_bias(s, q, qd, c->h);
     for (int a = 0; a < c->nn; a++) {
         int ia = c->idx_n[a];
-        for (int b = 0; b < c->nn; b++) gsl_matrix_set(c->Lnn, a, b, c->M[ia * n + c->idx_n[b]]);
+        for (int b = 0; b < c->nn; b++) c->Mnn[a * N_MAX + b] = c->M[ia * n + c->idx_n[b]];
         double r = tau[ia] - c->h[ia];
         for (int k = 0; k < c->nc; k++) r -= c->M[ia * n + c->idx_c[k]] * qdd[c->idx_c[k]];
-        gsl_vector_set(c->bn, a, r);
+        c->v[a] = r;
     }
-    st = gsl_linalg_cholesky_decomp1(c->Lnn);
-    if (st == GSL_EDOM) return MODEL_ESINGULAR;
-    if (st != GSL_SUCCESS || gsl_linalg_cholesky_svx(c->Lnn, c->bn) != GSL_SUCCESS) return MODEL_ENUMERIC;
-    for (int a = 0; a < c->nn; a++) qdd[c->idx_n[a]] = gsl_vector_get(c->bn, a);
+    if ((st = chain_cholesky_solve(c->Mnn, c->v, c->nn, N_MAX)) < 0) return st;
+    for (int a = 0; a < c->nn; a++) qdd[c->idx_n[a]] = c->v[a];
     for (int k = 0; k < c->nc; k++) {
         int ic = c->idx_c[k];
         double t = c->h[ic];
@@ -491,10 +502,6 @@ static void chain_destroy(void *s)
 {
     Chain *c = s;
     if (!c) return;
-    gsl_matrix_free(c->L);
-    gsl_vector_free(c->b);
-    if (c->Lnn) gsl_matrix_free(c->Lnn);
-    if (c->bn) gsl_vector_free(c->bn);
     gsl_matrix_free(c->L6);
     gsl_vector_free(c->e6);
     gsl_vector_free(c->y6);
@@ -587,12 +594,6 @@ static void chain_setup_joint(ChainJoint *jt, const ModelJoint *jd)
 static int chain_alloc(Chain *c)
 {
     int n = c->n;
-    c->L = gsl_matrix_alloc(n, n);
-    c->b = gsl_vector_alloc(n);
-    if (c->nn > 0) {
-        c->Lnn = gsl_matrix_alloc(c->nn, c->nn);
-        c->bn = gsl_vector_alloc(c->nn);
-    }
     c->L6 = gsl_matrix_alloc(6, 6);
     c->e6 = gsl_vector_alloc(6);
     c->y6 = gsl_vector_alloc(6);
@@ -605,7 +606,7 @@ static int chain_alloc(Chain *c)
     c->sv_V = gsl_matrix_alloc(c->sv_cols, c->sv_cols);
     c->sv_S = gsl_vector_alloc(c->sv_cols);
     c->sv_work = gsl_vector_alloc(c->sv_cols);
-    if (!c->L || !c->b || (c->nn > 0 && (!c->Lnn || !c->bn)) || !c->L6 || !c->e6 || !c->y6 || !c->sv_A ||
+    if (!c->L6 || !c->e6 || !c->y6 || !c->sv_A ||
         !c->sv_V || !c->sv_S || !c->sv_work)
         return MODEL_ENOMEM;
     return MODEL_OK;

@@ -567,6 +567,24 @@ UTEST(singularity_measure)
     model_close(&m);
 }
 
+/* A massless, inertia-free link makes M singular: forward dynamics says so instead of returning garbage. */
+UTEST(singular_mass_matrix)
+{
+    ModelDesc d;
+    Model m;
+    char err[256];
+    model_desc_init(&d);
+    strcpy(d.backend, "chain");
+    d.njoints = 2;
+    d.joint[1].parent = 0;
+    d.joint[1].origin_xyz[0] = 0.5;
+    d.joint[1].mass = 1;   /* joint 0 carries all; joint 1's link is a point mass on its own axis */
+    CHECK(model_open(&m, &d, err, sizeof err) == MODEL_OK);
+    double q[2] = {0.1, 0.2}, qd[2] = {0, 0}, tau[2] = {1, 1}, qdd[2];
+    CHECK(model_forward_dynamics(&m, q, qd, tau, qdd) == MODEL_ESINGULAR);
+    model_close(&m);
+}
+
 int main(void)
 {
     RUN(registry_and_errors);
@@ -584,5 +602,6 @@ int main(void)
     RUN(ik_unreachable_and_position_only);
     RUN(semi_inverse_satisfies_full_equations);
     RUN(singularity_measure);
+    RUN(singular_mass_matrix);
     return utest_done();
 }
