@@ -174,6 +174,13 @@ static const char *tname(const Type *t, char *buf, size_t n) {
 #define DS(d) dim_str((d), (char[48]){0}, 48)
 #define DD(d) dim_describe((d), (char[80]){0}, 80)
 
+/* Where an expression starts (its leftmost token): values are reported there, operators at the operator. */
+static SrcLoc start_loc(const Node *n) {
+    while (n->a && (n->kind == E_BINARY || n->kind == E_FIELD || n->kind == E_INDEX || n->kind == E_WIDEN))
+        n = n->a;
+    return n->loc;
+}
+
 static bool is_err(const Type *t) { return !t || t->kind == TY_ERROR; }
 static bool is_num(const Type *t) { return t->kind == TY_INT || t->kind == TY_REAL; }
 
@@ -362,7 +369,7 @@ static Type *resolve_type(Checker *c, Node *ref, const char *name) {
                 fn->type = ft;
                 t->nslots += ft->nslots;
             }
-            if (fd->b) error(c, fd->b->loc, "a record field cannot have an initial value");
+            if (fd->b) error(c, start_loc(fd->b), "a record field cannot have an initial value");
         }
         return t;
     }
@@ -372,12 +379,12 @@ static Type *resolve_type(Checker *c, Node *ref, const char *name) {
         ConstValue v;
         if (is_err(lt) || is_err(elem)) return T(TY_ERROR);
         if (lt->kind != TY_INT || !fold(c, ref->a, &v)) {
-            error(c, ref->a->loc, "an array length must be a constant INT, got %s",
+            error(c, start_loc(ref->a), "an array length must be a constant INT, got %s",
                   lt->kind == TY_INT ? "a value known only at run time" : TN(lt));
             return T(TY_ERROR);
         }
         if (v.u.i <= 0 || v.u.i > 100000000) {
-            error(c, ref->a->loc, "an array length must be between 1 and 100000000, got %lld", (long long)v.u.i);
+            error(c, start_loc(ref->a), "an array length must be between 1 and 100000000, got %lld", (long long)v.u.i);
             return T(TY_ERROR);
         }
         Type *t = arena_alloc(c->arena, sizeof *t);
@@ -455,6 +462,11 @@ static Type *check_call(Checker *c, Node *n, bool as_statement);
 
 static Type *expr_name(Checker *c, Node *n) {
     Symbol *s = lookup(c, n->name);
+    if (!s && strcasecmp(n->name, "ERRNO") == 0) { /* the code being handled: read like a system variable */
+        n->kind = E_SYSVAR;
+        n->name = "ERRNO";
+        return set(n, T(TY_INT));
+    }
     if (!s) {
         error(c, n->loc, "unknown name '%s'", n->name);
         return set(n, T(TY_ERROR));
@@ -519,17 +531,17 @@ static Type *expr_index(Checker *c, Node *n) {
     Type *it = expr(c, n->b);
     if (is_err(t) || is_err(it)) return set(n, T(TY_ERROR));
     if (t->kind != TY_ARRAY && t->kind != TY_JOINT) {
-        error(c, n->loc, "only arrays and JOINTs can be indexed, not %s", TN(t));
+        error(c, start_loc(n->a), "only arrays and JOINTs can be indexed, not %s", TN(t));
         return set(n, T(TY_ERROR));
     }
     if (it->kind != TY_INT) {
-        error(c, n->b->loc, "an index must be INT, got %s", TN(it));
+        error(c, start_loc(n->b), "an index must be INT, got %s", TN(it));
         return set(n, T(TY_ERROR));
     }
     ConstValue v;
     int len = t->kind == TY_ARRAY ? t->length : IRL_JOINT_MAX;
     if (fold(c, n->b, &v) && (v.u.i < 1 || v.u.i > len)) {
-        error(c, n->b->loc, "index %lld is out of range 1..%d", (long long)v.u.i, len);
+        error(c, start_loc(n->b), "index %lld is out of range 1..%d", (long long)v.u.i, len);
         return set(n, T(TY_ERROR));
     }
     /* A JOINT axis is an angle or a length depending on the device: it adopts what its place expects. */
@@ -709,7 +721,7 @@ static Type *expr(Checker *c, Node *n) {
 static bool coerce(Checker *c, Node **slot, Type *want, const char *what) {
     Type *got = (*slot)->type;
     if (is_err(got) || is_err(want)) return false;
-    SrcLoc loc = (*slot)->loc;
+    SrcLoc loc = start_loc(*slot);
     if (want->kind == TY_REAL && got->kind == TY_INT) {
         to_real(c, slot);
         got = (*slot)->type;
@@ -740,7 +752,7 @@ static bool want_real(Checker *c, Node **slot, Dim want, const char *what) {
     Type *t = expr(c, *slot);
     if (is_err(t)) return false;
     if (!is_num(t)) {
-        error(c, (*slot)->loc, "%s: expected %s, got %s", what, DD(want), TN(t));
+        error(c, start_loc(*slot), "%s: expected %s, got %s", what, DD(want), TN(t));
         return false;
     }
     return coerce(c, slot, real_type(c, want), what);
@@ -781,9 +793,10 @@ static bool want_kind(Checker *c, Node *n, int i, TypeKind k1, TypeKind k2, cons
     if (is_err(t)) return false;
     if (t->kind == k1 || t->kind == k2) return true;
     if (k2 != k1)
-        error(c, n->list.items[i]->loc, "%s: expected %s or %s, got %s", what, T(k1)->name, T(k2)->name, TN(t));
+        error(c, start_loc(n->list.items[i]), "%s: expected %s or %s, got %s", what, T(k1)->name, T(k2)->name,
+              TN(t));
     else
-        error(c, n->list.items[i]->loc, "%s: expected %s, got %s", what, T(k1)->name, TN(t));
+        error(c, start_loc(n->list.items[i]), "%s: expected %s, got %s", what, T(k1)->name, TN(t));
     return false;
 }
 
@@ -815,13 +828,13 @@ static Type *check_builtin(Checker *c, Node *n) {
         if (is_err(y) || is_err(x)) return set(n, T(TY_ERROR));
         for (int i = 0; i < 2; i++)
             if (!is_num(args[i]->type)) {
-                error(c, args[i]->loc, "%s: expected a number, got %s", ARG(i), TN(args[i]->type));
+                error(c, start_loc(args[i]), "%s: expected a number, got %s", ARG(i), TN(args[i]->type));
                 return set(n, T(TY_ERROR));
             }
         to_real(c, &args[0]);
         to_real(c, &args[1]);
         if (!dim_compatible(args[0]->type->dim, args[1]->type->dim)) {
-            error(c, args[1]->loc, "ATAN2 needs arguments of one dimension, got %s and %s",
+            error(c, start_loc(args[1]), "ATAN2 needs arguments of one dimension, got %s and %s",
                   DS(args[0]->type->dim), DS(args[1]->type->dim));
             return set(n, T(TY_ERROR));
         }
@@ -832,13 +845,13 @@ static Type *check_builtin(Checker *c, Node *n) {
         Type *t = expr(c, args[0]);
         if (is_err(t)) return set(n, T(TY_ERROR));
         if (!is_num(t)) {
-            error(c, args[0]->loc, "%s: expected a number, got %s", ARG(0), TN(t));
+            error(c, start_loc(args[0]), "%s: expected a number, got %s", ARG(0), TN(t));
             return set(n, T(TY_ERROR));
         }
         to_real(c, &args[0]);
         Dim d;
         if (!dim_sqrt(args[0]->type->dim, &d)) {
-            error(c, args[0]->loc, "SQRT of %s has no unit (odd power)", DS(args[0]->type->dim));
+            error(c, start_loc(args[0]), "SQRT of %s has no unit (odd power)", DS(args[0]->type->dim));
             return set(n, T(TY_ERROR));
         }
         return set(n, real_type(c, d));
@@ -852,7 +865,7 @@ static Type *check_builtin(Checker *c, Node *n) {
             Type *t = expr(c, args[i]);
             if (is_err(t)) ok = false;
             else if (!is_num(t)) {
-                error(c, args[i]->loc, "%s: expected a number, got %s", ARG(i), TN(t));
+                error(c, start_loc(args[i]), "%s: expected a number, got %s", ARG(i), TN(t));
                 ok = false;
             } else if (t->kind != TY_INT) all_int = false;
         }
@@ -863,7 +876,7 @@ static Type *check_builtin(Checker *c, Node *n) {
             to_real(c, &args[i]);
             Dim di = args[i]->type->dim;
             if (!dim_compatible(d, di)) {
-                error(c, args[i]->loc, "%s needs arguments of one dimension, got %s and %s", n->name, DS(d), DS(di));
+                error(c, start_loc(args[i]), "%s needs arguments of one dimension, got %s and %s", n->name, DS(d), DS(di));
                 return set(n, T(TY_ERROR));
             }
             d = dim_join(d, di);
@@ -876,7 +889,7 @@ static Type *check_builtin(Checker *c, Node *n) {
         if (is_err(x) || is_err(e)) return set(n, T(TY_ERROR));
         for (int i = 0; i < 2; i++)
             if (!is_num(args[i]->type)) {
-                error(c, args[i]->loc, "%s: expected a number, got %s", ARG(i), TN(args[i]->type));
+                error(c, start_loc(args[i]), "%s: expected a number, got %s", ARG(i), TN(args[i]->type));
                 return set(n, T(TY_ERROR));
             }
         ConstValue v;
@@ -888,7 +901,7 @@ static Type *check_builtin(Checker *c, Node *n) {
         }
         if (!coerce(c, &args[1], T(TY_REAL), ARG(1))) return set(n, T(TY_ERROR));
         if (!dim_is_none(args[0]->type->dim) && !args[0]->type->dim.any) {
-            error(c, args[0]->loc, "POW of %s needs a constant INT exponent (the unit of the result must be known)",
+            error(c, start_loc(args[0]), "POW of %s needs a constant INT exponent (the unit of the result must be known)",
                   DD(args[0]->type->dim));
             return set(n, T(TY_ERROR));
         }
@@ -900,13 +913,13 @@ static Type *check_builtin(Checker *c, Node *n) {
         Type *t = expr(c, args[0]);
         if (is_err(t)) return set(n, T(TY_ERROR));
         if (!is_num(t)) {
-            error(c, args[0]->loc, "%s: expected a number, got %s", ARG(0), TN(t));
+            error(c, start_loc(args[0]), "%s: expected a number, got %s", ARG(0), TN(t));
             return set(n, T(TY_ERROR));
         }
         to_real(c, &args[0]);
         Dim d = args[0]->type->dim;
         if (!d.any && !dim_is_none(d)) {
-            error(c, args[0]->loc, "%s needs a dimensionless number, got %s; divide by a unit first, e.g. "
+            error(c, start_loc(args[0]), "%s needs a dimensionless number, got %s; divide by a unit first, e.g. "
                   "%s(x / 1 %s)", n->name, DD(d), n->name, DS(d));
             return set(n, T(TY_ERROR));
         }
@@ -941,14 +954,14 @@ static Type *check_builtin(Checker *c, Node *n) {
             Type *t = expr(c, args[i]);
             if (is_err(t)) { ok = false; continue; }
             if (!is_num(t)) {
-                error(c, args[i]->loc, "%s: expected an angle or a length, got %s", ARG(i), TN(t));
+                error(c, start_loc(args[i]), "%s: expected an angle or a length, got %s", ARG(i), TN(t));
                 ok = false;
                 continue;
             }
             to_real(c, &args[i]);
             Dim d = args[i]->type->dim;
             if (!d.any && !dim_eq(d, angle) && !dim_eq(d, length)) {
-                error(c, args[i]->loc, "%s: a JOINT axis is an angle (rad) or a length (m), got %s", ARG(i), DD(d));
+                error(c, start_loc(args[i]), "%s: a JOINT axis is an angle (rad) or a length (m), got %s", ARG(i), DD(d));
                 ok = false;
             }
         }
@@ -1019,14 +1032,14 @@ static Type *check_user_call(Checker *c, Node *n, Symbol *s, bool as_statement) 
         if (is_err(at) || is_err(pt)) { ok = false; continue; }
         if (p->flags & NF_VARPARAM) {
             if (!is_variable(n->list.items[i])) {
-                error(c, n->list.items[i]->loc, "%s is a VAR parameter: pass a variable, not a value", what);
+                error(c, start_loc(n->list.items[i]), "%s is a VAR parameter: pass a variable, not a value", what);
                 ok = false;
             } else if (!type_exact(pt, at)) {
                 if (pt->kind == TY_REAL && at->kind == TY_REAL)
-                    error(c, n->list.items[i]->loc, "%s is a VAR parameter of %s: got %s", what, DD(pt->dim),
+                    error(c, start_loc(n->list.items[i]), "%s is a VAR parameter of %s: got %s", what, DD(pt->dim),
                           DD(at->dim));
                 else
-                    error(c, n->list.items[i]->loc, "%s is a VAR parameter of type %s: got %s", what, TN(pt),
+                    error(c, start_loc(n->list.items[i]), "%s is a VAR parameter of type %s: got %s", what, TN(pt),
                           TN(at));
                 ok = false;
             }
@@ -1046,7 +1059,7 @@ static Type *check_call(Checker *c, Node *n, bool as_statement) {
         for (int i = 0; i < n->list.count; i++) expr(c, n->list.items[i]);
         return set(n, T(TY_ERROR));
     }
-    if (s->kind == SYM_BUILTIN) {
+    if (s->kind == SYM_BUILTIN || (s->kind == SYM_TYPE && s->index != BI_NONE)) {
         n->builtin = (BuiltinId)s->index;
         if (as_statement) {
             error(c, n->loc, "the value of %s is not used; assign it or use it in an expression", s->name);
@@ -1065,7 +1078,7 @@ static void stmts(Checker *c, NodeList *l);
 
 static void cond(Checker *c, Node *n, const char *what) {
     Type *t = expr(c, n);
-    if (!is_err(t) && t->kind != TY_BOOL) error(c, n->loc, "%s must be BOOL, got %s", what, TN(t));
+    if (!is_err(t) && t->kind != TY_BOOL) error(c, start_loc(n), "%s must be BOOL, got %s", what, TN(t));
 }
 
 /* Is this an assignable place? Reports why not. */
@@ -1087,7 +1100,8 @@ static bool lvalue(Checker *c, Node *n) {
     case E_SYSVAR: {
         const Sysvar *v = find_sysvar(n->name);
         if (v && v->assignable) return true;
-        error(c, n->loc, "$%s is read-only", v ? v->name : n->name);
+        if (v && strcmp(v->name, "ERRNO") == 0) error(c, n->loc, "ERRNO is read-only");
+        else error(c, n->loc, "$%s is read-only", v ? v->name : n->name);
         return false;
     }
     case E_FIELD:
@@ -1105,9 +1119,9 @@ static void stmt_for(Checker *c, Node *n) {
     Type *vt = expr(c, n->a);
     if (!is_err(vt)) {
         if (n->a->kind != E_NAME || !is_variable(n->a))
-            error(c, n->a->loc, "a FOR control variable must be a variable");
+            error(c, start_loc(n->a), "a FOR control variable must be a variable");
         else if (vt->kind != TY_INT)
-            error(c, n->a->loc, "a FOR control variable must be INT, got %s", TN(vt));
+            error(c, start_loc(n->a), "a FOR control variable must be INT, got %s", TN(vt));
         n->sym = n->a->sym;
     }
     Node *parts[3] = {n->b, n->c, n->d};
@@ -1115,7 +1129,7 @@ static void stmt_for(Checker *c, Node *n) {
     for (int i = 0; i < 3; i++) {
         if (!parts[i]) continue;
         Type *t = expr(c, parts[i]);
-        if (!is_err(t) && t->kind != TY_INT) error(c, parts[i]->loc, "%s must be INT, got %s", names[i], TN(t));
+        if (!is_err(t) && t->kind != TY_INT) error(c, start_loc(parts[i]), "%s must be INT, got %s", names[i], TN(t));
     }
     ConstValue v;
     if (n->d && n->d->type && n->d->type->kind == TY_INT && fold(c, n->d, &v) && v.u.i == 0)
@@ -1129,7 +1143,7 @@ static void stmt_case(Checker *c, Node *n) {
     Type *t = expr(c, n->a);
     bool sel_ok = !is_err(t);
     if (sel_ok && t->kind != TY_INT) {
-        error(c, n->a->loc, "a CASE selector must be INT, got %s", TN(t));
+        error(c, start_loc(n->a), "a CASE selector must be INT, got %s", TN(t));
         sel_ok = false;
     }
     int nlabels = 0;
@@ -1175,8 +1189,8 @@ static void stmt_return(Checker *c, Node *n) {
     }
     if (!fn && n->a) {
         expr(c, n->a);
-        if (r) error(c, n->a->loc, "PROCEDURE %s cannot return a value", r->name);
-        else error(c, n->a->loc, "the program body cannot return a value");
+        if (r) error(c, start_loc(n->a), "PROCEDURE %s cannot return a value", r->name);
+        else error(c, start_loc(n->a), "the program body cannot return a value");
         return;
     }
     if (fn) {
@@ -1235,7 +1249,7 @@ static void with_list(Checker *c, Node *n, unsigned kind, const char *stmt) {
             char what[64];
             snprintf(what, sizeof what, "WITH %s", p->name);
             if (!is_num(w->a->type))
-                error(c, w->a->loc, "%s: expected %s, got %s", what, DD(d), TN(w->a->type));
+                error(c, start_loc(w->a), "%s: expected %s, got %s", what, DD(d), TN(w->a->type));
             else
                 coerce(c, &w->a, real_type(c, d), what);
         }
@@ -1271,9 +1285,9 @@ static void stmt_move(Checker *c, Node *n) {
         Type *tt = expr(c, t);
         if (is_err(tt)) continue;
         if (mk == MOVE_PTP && tt->kind != TY_JOINT && tt->kind != TY_POSE)
-            error(c, t->loc, "%s needs a JOINT or POSE target, got %s", stmt, TN(tt));
+            error(c, start_loc(t), "%s needs a JOINT or POSE target, got %s", stmt, TN(tt));
         else if (mk != MOVE_PTP && tt->kind != TY_POSE && tt->kind != TY_POSITION)
-            error(c, t->loc, "%s needs a POSE or POSITION %s, got %s", stmt, t == n->c ? "via point" : "target",
+            error(c, start_loc(t), "%s needs a POSE or POSITION %s, got %s", stmt, t == n->c ? "via point" : "target",
                   TN(tt));
     }
     with_list(c, n, mk == MOVE_PTP ? W_PTP : mk == MOVE_LIN ? W_LIN : W_CIRC, stmt);
@@ -1288,7 +1302,7 @@ static void profile_table(Checker *c, Node *e) {
               r->fields[1].type->kind == TY_REAL && dim_eq(r->fields[0].type->dim, dim_time()) &&
               dim_eq(r->fields[1].type->dim, dim_accel());
     if (!ok)
-        error(c, e->loc, "GMOVE PROFILE needs an ARRAY of a RECORD with a time and an acceleration "
+        error(c, start_loc(e), "GMOVE PROFILE needs an ARRAY of a RECORD with a time and an acceleration "
               "(t : REAL [s]; g : REAL [G]), got %s", TN(t));
 }
 
@@ -1358,7 +1372,7 @@ static void stmt(Checker *c, Node *n) {
         for (int i = 0; i < n->list.count; i++) {
             Type *t = expr(c, n->list.items[i]);
             if (t->kind == TY_VOID || t->kind == TY_DEVICE || t->kind == TY_IO)
-                error(c, n->list.items[i]->loc, "cannot PRINT %s", TN(t));
+                error(c, start_loc(n->list.items[i]), "cannot PRINT %s", TN(t));
         }
         return;
     case S_RAISE:
@@ -1367,7 +1381,7 @@ static void stmt(Checker *c, Node *n) {
             return;
         } else {
             Type *t = expr(c, n->a);
-            if (!is_err(t) && t->kind != TY_INT) error(c, n->a->loc, "a RAISE code must be INT, got %s", TN(t));
+            if (!is_err(t) && t->kind != TY_INT) error(c, start_loc(n->a), "a RAISE code must be INT, got %s", TN(t));
         }
         return;
     case S_RETRY:
@@ -1473,7 +1487,7 @@ static void decl_var(Checker *c, Node *d) {
             t = it;
             if (t->kind == TY_REAL && t->dim.any) t = real_type(c, dim_none());
             if (t->kind == TY_VOID) {
-                error(c, d->b->loc, "the initial value has no value");
+                error(c, start_loc(d->b), "the initial value has no value");
                 t = T(TY_ERROR);
             }
         } else if (!is_err(t) && !is_err(it)) {
@@ -1506,10 +1520,10 @@ static void decl_const(Checker *c, Node *d) {
     if (is_err(t)) {
         t = T(TY_ERROR);
     } else if (t->kind != TY_BOOL && t->kind != TY_INT && t->kind != TY_REAL && t->kind != TY_STRING) {
-        error(c, d->a->loc, "a CONST must be BOOL, INT, REAL or STRING, not %s", TN(t));
+        error(c, start_loc(d->a), "a CONST must be BOOL, INT, REAL or STRING, not %s", TN(t));
         t = T(TY_ERROR);
     } else if (!fold(c, d->a, &v)) {
-        error(c, d->a->loc, "the value of CONST %s must be known at compile time", d->name);
+        error(c, start_loc(d->a), "the value of CONST %s must be known at compile time", d->name);
         t = T(TY_ERROR);
     }
     Symbol *s = declare(c, SYM_CONST, d->name, d->loc, t, d);
@@ -1576,7 +1590,9 @@ static void predeclare(Checker *c) {
         declare(c, SYM_TYPE, T(types[i])->name, none, T(types[i]), NULL);
     declare(c, SYM_TYPE, "FRAME", none, T(TY_POSE), NULL);
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++) {
-        Symbol *s = declare(c, SYM_BUILTIN, builtins[i].name, none, T(TY_VOID), NULL);
+        /* POSE and JOINT name a type and its constructor: the type symbol carries the constructor. */
+        Symbol *s = scope_find_here(c->scope, builtins[i].name);
+        if (!s) s = declare(c, SYM_BUILTIN, builtins[i].name, none, T(TY_VOID), NULL);
         s->index = builtins[i].id;
     }
 #define X(name, value, msg)                                          \
@@ -1624,7 +1640,7 @@ int check_program(Arena *arena, Diag *diag, Node *program) {
             Type *t = expr(c, d->a);
             ConstValue v;
             if (!is_err(t) && (t->kind != TY_INT || !fold(c, d->a, &v) || v.u.i < 0))
-                error(c, d->a->loc, "an I/O channel must be a constant INT >= 0");
+                error(c, start_loc(d->a), "an I/O channel must be a constant INT >= 0");
             d->sym = declare(c, SYM_IO, d->name, d->loc, T(TY_IO), d);
             if (d->sym) d->sym->index = c->nios++;
             break;
