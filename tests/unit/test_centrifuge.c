@@ -820,6 +820,52 @@ UTEST(gmove_profile)
     model_centrifuge.destroy(s);
 }
 
+/* The G outputs against second differences of FK positions (seat and head) along random smooth motions: the
+ * analytic a_E and a_H = a_E + h (wd x z3 + w x (w x z3)) of the back-end are not used here. */
+UTEST(outputs_fd)
+{
+    void *s = open_std();
+    if (!s) { CHECK(0); return; }
+    const double h = 1e-4, head = CENTRIFUGE_DESC_HEAD, g[3] = {0, 0, -9.81};
+    double worst = 0.0;
+    for (int n = 0; n < 300; n++) {
+        double q0[3], A[3], W[3], P[3];
+        random_q(q0, 1.2);
+        for (int i = 0; i < 3; i++) { A[i] = urand(0.1, 1.0); W[i] = urand(0.3, 3.0); P[i] = urand(-3, 3); }
+        double pE[3][3], pH[3][3], R[9], q[3], qd[3], qdd[3], out[7];
+        for (int k = -1; k <= 1; k++) {
+            double t = k * h;
+            for (int i = 0; i < 3; i++) q[i] = q0[i] + A[i] * sin(W[i] * t + P[i]);
+            model_centrifuge.fk(s, q, -1, pE[k + 1], R);
+            double z3[3] = {R[2], R[5], R[8]};
+            v3_copy(pH[k + 1], pE[k + 1]);
+            v3_axpy(pH[k + 1], head, z3);
+        }
+        for (int i = 0; i < 3; i++) {
+            q[i] = q0[i] + A[i] * sin(P[i]);
+            qd[i] = A[i] * W[i] * cos(P[i]);
+            qdd[i] = -A[i] * W[i] * W[i] * sin(P[i]);
+        }
+        model_centrifuge.outputs(s, q, qd, qdd, out);
+        model_centrifuge.fk(s, q, -1, pE[1], R);
+        double aE[3], aH[3], fE[3], fH[3], f3[3];
+        for (int i = 0; i < 3; i++) {
+            aE[i] = (pE[0][i] - 2 * pE[1][i] + pE[2][i]) / (h * h);
+            aH[i] = (pH[0][i] - 2 * pH[1][i] + pH[2][i]) / (h * h);
+        }
+        v3_sub(fE, aE, g);
+        v3_sub(fH, aH, g);
+        m3_tmulv(f3, R, fE);
+        worst = fmax(worst, fabs(out[0] - v3_norm(fE) / 9.81));
+        for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(out[1 + i] - f3[i] / 9.81));
+        worst = fmax(worst, fabs(out[4] - v3_norm(fH) / 9.81));
+        worst = fmax(worst, fabs(out[5] - qd[0]) + fabs(out[6] - qdd[0]));
+    }
+    printf("# info: G outputs vs second differences of FK, worst %.2e g\n", worst);
+    CHECK(worst < 1e-5); /* O(h^2) truncation plus round-off / h^2 */
+    model_centrifuge.destroy(s);
+}
+
 /* Output names and the description checks of create(). */
 UTEST(outputs_and_create)
 {
@@ -875,6 +921,7 @@ int main(void)
     RUN(gmove_derivatives_fd);
     RUN(gramp);
     RUN(gmove_profile);
+    RUN(outputs_fd);
     RUN(outputs_and_create);
     return utest_done();
 }
