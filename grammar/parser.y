@@ -685,6 +685,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         at.line = pc->prev_line;
         at.col = pc->prev_end_col;
     }
+    if (pc->lex_fatal || (pc->lex_error_line > 0 && (pc->lex_error_line == at.line ||
+                                                     pc->lex_error_line == loc->first_line)))
+        return 0; /* the scanner already reported the mistake this error follows from */
     if (k == 0 || k > 6)
         syn_error(pc, at, "unexpected %s", found);
     else

@@ -139,17 +139,51 @@ static FeFile *fe_add_file(Frontend *fe, const char *canon, int state)
     return f;
 }
 
+/* Lexically tidy a relative path for messages: drop "./" segments and fold "dir/.." pairs. */
+static void fe_tidy(char *s)
+{
+    char *seg[256];
+    int n = 0;
+    bool abs = s[0] == '/';
+    char *save = NULL;
+    char *copy = strdup(s);
+    if (!copy)
+        return;
+    for (char *t = strtok_r(copy, "/", &save); t && n < 256; t = strtok_r(NULL, "/", &save)) {
+        if (strcmp(t, ".") == 0)
+            continue;
+        if (strcmp(t, "..") == 0 && n > 0 && strcmp(seg[n - 1], "..") != 0) {
+            n--;
+            continue;
+        }
+        seg[n++] = t;
+    }
+    char *o = s;
+    if (abs)
+        *o++ = '/';
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(seg[i]);
+        memcpy(o, seg[i], l);
+        o += l;
+        if (i + 1 < n)
+            *o++ = '/';
+    }
+    if (o == s)
+        *o++ = '.';
+    *o = '\0';
+    free(copy);
+}
+
 /* `path` of an IMPORT, taken relative to the directory of the importing file (unless absolute). */
 static const char *fe_resolve(Frontend *fe, const char *importer, const char *path)
 {
     const char *slash = strrchr(importer, '/');
-    if (path[0] == '/' || !slash)
-        return arena_strdup(&fe->arena, path);
-    size_t dir = (size_t)(slash - importer) + 1;
+    size_t dir = path[0] == '/' || !slash ? 0 : (size_t)(slash - importer) + 1;
     size_t n = strlen(path);
     char *s = arena_alloc(&fe->arena, dir + n + 1);
     memcpy(s, importer, dir);
     memcpy(s + dir, path, n + 1);
+    fe_tidy(s);
     return s;
 }
 

@@ -30,6 +30,8 @@ typedef struct SyntaxCtx {
     int tok_end_line, tok_end_col; /* its end */
     const char *tok_text;        /* text of the last token returned (arena copy, for messages) */
     SrcLoc comment_start;
+    int lex_error_line;   /* line of the last lexical error: a syntax error there is its echo, not news */
+    bool lex_fatal;       /* an unterminated comment ate the rest of the file */
 } SyntaxCtx;
 
 /* Parse `len` bytes of `text` (need not be NUL-terminated) as one unit of file `file`. Reports errors through
