@@ -326,7 +326,8 @@ UTEST(ik_pose_checks)
     model_centrifuge.destroy(s);
 }
 
-/* J_I, J_omega and J_II against central finite differences; det J_II = -c2 / sin theta, det J_omega = c2. */
+/* J_I, J_omega and J_II against central finite differences and the corrected closed forms; det J_II = -c2 / sin
+ * theta, det J_omega = c2. */
 UTEST(jacobians_fd)
 {
     void *s = open_std();
@@ -344,6 +345,13 @@ UTEST(jacobians_fd)
         centrifuge_euler(R, e);
         worst_det = fmax(worst_det, fabs(det3(JII) + cos(q[1]) / sin(e[1])));
         worst_det = fmax(worst_det, fabs(det3(J + 9) - cos(q[1])));
+        /* J_II entry by entry: eq. 13 with ERRATA C8-C10 applied (the other six entries as printed). */
+        double cp = cos(e[0]), sp = sin(e[0]), ct = cos(e[1]), st = sin(e[1]);
+        double c1 = cos(q[0]), s1 = sin(q[0]), c2 = cos(q[1]), s2 = sin(q[1]);
+        double P[9] = {1, -(sp * s1 + cp * c1) * ct / st, (-sp * c1 + cp * s1) * c2 * ct / st + s2,
+                       0, cp * s1 - sp * c1, cp * c1 * c2 + sp * s1 * c2,
+                       0, sp / st * s1 + cp / st * c1, (sp * c1 - cp * s1) * c2 / st};
+        worst_det = fmax(worst_det, max_abs_diff(P, JII, 9));
         for (int j = 0; j < 3; j++) {
             double qp[3], qm[3], pp[3], pm[3], Rp[9], Rm[9], ep[3], em[3], dR[9], RT[9], W[9];
             v3_copy(qp, q); v3_copy(qm, q);
