@@ -109,7 +109,7 @@ enum {
     X(NEGR, OPK_REG, OPK_REG, OPK_NONE, 0, "R[A].r := -R[B].r")                                                \
     X(ITOR, OPK_REG, OPK_REG, OPK_NONE, 0, "R[A].r := (REAL) R[B].i")                                          \
     X(MULIRK, OPK_REG, OPK_REG, OPK_KREAL, 0, "R[A].r := (REAL) R[B].i * KR[C]")                               \
-    X(NOT, OPK_REG, OPK_REG, OPK_NONE, 0, "R[A].i := R[B].i == 0")                                             \
+    X(NOTB, OPK_REG, OPK_REG, OPK_NONE, 0, "R[A].i := R[B].i == 0 (BOOL NOT)")                                           \
     /* comparisons giving BOOL (> and >= swap the operands) */                                                 \
     X(EQI, OPK_REG, OPK_REG, OPK_REG, 0, "R[A].i := R[B].i == R[C].i (INT, BOOL)")                             \
     X(NEI, OPK_REG, OPK_REG, OPK_REG, 0, "R[A].i := R[B].i != R[C].i")                                         \
@@ -297,7 +297,9 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(GMOVE_PROFILE, "GMOVE PROFILE")   \
     X(WAIT, "WAIT")                     \
     X(WAIT_FOR, "WAIT FOR")             \
-    X(PULSE, "PULSE")
+    X(PULSE, "PULSE")                   \
+    X(IO_READ, "reading an IO point")   \
+    X(IO_WRITE, "setting an IO point")
 
 typedef enum {
 #define X(name, text) MK_##name,
