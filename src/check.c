@@ -11,6 +11,9 @@
 #include "errcodes.h"
 #include "units.h"
 
+/* Storage limit of one value and of the global area / a frame, in slots (8 bytes each: 512 MiB). */
+#define CHECK_MAX_SLOTS (1 << 26)
+
 /* ---- Built-in types. -------------------------------------------------------------------------------- */
 
 static Type builtin_types[] = {
@@ -173,6 +176,8 @@ static const char *tname(const Type *t, char *buf, size_t n) {
 #define TN(t) tname((t), (char[96]){0}, 96)
 #define DS(d) dim_str((d), (char[48]){0}, 48)
 #define DD(d) dim_describe((d), (char[80]){0}, 80)
+/* A unit for "cannot add m and s" messages; a dimensionless value is named in words. */
+#define DU(d) (dim_is_none(d) ? "a dimensionless number" : DS(d))
 
 /* Where an expression starts (its leftmost token): values are reported there, operators at the operator. */
 static SrcLoc start_loc(const Node *n) {
@@ -385,6 +390,11 @@ static Type *resolve_type(Checker *c, Node *ref, const char *name) {
         }
         if (v.u.i <= 0 || v.u.i > 100000000) {
             error(c, start_loc(ref->a), "an array length must be between 1 and 100000000, got %lld", (long long)v.u.i);
+            return T(TY_ERROR);
+        }
+        if ((int64_t)v.u.i * elem->nslots > CHECK_MAX_SLOTS) {
+            error(c, start_loc(ref->a), "this array needs %lld slots, more than the %d a value may have",
+                  (long long)(v.u.i * elem->nslots), CHECK_MAX_SLOTS);
             return T(TY_ERROR);
         }
         Type *t = arena_alloc(c->arena, sizeof *t);
@@ -651,7 +661,7 @@ static Type *expr_binary(Checker *c, Node *n) {
     if (op == '*') return set(n, real_type(c, dim_mul(da, db)));
     if (op == '/') return set(n, real_type(c, dim_div(da, db)));
     if (!dim_compatible(da, db)) {
-        error(c, n->loc, "cannot %s %s and %s", op_verb(op), DS(da), DS(db));
+        error(c, n->loc, "cannot %s %s and %s", op_verb(op), DU(da), DU(db));
         return set(n, T(TY_ERROR));
     }
     return set(n, cmp ? T(TY_BOOL) : real_type(c, dim_join(da, db)));
@@ -835,7 +845,7 @@ static Type *check_builtin(Checker *c, Node *n) {
         to_real(c, &args[1]);
         if (!dim_compatible(args[0]->type->dim, args[1]->type->dim)) {
             error(c, start_loc(args[1]), "ATAN2 needs arguments of one dimension, got %s and %s",
-                  DS(args[0]->type->dim), DS(args[1]->type->dim));
+                  DU(args[0]->type->dim), DU(args[1]->type->dim));
             return set(n, T(TY_ERROR));
         }
         return set(n, real_type(c, angle));
@@ -876,7 +886,7 @@ static Type *check_builtin(Checker *c, Node *n) {
             to_real(c, &args[i]);
             Dim di = args[i]->type->dim;
             if (!dim_compatible(d, di)) {
-                error(c, start_loc(args[i]), "%s needs arguments of one dimension, got %s and %s", n->name, DS(d), DS(di));
+                error(c, start_loc(args[i]), "%s needs arguments of one dimension, got %s and %s", n->name, DU(d), DU(di));
                 return set(n, T(TY_ERROR));
             }
             d = dim_join(d, di);
@@ -1467,6 +1477,12 @@ static Symbol *declare_var(Checker *c, Node *name, Type *t, Node *decl, bool par
     Symbol *s = declare(c, k, name->name, name->loc, t, decl);
     if (!s) return NULL;
     int size = varparam ? 1 : t->nslots;
+    int used = k == SYM_GLOBAL ? c->global_slots : c->frame_slots;
+    if (used > CHECK_MAX_SLOTS - size) {
+        error(c, name->loc, "'%s' does not fit: %s would need more than %d slots", name->name,
+              k == SYM_GLOBAL ? "the global variables" : "this routine's frame", CHECK_MAX_SLOTS);
+        return s;
+    }
     if (k == SYM_GLOBAL) {
         s->slot = c->global_slots;
         c->global_slots += size;
