@@ -103,13 +103,33 @@ int trace_format_double(char *out, double x, int digits)
 
 /* {====================================================================== writer */
 
-/* Number of columns of a layout (t and line included). */
-static int column_count(const SampleLayout *lay)
+/* Columns of one device. */
+static int device_columns(const SampleDeviceInfo *di)
+{
+    return 4 * di->naxes + (di->has_pose ? 7 : 0) + di->nout;
+}
+
+int trace_column_count(const SampleLayout *lay)
 {
     int n = 2;
-    for (int d = 0; d < lay->ndev; d++)
-        n += 4 * lay->dev[d].naxes + (lay->dev[d].has_pose ? 7 : 0) + lay->dev[d].nout;
+    for (int d = 0; d < lay->ndev; d++) n += device_columns(&lay->dev[d]);
     return n;
+}
+
+int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i)
+{
+    if (dev < 0 || dev >= lay->ndev || i < 0) return 0;
+    int col = 2; /* after t */
+    for (int d = 0; d < dev; d++) col += device_columns(&lay->dev[d]);
+    const SampleDeviceInfo *di = &lay->dev[dev];
+    int n = di->naxes;
+    switch (g) {
+    case TRACE_Q: case TRACE_QD: case TRACE_QDD: case TRACE_TAU:
+        return i < n ? col + (int)g * n + i : 0;
+    case TRACE_POSE: return di->has_pose && i < 7 ? col + 4 * n + i : 0;
+    case TRACE_OUT: return i < di->nout ? col + 4 * n + (di->has_pose ? 7 : 0) + i : 0;
+    }
+    return 0;
 }
 
 /* Append one header name "dev.<what><i>" (i = 0: no index); commas and quotes in names become '_'. */
@@ -148,7 +168,7 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
     if (tr->opt.digits <= 0) tr->opt.digits = DEFAULT_DIGITS;
     if (tr->opt.digits > 17) tr->opt.digits = 17;
     if (tr->opt.every <= 0) tr->opt.every = 1;
-    tr->row_max = (size_t)column_count(lay) * NUM_MAX + 32;
+    tr->row_max = (size_t)trace_column_count(lay) * NUM_MAX + 32;
     tr->cap = tr->row_max * 4 > BLOCK ? tr->row_max * 4 : BLOCK;
     tr->buf = malloc(tr->cap);
     if (!tr->buf) {

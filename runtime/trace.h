@@ -37,6 +37,14 @@ int trace_row(Trace *tr, const Sample *s);
 /* Flush and close. 0, or < 0 when any write failed (message in err). */
 int trace_close(Trace *tr, char *err, size_t errlen);
 
+/* Column groups of a device, in trace order. */
+typedef enum { TRACE_Q, TRACE_QD, TRACE_QDD, TRACE_TAU, TRACE_POSE, TRACE_OUT } TraceGroup;
+
+/* 1-based column number of item i of group g of device dev (t is column 1), or 0 when absent. */
+int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i);
+/* Number of columns (t and line included). */
+int trace_column_count(const SampleLayout *lay);
+
 /* Format x with `digits` significant digits into out (at least 32 bytes); returns the length. */
 int trace_format_double(char *out, double x, int digits);
 

@@ -146,6 +146,11 @@ UTEST(header_rows_determinism)
     CHECK(strstr(a, ",nan,nan,nan,1,1,10\n") != NULL);             /* cycle 0: G = 1, Gdot 1, line 10 */
     CHECK(strstr(a, "\n2.999,") != NULL && strstr(a, ",12\n") != NULL);
     free(a), free(b);
+    CHECK(trace_column_count(&lay) == 47);
+    CHECK(trace_column(&lay, 0, TRACE_Q, 0) == 2 && trace_column(&lay, 0, TRACE_TAU, 5) == 25);
+    CHECK(trace_column(&lay, 0, TRACE_POSE, 0) == 26 && trace_column(&lay, 0, TRACE_OUT, 0) == 0);
+    CHECK(trace_column(&lay, 1, TRACE_Q, 0) == 33 && trace_column(&lay, 1, TRACE_OUT, 1) == 46);
+    CHECK(trace_column(&lay, 1, TRACE_POSE, 0) == 0 && trace_column(&lay, 1, TRACE_Q, 3) == 0);
     /* every 10th cycle */
     CHECK(write_trace(p1, 3000, 10) == 300);
     remove(p1), remove(p2);
