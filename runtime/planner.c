@@ -1,0 +1,694 @@
+/* planner.c — segment queue, PTP/LIN/CIRC planning with limits from the joint-space path, blending by
+ * superposition, and per-cycle sampling. Design and formulas: docs/MOTION.md. */
+#include "planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+
+#define NS PLANNER_PATH_SAMPLES
+#define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
+#define BLEND_MARGIN 0.995      /* the blended sum must stay below this fraction of each limit at those samples */
+
+/* ---------------------------------------------------------------- configuration */
+
+void planner_config_init(PlannerConfig *c, int dof)
+{
+    memset(c, 0, sizeof *c);
+    c->dof = dof;
+    for (int i = 0; i < PLANNER_MAX_AXES; i++) {
+        c->limits[i] = (ModelAxisLimits){-INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+    }
+    c->capacity = 64;
+    c->dt = 1e-3;
+    c->axis_vmax = 1.0;
+    c->axis_amax = 5.0;
+    c->speed = 0.2;
+    c->speed_ori = 1.0;
+    c->acc = 1.0;
+    c->acc_ori = 5.0;
+    c->jerk = 10.0;
+    c->jerk_ori = 50.0;
+}
+
+void planner_config_from_model(PlannerConfig *c, Model *m)
+{
+    int n = m->dof < PLANNER_MAX_AXES ? m->dof : PLANNER_MAX_AXES;
+    c->dof = m->dof;
+    c->model = m;
+    for (int i = 0; i < n; i++) {
+        c->limits[i] = m->desc.joint[i].limits;
+        c->q_start[i] = m->desc.joint[i].home;
+    }
+}
+
+/* Effective speed, acceleration and jerk limit of axis i (defaults where the machine gives none). */
+static double ax_v(const Planner *p, int i)
+{
+    double v = p->cfg.limits[i].vmax;
+    return isinf(v) ? p->cfg.axis_vmax : v;
+}
+static double ax_a(const Planner *p, int i)
+{
+    double a = p->cfg.limits[i].amax;
+    return isinf(a) ? p->cfg.axis_amax : a;
+}
+static double ax_j(const Planner *p, int i) { return p->cfg.limits[i].jmax; }
+
+static Model *plan_model(Planner *p) { return p->cfg.plan_model ? p->cfg.plan_model : p->cfg.model; }
+
+/* Pose of the tool at q by forward kinematics (quaternion w >= 0). */
+static int fk_pose(Model *m, const double *q, double pos[3], double quat[4])
+{
+    double R[9];
+    int st = model_fk(m, q, -1, pos, R);
+    if (st < 0) return st;
+    m3_to_quat(quat, R);
+    return 0;
+}
+
+int planner_init(Planner *p, const PlannerConfig *cfg)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (cfg->dof < 1 || cfg->dof > PLANNER_MAX_AXES || cfg->capacity < 2 || !(cfg->dt > 0)) {
+        snprintf(p->err, sizeof p->err, "planner: %d axes (1..%d), capacity %d (>= 2), cycle %g s (> 0)",
+                 cfg->dof, PLANNER_MAX_AXES, cfg->capacity, cfg->dt);
+        return PLANNER_EINVAL;
+    }
+    if (cfg->model && cfg->model->dof != cfg->dof) {
+        snprintf(p->err, sizeof p->err, "planner: %d axes but the model has %d", cfg->dof, cfg->model->dof);
+        return PLANNER_EINVAL;
+    }
+    p->ring = calloc((size_t)cfg->capacity, sizeof *p->ring);
+    if (!p->ring) {
+        snprintf(p->err, sizeof p->err, "planner: out of memory");
+        return PLANNER_EINVAL;
+    }
+    atomic_init(&p->head, 0);
+    atomic_init(&p->tail, 0);
+    p->next_id = 1;
+    p->no_blend = 1;
+    planner_reset(p, cfg->q_start);
+    return PLANNER_OK;
+}
+
+void planner_free(Planner *p)
+{
+    free(p->ring);
+    p->ring = NULL;
+}
+
+void planner_reset(Planner *p, const double *q)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_acquire);
+    atomic_store_explicit(&p->tail, h, memory_order_release);
+    memset(&p->main, 0, sizeof p->main);
+    memset(&p->next, 0, sizeof p->next);
+    p->zone_decided = 0;
+    p->fault = 0;
+    p->no_blend = 1;
+    memcpy(p->q_hold, q, (size_t)p->cfg.dof * sizeof *q);
+    memcpy(p->q_end, q, (size_t)p->cfg.dof * sizeof *q);
+    Model *m = plan_model(p);
+    p->have_pose_end = m && fk_pose(m, q, p->pos_end, p->quat_end) == 0;
+}
+
+const char *planner_error(const Planner *p) { return p->err; }
+
+size_t planner_pending(const Planner *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_acquire) -
+           atomic_load_explicit(&p->tail, memory_order_acquire);
+}
+
+int planner_last_target(const Planner *p, double *q, double *pos, double *quat)
+{
+    if (q) memcpy(q, p->q_end, (size_t)p->cfg.dof * sizeof *q);
+    if (p->have_pose_end) {
+        if (pos) v3_copy(pos, p->pos_end);
+        if (quat) memcpy(quat, p->quat_end, 4 * sizeof *quat);
+    }
+    return p->have_pose_end;
+}
+
+void planner_flush(Planner *p) { p->no_blend = 1; }
+
+/* ---------------------------------------------------------------- path geometry */
+
+/* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
+static void slerp(double r[4], const double a[4], const double b[4], double omega, double s)
+{
+    double ka, kb;
+    if (omega < 1e-6) {         /* nearly equal: normalised linear interpolation (error O(omega^3)) */
+        ka = 1 - s;
+        kb = s;
+    } else {
+        double so = sin(omega);
+        ka = sin((1 - s) * omega) / so;
+        kb = sin(s * omega) / so;
+    }
+    double n = 0;
+    for (int i = 0; i < 4; i++) { r[i] = ka * a[i] + kb * b[i]; n += r[i] * r[i]; }
+    n = 1.0 / sqrt(n);
+    for (int i = 0; i < 4; i++) r[i] *= n;
+}
+
+void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    if (s <= 0) {
+        v3_copy(pos, g->p0);
+        memcpy(quat, g->quat0, 4 * sizeof *quat);
+        return;
+    }
+    if (s >= 1) {
+        v3_copy(pos, g->p1);
+        memcpy(quat, g->quat1, 4 * sizeof *quat);
+        return;
+    }
+    if (g->kind == PLANNER_CIRC) {
+        double c = g->radius * cos(g->phi * s), d = g->radius * sin(g->phi * s);
+        for (int i = 0; i < 3; i++) pos[i] = g->centre[i] + c * g->e1[i] + d * g->e2[i];
+    } else {
+        for (int i = 0; i < 3; i++) pos[i] = g->p0[i] + s * (g->p1[i] - g->p0[i]);
+    }
+    slerp(quat, g->quat0, g->quat1, g->omega, s);
+}
+
+/* Circle through a, b (via) and c: centre, radius, in-plane basis (e1 towards a) and the arc angle from a to
+ * c passing b. Returns 0 or PLANNER_EGEOM. */
+static int circle_through(PlannerSegment *g, const double a[3], const double b[3], const double c[3])
+{
+    double u[3], v[3], n[3], w[3], x[3], d[3];
+    v3_sub(u, b, a);
+    v3_sub(v, c, a);
+    v3_cross(n, u, v);
+    double nn = v3_dot(n, n), uu = v3_dot(u, u), vv = v3_dot(v, v);
+    if (!(nn > 1e-24 * uu * vv) || uu == 0 || vv == 0) return PLANNER_EGEOM;
+    /* centre - a = (|u|^2 v - |v|^2 u) x (u x v) / (2 |u x v|^2) */
+    for (int i = 0; i < 3; i++) w[i] = uu * v[i] - vv * u[i];
+    v3_cross(x, w, n);
+    for (int i = 0; i < 3; i++) g->centre[i] = a[i] + x[i] / (2 * nn);
+    v3_sub(d, a, g->centre);
+    g->radius = v3_norm(d);
+    v3_scale(g->e1, d, 1.0 / g->radius);
+    double nu[3];
+    v3_scale(nu, n, 1.0 / sqrt(nn));
+    v3_cross(g->e2, nu, g->e1);
+    v3_sub(d, c, g->centre);
+    g->phi = atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
+    if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
+    return 0;
+}
+
+/* ---------------------------------------------------------------- planning */
+
+/* Overlap window check: the sum of pred's tail and succ's head stays within the limits (plan-time samples). */
+static void plan_eval(const Planner *p, const PlannerSegment *g, double t, double *qd, double *qdd, double *qj)
+{
+    int n = p->cfg.dof;
+    if (g->kind == PLANNER_PTP) {
+        for (int i = 0; i < n; i++) {
+            ProfileState s;
+            profile_at(&g->ax[i], t, &s);
+            qd[i] = s.v;
+            qdd[i] = s.a;
+            qj[i] = s.j;
+        }
+        return;
+    }
+    /* Cartesian: chain rule on the joint-space table, q' and q'' by differences */
+    ProfileState s;
+    profile_at(&g->path, t, &s);
+    int k = (int)(s.p * NS);
+    if (k < 1) k = 1;
+    if (k > NS - 1) k = NS - 1;
+    for (int i = 0; i < n; i++) {
+        double d1 = (g->qs[k + 1][i] - g->qs[k - 1][i]) * (NS / 2.0);
+        double d2 = (g->qs[k + 1][i] - 2 * g->qs[k][i] + g->qs[k - 1][i]) * (double)(NS * NS);
+        qd[i] = d1 * s.v;
+        qdd[i] = d1 * s.a + d2 * s.v * s.v;
+        qj[i] = NAN;            /* not checked at plan time for Cartesian segments */
+    }
+}
+
+static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+{
+    int n = p->cfg.dof;
+    double va[PLANNER_MAX_AXES], aa[PLANNER_MAX_AXES], ja[PLANNER_MAX_AXES];
+    double vb[PLANNER_MAX_AXES], ab[PLANNER_MAX_AXES], jb[PLANNER_MAX_AXES];
+    for (int k = 0; k <= BLEND_SAMPLES; k++) {
+        double tau = o * k / BLEND_SAMPLES;
+        plan_eval(p, a, a->T - o + tau, va, aa, ja);
+        plan_eval(p, b, tau, vb, ab, jb);
+        for (int i = 0; i < n; i++) {
+            if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
+            if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
+            double j = ja[i] + jb[i];
+            if (!isnan(j) && !isinf(ax_j(p, i)) && fabs(j) > ax_j(p, i) * (1 + 1e-9)) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at most half of
+ * b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
+static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, int *lowered)
+{
+    double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
+    if (!(omax > 0)) return 0;
+    double o = omax;
+    for (int k = 0; k < 30; k++, o *= 0.8) {
+        if (blend_fits(p, a, b, o)) {
+            if (k > 0) *lowered |= PLANNER_LOWERED_APPROX;
+            return o;
+        }
+    }
+    *lowered |= PLANNER_LOWERED_APPROX;
+    return 0;
+}
+
+/* A requested value, or the default when it is not given (<= 0 or NaN). */
+static double given(double v, double dflt) { return v > 0 ? v : dflt; }
+
+/* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). */
+static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0), Tmin = 0;
+    for (int i = 0; i < n; i++) {
+        double t = profile_min_time(g->q1[i] - g->q0[i], ax_v(p, i) * fv, ax_a(p, i) * fa, ax_j(p, i) * fa);
+        if (isnan(t)) {
+            snprintf(p->err, sizeof p->err, "axis %d: invalid limits", i + 1);
+            return PLANNER_EINVAL;
+        }
+        Tmin = fmax(Tmin, t);
+    }
+    double T = Tmin;
+    if (par->time > 0) {
+        if (par->time < Tmin * (1 - 1e-12)) info->lowered |= PLANNER_LOWERED_TIME;
+        T = fmax(T, par->time);
+    }
+    g->T = 0;
+    for (int i = 0; i < n; i++) {
+        if (profile_plan_duration(&g->ax[i], g->q0[i], g->q1[i], ax_v(p, i) * fv, ax_a(p, i) * fa,
+                                  ax_j(p, i) * fa, T) < 0)
+            return PLANNER_EINVAL;
+        g->T = fmax(g->T, g->ax[i].T);
+    }
+    double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
+    g->zone_t = g->T - 0.5 * f * g->T;
+    return PLANNER_OK;
+}
+
+/* The joint-space table of a Cartesian path (IK at NS + 1 points, each seeded with the previous) and the
+ * bounds D1, D2, D3 of |dq/ds|, |d2q/ds2|, |d3q/ds3| per axis, from differences with a safety factor. */
+static int path_table(Planner *p, PlannerSegment *g, double *D1, double *D2, double *D3)
+{
+    Model *m = plan_model(p);
+    int n = p->cfg.dof;
+    memcpy(g->qs[0], g->q0, (size_t)n * sizeof(double));
+    for (int k = 1; k <= NS; k++) {
+        double pos[3], quat[4];
+        ModelIkInfo ii;
+        planner_path_pose(g, (double)k / NS, pos, quat);
+        int st = model_ik(m, pos, quat, g->qs[k - 1], g->qs[k], &ii);
+        if (st < 0) {
+            snprintf(p->err, sizeof p->err,
+                     "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s",
+                     100.0 * k / NS, pos[0], pos[1], pos[2], model_strerror(st));
+            return PLANNER_EIK;
+        }
+    }
+    memcpy(g->q1, g->qs[NS], (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double d1 = 0, d2 = 0, d3 = 0;
+        for (int k = 0; k < NS; k++) d1 = fmax(d1, fabs(g->qs[k + 1][i] - g->qs[k][i]) * NS);
+        for (int k = 1; k < NS; k++)
+            d2 = fmax(d2, fabs(g->qs[k + 1][i] - 2 * g->qs[k][i] + g->qs[k - 1][i]) * NS * NS);
+        for (int k = 1; k < NS - 1; k++)
+            d3 = fmax(d3, fabs(g->qs[k + 2][i] - 3 * g->qs[k + 1][i] + 3 * g->qs[k][i] - g->qs[k - 1][i]) *
+                              NS * NS * NS);
+        D1[i] = 1.10 * d1 + 1e-12;
+        D2[i] = 1.25 * d2 + 1.0 * d1;    /* the table is coarse: keep a floor tied to the first derivative */
+        D3[i] = 1.50 * d3 + 1.0 * d2 + 1.0 * d1;
+    }
+    return PLANNER_OK;
+}
+
+/* LIN/CIRC: path-parameter profile from 0 to 1 whose limits keep the requested Cartesian speeds and every
+ * joint limit (q' s_dot, q' s_ddot + q'' s_dot^2, q' s_dddot + 3 q'' s_dot s_ddot + q''' s_dot^3). */
+static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double L = g->kind == PLANNER_CIRC ? g->radius * g->phi : 0;
+    if (g->kind == PLANNER_LIN) {
+        double d[3];
+        v3_sub(d, g->p1, g->p0);
+        L = v3_norm(d);
+    }
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += g->quat0[i] * g->quat1[i];
+    if (dot < 0) {
+        for (int i = 0; i < 4; i++) g->quat1[i] = -g->quat1[i];
+        dot = -dot;
+    }
+    g->omega = acos(fmin(dot, 1.0));
+    double th = 2 * g->omega;
+    double speed = given(par->speed, p->cfg.speed), sori = given(par->speed_ori, p->cfg.speed_ori);
+    double acc = given(par->acc, p->cfg.acc);
+    double V = fmin(L > 0 ? speed / L : INFINITY, th > 0 ? sori / th : INFINITY);
+    double A = fmin(L > 0 ? acc / L : INFINITY, th > 0 ? p->cfg.acc_ori / th : INFINITY);
+    double J = fmin(L > 0 ? p->cfg.jerk / L : INFINITY, th > 0 ? p->cfg.jerk_ori / th : INFINITY);
+    info->speed_req = speed;
+    info->speed_max = speed;
+    double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES];
+    int st = path_table(p, g, D1, D2, D3);
+    if (st < 0) return st;
+    if (isinf(V)) {             /* nothing moves: stand still for TIME (or no time at all) */
+        profile_plan_duration(&g->path, 0, 0, 1, 1, 1, par->time > 0 ? par->time : 0);
+        g->T = g->path.T;
+        g->zone_t = g->T;
+        return PLANNER_OK;
+    }
+    double Vreq = V;
+    for (int i = 0; i < n; i++) {
+        double vm = ax_v(p, i), am = ax_a(p, i), jm = ax_j(p, i);
+        V = fmin(V, vm / D1[i]);
+        V = fmin(V, sqrt(0.5 * am / D2[i]));
+        if (!isinf(jm)) V = fmin(V, cbrt(0.25 * jm / D3[i]));
+    }
+    for (int i = 0; i < n; i++) {
+        double am = ax_a(p, i), jm = ax_j(p, i);
+        A = fmin(A, (am - D2[i] * V * V) / D1[i]);
+        if (!isinf(jm)) A = fmin(A, 0.25 * jm / (3 * D2[i] * V));
+    }
+    for (int i = 0; i < n; i++) {
+        double jm = ax_j(p, i);
+        if (!isinf(jm)) J = fmin(J, (jm - 3 * D2[i] * V * A - D3[i] * V * V * V) / D1[i]);
+    }
+    if (V < Vreq * (1 - 1e-9)) {
+        info->lowered |= PLANNER_LOWERED_SPEED;
+        info->speed_max = L > 0 ? V * L : speed;
+    }
+    Profile *pr = &g->path;
+    if (par->time > 0) {
+        if (profile_plan_duration(pr, 0, 1, V, A, J, par->time) == PROFILE_STRETCH_LIMITED)
+            info->lowered |= PLANNER_LOWERED_TIME;
+    } else if (profile_plan(pr, 0, 1, V, A, J) < 0) {
+        return PLANNER_EINVAL;
+    }
+    g->T = pr->T;
+    g->zone_t = g->T;
+    if (par->approx > 0 && L > 0) g->zone_t = profile_time_at_fraction(pr, 1 - fmin(par->approx / L, 0.5));
+    return PLANNER_OK;
+}
+
+/* Common tail of every push: blend with the predecessor, publish, remember the programmed end. */
+static int publish(Planner *p, PlannerSegment *g, PlannerPushInfo *info)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    g->overlap = 0;
+    if (!p->no_blend && p->next_id > 1) {
+        const PlannerSegment *a = &p->ring[(h - 1) % (size_t)p->cfg.capacity];
+        g->overlap = blend_overlap(p, a, g, &info->lowered);
+    }
+    g->id = p->next_id++;
+    info->id = g->id;
+    info->duration = g->T;
+    info->overlap = g->overlap;
+    p->no_blend = 0;
+    memcpy(p->q_end, g->q1, (size_t)p->cfg.dof * sizeof(double));
+    if (g->kind != PLANNER_PTP) {
+        v3_copy(p->pos_end, g->p1);
+        memcpy(p->quat_end, g->quat1, sizeof p->quat_end);
+        p->have_pose_end = 1;
+    } else {
+        Model *m = plan_model(p);
+        p->have_pose_end = m && fk_pose(m, g->q1, p->pos_end, p->quat_end) == 0;
+    }
+    atomic_store_explicit(&p->head, h + 1, memory_order_release);
+    return PLANNER_OK;
+}
+
+/* A free slot for the next segment, or NULL when the queue is full. */
+static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc src, PlannerPushInfo *info)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    size_t t = atomic_load_explicit(&p->tail, memory_order_acquire);
+    memset(info, 0, sizeof *info);
+    if (h - t >= (size_t)p->cfg.capacity) {
+        snprintf(p->err, sizeof p->err, "planner queue full");
+        return NULL;
+    }
+    PlannerSegment *g = &p->ring[h % (size_t)p->cfg.capacity];
+    memset(g, 0, sizeof *g);
+    g->kind = kind;
+    g->src = src;
+    g->n = p->cfg.dof;
+    memcpy(g->q0, p->q_end, (size_t)p->cfg.dof * sizeof(double));
+    return g;
+}
+
+int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *par, PlannerSrc src,
+                     PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    if (!info) info = &dummy;
+    for (int i = 0; i < p->cfg.dof; i++)
+        if (!isfinite(q_target[i])) {
+            snprintf(p->err, sizeof p->err, "PTP target axis %d is not a finite number", i + 1);
+            return PLANNER_EINVAL;
+        }
+    PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
+    if (!g) return PLANNER_EFULL;
+    info->time_req = par->time > 0 ? par->time : 0;
+    memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
+    int st = plan_ptp(p, g, par, info);
+    return st < 0 ? st : publish(p, g, info);
+}
+
+/* Shared part of LIN and CIRC: start pose, target pose, checks. */
+static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos[3], const double quat[4],
+                                  PlannerSrc src, PlannerPushInfo *info, int *st)
+{
+    *st = PLANNER_OK;
+    if (!plan_model(p) || !p->have_pose_end) {
+        snprintf(p->err, sizeof p->err, "a Cartesian move needs a model with forward and inverse kinematics");
+        *st = PLANNER_ENOMODEL;
+        return NULL;
+    }
+    double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+    if (!isfinite(pos[0] + pos[1] + pos[2]) || !(qn > 0) || !isfinite(qn)) {
+        snprintf(p->err, sizeof p->err, "Cartesian target is not finite, or its orientation is zero");
+        *st = PLANNER_EINVAL;
+        return NULL;
+    }
+    PlannerSegment *g = slot_for_push(p, kind, src, info);
+    if (!g) {
+        *st = PLANNER_EFULL;
+        return NULL;
+    }
+    v3_copy(g->p0, p->pos_end);
+    memcpy(g->quat0, p->quat_end, sizeof g->quat0);
+    v3_copy(g->p1, pos);
+    for (int i = 0; i < 4; i++) g->quat1[i] = quat[i] / qn;
+    return g;
+}
+
+int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
+                     PlannerSrc src, PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int st;
+    if (!info) info = &dummy;
+    PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
+    if (!g) return st;
+    info->time_req = par->time > 0 ? par->time : 0;
+    st = plan_cart(p, g, par, info);
+    return st < 0 ? st : publish(p, g, info);
+}
+
+int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
+                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int st;
+    if (!info) info = &dummy;
+    if (!isfinite(via[0] + via[1] + via[2])) {
+        snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
+        return PLANNER_EINVAL;
+    }
+    PlannerSegment *g = cart_begin(p, PLANNER_CIRC, pos, quat, src, info, &st);
+    if (!g) return st;
+    if (circle_through(g, g->p0, via, g->p1) < 0) {
+        snprintf(p->err, sizeof p->err, "CIRC: start, via and target are collinear or coincide");
+        return PLANNER_EGEOM;
+    }
+    info->time_req = par->time > 0 ? par->time : 0;
+    st = plan_cart(p, g, par, info);
+    return st < 0 ? st : publish(p, g, info);
+}
+
+/* ---------------------------------------------------------------- the cycle */
+
+/* Joint position of a Cartesian slot at local time x: the ends exactly, in between IK seeded with the
+ * nearest cached solution; solutions are cached (4 entries) so a cycle stepping by dt computes one. */
+static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
+{
+    const PlannerSegment *g = s->seg;
+    int n = p->cfg.dof;
+    if (x <= 0) { memcpy(q, g->q0, (size_t)n * sizeof *q); return 0; }
+    if (x >= g->T) { memcpy(q, g->q1, (size_t)n * sizeof *q); return 0; }
+    double tol = 1e-9 * p->cfg.dt;
+    int near = -1, old = 0;
+    for (int k = 0; k < s->nc; k++) {
+        if (fabs(s->tc[k] - x) <= tol) { memcpy(q, s->qc[k], (size_t)n * sizeof *q); return 0; }
+        if (near < 0 || fabs(s->tc[k] - x) < fabs(s->tc[near] - x)) near = k;
+        if (s->tc[k] < s->tc[old]) old = k;
+    }
+    ProfileState ps;
+    double pos[3], quat[4];
+    ModelIkInfo ii;
+    profile_at(&g->path, x, &ps);
+    planner_path_pose(g, ps.p, pos, quat);
+    int st = model_ik(p->cfg.model, pos, quat, near >= 0 ? s->qc[near] : g->q0, q, &ii);
+    if (st < 0) return PLANNER_EIK;
+    int k = s->nc < 4 ? s->nc++ : old;
+    s->tc[k] = x;
+    memcpy(s->qc[k], q, (size_t)n * sizeof *q);
+    return 0;
+}
+
+/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian. */
+static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd, double *qdd, double *pos,
+                     double *quat)
+{
+    const PlannerSegment *g = s->seg;
+    int n = p->cfg.dof;
+    double x = t - s->start;
+    if (g->kind == PLANNER_PTP) {
+        for (int i = 0; i < n; i++) {
+            ProfileState ps;
+            profile_at(&g->ax[i], x, &ps);
+            q[i] = ps.p;
+            qd[i] = ps.v;
+            qdd[i] = ps.a;
+        }
+        return 0;
+    }
+    /* central differences over one cycle of the IK solutions (exact rest outside the segment) */
+    double h = p->cfg.dt, qm[PLANNER_MAX_AXES], qp[PLANNER_MAX_AXES];
+    if (slot_q(p, s, x - h, qm) < 0 || slot_q(p, s, x, q) < 0 || slot_q(p, s, x + h, qp) < 0) return PLANNER_EIK;
+    if (x <= 0 || x >= g->T) {
+        for (int i = 0; i < n; i++) qd[i] = qdd[i] = 0;
+    } else {
+        for (int i = 0; i < n; i++) {
+            qd[i] = (qp[i] - qm[i]) / (2 * h);
+            qdd[i] = (qp[i] - 2 * q[i] + qm[i]) / (h * h);
+        }
+    }
+    ProfileState ps;
+    profile_at(&g->path, x, &ps);
+    planner_path_pose(g, ps.p, pos, quat);
+    return 0;
+}
+
+/* Is the segment with ring index i published? */
+static const PlannerSegment *published(Planner *p, size_t i)
+{
+    if (i >= atomic_load_explicit(&p->head, memory_order_acquire)) return NULL;
+    return &p->ring[i % (size_t)p->cfg.capacity];
+}
+
+static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
+{
+    s->seg = g;
+    s->start = start;
+    s->nc = 0;
+}
+
+/* Advance the queue to time t: start, blend in and retire segments. */
+static void advance(Planner *p, double t)
+{
+    size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
+    if (!p->main.seg) {
+        const PlannerSegment *g = published(p, tail);
+        if (g) { slot_start(&p->main, g, t); p->zone_decided = 0; }
+    }
+    for (int guard = 0; p->main.seg && guard <= p->cfg.capacity + 2; guard++) {
+        const PlannerSegment *g = p->main.seg;
+        double x = t - p->main.start;
+        if (!p->zone_decided && x >= g->zone_t) {
+            p->zone_decided = 1;
+            const PlannerSegment *nx = published(p, tail + 1);
+            if (nx && nx->overlap > 0) slot_start(&p->next, nx, p->main.start + g->T - nx->overlap);
+        }
+        if (x < g->T) break;
+        double end = p->main.start + g->T;
+        memcpy(p->q_hold, g->q1, (size_t)p->cfg.dof * sizeof(double));
+        atomic_store_explicit(&p->tail, ++tail, memory_order_release);
+        p->zone_decided = 0;
+        if (p->next.seg) {
+            p->main = p->next;
+            p->next.seg = NULL;
+        } else {
+            const PlannerSegment *nx = published(p, tail);
+            p->main.seg = NULL;
+            if (nx) slot_start(&p->main, nx, end);
+        }
+    }
+}
+
+int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
+{
+    int n = p->cfg.dof;
+    sp->t = t;
+    sp->n = n;
+    sp->has_pose = 0;
+    p->t_last = t;
+    if (!p->fault) advance(p, t);
+    if (p->fault || !p->main.seg) {
+        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
+        memset(sp->qd, 0, (size_t)n * sizeof(double));
+        memset(sp->qdd, 0, (size_t)n * sizeof(double));
+        sp->seg_id = 0;
+        if (p->fault) { sp->src = p->fault_src; return p->fault; }
+        sp->src = (PlannerSrc){0};
+        if (p->cfg.pose_every_cycle && p->cfg.model)
+            sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
+        return PLANNER_IDLE;
+    }
+    PlannerSlot *cur = p->next.seg ? &p->next : &p->main;
+    sp->seg_id = cur->seg->id;
+    sp->src = cur->seg->src;
+    int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
+    sp->has_pose = p->main.seg->kind != PLANNER_PTP;
+    if (st == 0 && p->next.seg) {
+        double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES], pos[3], quat[4];
+        st = slot_eval(p, &p->next, t, q, qd, qdd, pos, quat);
+        for (int i = 0; i < n && st == 0; i++) {
+            sp->q[i] += q[i] - p->next.seg->q0[i];
+            sp->qd[i] += qd[i];
+            sp->qdd[i] += qdd[i];
+        }
+        sp->has_pose = 0;
+        if (st < 0) sp->src = p->next.seg->src;
+    }
+    if (st < 0) {                /* hold the last good position, report the statement */
+        if (!p->next.seg) sp->src = p->main.seg->src;
+        p->fault = PLANNER_EIK;
+        p->fault_src = sp->src;
+        memset(sp->qd, 0, (size_t)n * sizeof(double));
+        memset(sp->qdd, 0, (size_t)n * sizeof(double));
+        for (int k = 0; k < p->main.nc; k++) memcpy(p->q_hold, p->main.qc[k], (size_t)n * sizeof(double));
+        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
+        return PLANNER_EIK;
+    }
+    if (!sp->has_pose && p->cfg.pose_every_cycle && p->cfg.model)
+        sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
+    return PLANNER_OK;
+}

@@ -1,0 +1,502 @@
+/* test_planner.c — the planner and interpolator on sampled streams: PTP synchronisation and exact stop,
+ * seeded random PTP blends (continuity, limits), LIN on its line and CIRC on its circle through the PUMA 560's
+ * IK, orientation slerp, Cartesian joint limits, IK failures with their source location, the queue. */
+#include <stdio.h>
+
+#include "planner.h"
+#include "puma560_desc.h"
+#include "utest.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "geom.h"
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static double urand(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* A sampled stream: every cycle's setpoint from t = 0 until the planner is idle (and one idle sample). */
+typedef struct {
+    int n, cap;
+    PlannerSetpoint *sp;
+    int status;      /* first error returned, 0 if none */
+} Stream;
+
+static void run(Planner *p, double dt, Stream *s)
+{
+    s->n = 0;
+    s->status = 0;
+    if (!s->cap) {
+        s->cap = 200000;
+        s->sp = malloc((size_t)s->cap * sizeof *s->sp);
+    }
+    for (long k = 0; s->n < s->cap; k++) {
+        int st = planner_sample(p, k * dt, &s->sp[s->n++]);
+        if (st < 0) { s->status = st; break; }
+        if (st == PLANNER_IDLE && planner_pending(p) == 0) break;
+    }
+}
+
+/* Limits and continuity of a stream: |qd| <= vmax, |qdd| <= amax, the jerk (difference of qdd) <= jmax, and no
+ * jumps: |dq| <= vmax dt, |dqd| <= amax dt. rel: tolerance relative to each limit. Returns violations. */
+static int stream_limits(const Planner *p, const Stream *s, double dt, double rel_va, double rel_j)
+{
+    int bad = 0;
+    for (int k = 0; k < s->n; k++) {
+        const PlannerSetpoint *a = &s->sp[k];
+        for (int i = 0; i < p->cfg.dof; i++) {
+            const ModelAxisLimits *L = &p->cfg.limits[i];
+            int b = !(fabs(a->qd[i]) <= L->vmax * (1 + rel_va)) + !(fabs(a->qdd[i]) <= L->amax * (1 + rel_va));
+            if (k > 0) {
+                const PlannerSetpoint *z = &s->sp[k - 1];
+                b += !(fabs(a->q[i] - z->q[i]) <= L->vmax * dt * (1 + rel_va));
+                b += !(fabs(a->qd[i] - z->qd[i]) <= L->amax * dt * (1 + rel_va));
+                if (!isinf(L->jmax)) b += !(fabs(a->qdd[i] - z->qdd[i]) <= L->jmax * dt * (1 + rel_j));
+            }
+            if (b && bad < 5)
+                printf("#   t %.4f axis %d: q %.9g qd %.9g qdd %.9g (line %d)\n", a->t, i + 1, a->q[i], a->qd[i],
+                       a->qdd[i], a->src.line);
+            bad += b;
+        }
+    }
+    return bad;
+}
+
+static void limits3(PlannerConfig *c)
+{
+    static const double v[3] = {1.0, 2.0, 0.5}, a[3] = {4.0, 10.0, 3.0}, j[3] = {40.0, 200.0, 20.0};
+    for (int i = 0; i < 3; i++) {
+        c->limits[i].vmax = v[i];
+        c->limits[i].amax = a[i];
+        c->limits[i].jmax = j[i];
+    }
+}
+
+static const PlannerParams no_params;
+
+UTEST(ptp_synchronised_exact_stop)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    double q1[3] = {1.0, -0.3, 0.2}, q2[3] = {0.1, 0.4 + 1.0 / 3, -0.1};
+    PlannerPushInfo info;
+    CHECK(planner_push_ptp(&p, q1, &no_params, (PlannerSrc){"t.irl", 7, 3}, &info) == PLANNER_OK);
+    /* slowest axis: axis 1 (1 rad at 1 rad/s) or axis 3 (0.2 rad at 0.5 rad/s); all stretched to it */
+    double Tslow = fmax(fmax(profile_min_time(1.0, 1, 4, 40), profile_min_time(0.3, 2, 10, 200)),
+                        profile_min_time(0.2, 0.5, 3, 20));
+    CHECK_NEAR(info.duration, Tslow, 1e-12);
+    const PlannerSegment *g = &p.ring[0];
+    for (int i = 0; i < 3; i++) CHECK_NEAR(g->ax[i].T, Tslow, 1e-12 * Tslow);
+    CHECK(planner_push_ptp(&p, q2, &no_params, (PlannerSrc){"t.irl", 8, 3}, NULL) == PLANNER_OK);
+    CHECK(planner_pending(&p) == 2);
+    /* exactly at the end of the first segment every axis is on its target, at rest */
+    PlannerSetpoint sp;
+    planner_sample(&p, 0, &sp);
+    planner_sample(&p, info.duration, &sp);
+    for (int i = 0; i < 3; i++) CHECK(sp.q[i] == q1[i] && sp.qd[i] == 0 && sp.qdd[i] == 0);
+    planner_reset(&p, c.q_start);
+    planner_push_ptp(&p, q1, &no_params, (PlannerSrc){"t.irl", 7, 3}, NULL);
+    planner_push_ptp(&p, q2, &no_params, (PlannerSrc){"t.irl", 8, 3}, NULL);
+    Stream s = {0};
+    double dt = 1e-3;
+    run(&p, dt, &s);
+    CHECK(s.status == 0);
+    CHECK(stream_limits(&p, &s, dt, 1e-9, 1e-6) == 0);
+    /* every axis moves until just before the end of the first segment (they end together) */
+    int k1 = (int)floor(Tslow / dt);
+    for (int i = 0; i < 3; i++) {
+        CHECK(fabs(s.sp[k1 - 1].qd[i]) > 0);
+        CHECK(fabs(s.sp[k1].q[i] - q1[i]) < 1e-6);
+        CHECK(s.sp[s.n - 1].q[i] == q2[i]);     /* the final stop is exact */
+        CHECK(s.sp[s.n - 1].qd[i] == 0 && s.sp[s.n - 1].qdd[i] == 0);
+    }
+    CHECK(s.sp[10].src.line == 7 && s.sp[k1 + 10].src.line == 8);
+    /* TIME stretches, SPEED_PTP slows */
+    PlannerParams par = no_params;
+    par.time = 5;
+    CHECK(planner_push_ptp(&p, q1, &par, (PlannerSrc){0}, &info) == PLANNER_OK);
+    CHECK_NEAR(info.duration, 5, 1e-12);
+    CHECK(!(info.lowered & PLANNER_LOWERED_TIME));
+    par.time = 0.1;
+    CHECK(planner_push_ptp(&p, q2, &par, (PlannerSrc){0}, &info) == PLANNER_OK);
+    CHECK(info.lowered & PLANNER_LOWERED_TIME);
+    free(s.sp);
+    planner_free(&p);
+}
+
+UTEST(random_ptp_blends)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    c.capacity = 8;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    Stream s = {0};
+    double dt = 1e-3, exact_total = 0, blended_total = 0;
+    int bad = 0, blends = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        double q[3];
+        planner_reset(&p, (double[3]){0, 0, 0});
+        PlannerParams par[6];
+        double tg[6][3];
+        for (int m = 0; m < 6; m++) {
+            for (int i = 0; i < 3; i++) tg[m][i] = q[i] = (urand() - 0.5) * 2;
+            par[m] = no_params;
+            par[m].approx_ptp = urand() < 0.8 ? urand() : 0;
+            par[m].speed_ptp = 0.3 + 0.7 * urand();
+            par[m].acc_ptp = 0.3 + 0.7 * urand();
+            PlannerPushInfo info;
+            if (planner_push_ptp(&p, q, &par[m], (PlannerSrc){"r.irl", 10 + m, 1}, &info) != 0) bad++;
+            blends += info.overlap > 0;
+        }
+        run(&p, dt, &s);
+        blended_total += s.n * dt;
+        bad += s.status != 0;
+        bad += stream_limits(&p, &s, dt, 1e-9, 1e-6);
+        for (int i = 0; i < 3; i++) bad += s.sp[s.n - 1].q[i] != q[i];   /* the last stop is exact */
+        /* the same moves without blending take longer */
+        planner_reset(&p, (double[3]){0, 0, 0});
+        for (int m = 0; m < 6; m++) {
+            par[m].approx_ptp = 0;
+            planner_push_ptp(&p, tg[m], &par[m], (PlannerSrc){0}, NULL);
+        }
+        run(&p, dt, &s);
+        exact_total += s.n * dt;
+    }
+    printf("#   %d blends; total %.3f s blended vs %.3f s exact stop\n", blends, blended_total, exact_total);
+    CHECK(bad == 0);
+    CHECK(blends > 80);
+    CHECK(blended_total < exact_total - 10);
+    free(s.sp);
+    planner_free(&p);
+}
+
+UTEST(queue_full_and_flush)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 1);
+    c.capacity = 3;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    PlannerParams par = no_params;
+    par.approx_ptp = 1;
+    for (int m = 0; m < 3; m++) CHECK(planner_push_ptp(&p, (double[1]){m + 1.0}, &par, (PlannerSrc){0}, NULL) == 0);
+    CHECK(planner_push_ptp(&p, (double[1]){9}, &par, (PlannerSrc){0}, NULL) == PLANNER_EFULL);
+    PlannerSetpoint sp;
+    double t = 0;
+    while (planner_pending(&p) == 3) planner_sample(&p, t += 1e-3, &sp);
+    CHECK(planner_push_ptp(&p, (double[1]){9}, &par, (PlannerSrc){0}, NULL) == 0);
+    /* after a flush the next segment does not blend */
+    planner_flush(&p);
+    PlannerPushInfo info;
+    CHECK(planner_push_ptp(&p, (double[1]){0}, &par, (PlannerSrc){0}, &info) == PLANNER_EFULL ||
+          info.overlap == 0);
+    planner_free(&p);
+}
+
+/* --- a Cartesian gantry with an IK hole, to test IK failure reporting: q = position, orientation ignored;
+ *     IK fails for x in (0.5003, 0.5009), a gap the 32-point pre-sampling of a 1 m LIN does not hit. */
+static int gantry_fk(void *s, const double *q, int link, double pos[3], double R[9])
+{
+    (void)s, (void)link;
+    v3_set(pos, q[0], q[1], q[2]);
+    m3_identity(R);
+    return 0;
+}
+static int gantry_ik(void *s, const double pos[3], const double quat[4], const double *seed, double *q,
+                     ModelIkInfo *info)
+{
+    (void)s, (void)quat, (void)seed, (void)info;
+    if (pos[0] > 0.5003 && pos[0] < 0.5009) return MODEL_EUNREACH;
+    q[0] = pos[0]; q[1] = pos[1]; q[2] = pos[2];
+    return 0;
+}
+static const ModelType gantry_type = {.name = "gantry", .fk = gantry_fk, .ik = gantry_ik};
+
+UTEST(ik_failure_reported_with_location)
+{
+    static Model m;
+    m.type = &gantry_type;
+    m.dof = 3;
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    c.model = &m;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    double quat[4] = {1, 0, 0, 0};
+    /* the pre-sampling catches a target out of reach at push time */
+    CHECK(planner_push_lin(&p, (double[3]){0.5005, 0, 0}, quat, &no_params, (PlannerSrc){"g.irl", 3, 5}, NULL) ==
+          PLANNER_EIK);
+    CHECK(strstr(planner_error(&p), "inverse kinematics failed") != NULL);
+    /* the cycle catches the hole on the way */
+    CHECK(planner_push_lin(&p, (double[3]){1.0, 0, 0}, quat, &no_params, (PlannerSrc){"g.irl", 4, 5}, NULL) == 0);
+    Stream s = {0};
+    run(&p, 1e-3, &s);
+    CHECK(s.status == PLANNER_EIK);
+    PlannerSetpoint *last = &s.sp[s.n - 1];
+    CHECK(last->src.line == 4 && last->src.col == 5 && strcmp(last->src.file, "g.irl") == 0);
+    CHECK(last->q[0] < 0.5003);
+    PlannerSetpoint sp;
+    CHECK(planner_sample(&p, 100, &sp) == PLANNER_EIK);    /* holds until reset */
+    free(s.sp);
+    planner_free(&p);
+}
+
+/* --- slerp: the orientation at s is q0 rotated by s times the whole relative rotation, about one fixed axis */
+UTEST(slerp_orientation)
+{
+    PlannerSegment g;
+    memset(&g, 0, sizeof g);
+    g.kind = PLANNER_LIN;
+    double axis[3] = {1 / sqrt(3.0), -1 / sqrt(3.0), 1 / sqrt(3.0)}, R0[9], Rd[9], R1[9];
+    double e0[3] = {0.3, 0.8, 0.52};
+    double n0 = v3_norm(e0);
+    v3_scale(e0, e0, 1 / n0);
+    m3_axis_angle(R0, e0, 0.7);
+    double theta = 2.5;                            /* relative rotation of 2.5 rad about `axis` (base frame) */
+    m3_axis_angle(Rd, axis, theta);
+    m3_mul(R1, Rd, R0);
+    m3_to_quat(g.quat0, R0);
+    m3_to_quat(g.quat1, R1);
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += g.quat0[i] * g.quat1[i];
+    if (dot < 0) for (int i = 0; i < 4; i++) g.quat1[i] = -g.quat1[i];
+    g.omega = acos(fabs(dot));
+    CHECK_NEAR(2 * g.omega, theta, 1e-12);
+    for (int k = 0; k <= 20; k++) {
+        double s = k / 20.0, pos[3], quat[4], R[9], Rexp[9], Rs[9], err[3];
+        planner_path_pose(&g, s, pos, quat);
+        quat_to_m3(R, quat);
+        m3_axis_angle(Rs, axis, s * theta);
+        m3_mul(Rexp, Rs, R0);
+        m3_rotation_error(err, R, Rexp);
+        CHECK(v3_norm(err) < 1e-12);
+    }
+}
+
+/* --- PUMA 560 -------------------------------------------------------------------------------------------- */
+
+static void puma_open(Model *m, Planner *p, PlannerConfig *c, double dt)
+{
+    ModelDesc *d = malloc(sizeof *d);
+    char err[256];
+    puma560_desc(d);
+    ModelParam *tol = &d->param[d->nparams++];
+    strcpy(tol->name, "ik_tol");
+    tol->n = 1;
+    tol->v[0] = 1e-13;
+    static const double home[6] = {0.1, 0.3, -0.2, 0.2, 0.7, -0.3};
+    for (int i = 0; i < 6; i++) {
+        d->joint[i].home = home[i];
+        d->joint[i].limits.vmax = i < 3 ? 2.0 : 4.0;
+        d->joint[i].limits.amax = i < 3 ? 10.0 : 20.0;
+        d->joint[i].limits.jmax = i < 3 ? 200.0 : 400.0;
+    }
+    int st = model_open(m, d, err, sizeof err);
+    if (st < 0) printf("#   model_open: %s\n", err);
+    free(d);
+    planner_config_init(c, 6);
+    planner_config_from_model(c, m);
+    c->dt = dt;
+    c->speed = 0.5;
+    c->acc = 2.0;
+    c->jerk = 20.0;
+    planner_init(p, c);
+}
+
+/* distance of x from the line through a and b */
+static double line_dist(const double x[3], const double a[3], const double b[3])
+{
+    double u[3], w[3], c[3];
+    v3_sub(u, b, a);
+    v3_sub(w, x, a);
+    v3_cross(c, u, w);
+    return v3_norm(c) / v3_norm(u);
+}
+
+UTEST(puma_lin_on_line_and_exact_stop)
+{
+    Model m;
+    Planner p;
+    PlannerConfig c;
+    double dt = 1e-3;
+    puma_open(&m, &p, &c, dt);
+    double a[3], qa[4], b[3], qb[4], R[9], Rd[9], Rb[9];
+    CHECK(planner_last_target(&p, NULL, a, qa));
+    double off[3] = {0.12, -0.15, 0.08}, ax[3] = {0, 0.6, 0.8};
+    v3_add(b, a, off);
+    quat_to_m3(R, qa);
+    m3_axis_angle(Rd, ax, 0.4);
+    m3_mul(Rb, Rd, R);
+    m3_to_quat(qb, Rb);
+    PlannerParams par = no_params;
+    par.speed = 0.3;
+    par.speed_ori = 0.5;
+    PlannerPushInfo info;
+    CHECK(planner_push_lin(&p, b, qb, &par, (PlannerSrc){"p.irl", 12, 1}, &info) == PLANNER_OK);
+    Stream s = {0};
+    run(&p, dt, &s);
+    CHECK(s.status == 0);
+    double worst = 0, worst_ori_rate = 0, worst_speed = 0;
+    for (int k = 0; k < s.n; k++) {
+        double x[3], Rq[9];
+        model_fk(&m, s.sp[k].q, -1, x, Rq);
+        worst = fmax(worst, line_dist(x, a, b));
+        if (k > 0 && s.sp[k].has_pose && s.sp[k - 1].has_pose) {
+            double R1[9], R0[9], e[3], d[3];
+            quat_to_m3(R1, s.sp[k].quat);
+            quat_to_m3(R0, s.sp[k - 1].quat);
+            m3_rotation_error(e, R0, R1);
+            worst_ori_rate = fmax(worst_ori_rate, v3_norm(e) / dt);
+            v3_sub(d, s.sp[k].pos, s.sp[k - 1].pos);
+            worst_speed = fmax(worst_speed, v3_norm(d) / dt);
+        }
+    }
+    printf("#   LIN: %d cycles, max distance from the line %.3g m, speed %.4f m/s, rotation %.4f rad/s\n", s.n,
+           worst, worst_speed, worst_ori_rate);
+    CHECK(worst <= 1e-9);
+    CHECK(worst_speed <= 0.3 * (1 + 1e-6));
+    CHECK(worst_ori_rate <= 0.5 * (1 + 1e-6));
+    double x[3], Rq[9], e[3];
+    model_fk(&m, s.sp[s.n - 1].q, -1, x, Rq);
+    double d[3];
+    v3_sub(d, x, b);
+    CHECK(v3_norm(d) <= 1e-9);
+    m3_rotation_error(e, Rq, Rb);
+    CHECK(v3_norm(e) <= 1e-9);
+    CHECK(stream_limits(&p, &s, dt, 1e-6, 1e-2) == 0);
+    free(s.sp);
+    planner_free(&p);
+    model_close(&m);
+}
+
+UTEST(puma_circ_on_circle)
+{
+    Model m;
+    Planner p;
+    PlannerConfig c;
+    double dt = 1e-3;
+    puma_open(&m, &p, &c, dt);
+    double a[3], qa[4], via[3], b[3];
+    planner_last_target(&p, NULL, a, qa);
+    /* a circle of radius 0.1 m in a tilted plane through the start: via and target on it */
+    double cen[3], u[3] = {0, 0.8, 0.6}, w[3] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) cen[i] = a[i] - 0.1 * u[i];
+    for (int i = 0; i < 3; i++) {
+        via[i] = cen[i] + 0.1 * (cos(1.2) * u[i] + sin(1.2) * w[i]);
+        b[i] = cen[i] + 0.1 * (cos(2.6) * u[i] + sin(2.6) * w[i]);
+    }
+    PlannerParams par = no_params;
+    par.speed = 0.25;
+    CHECK(planner_push_circ(&p, via, b, qa, &par, (PlannerSrc){"p.irl", 20, 1}, NULL) == PLANNER_OK);
+    const PlannerSegment *g = &p.ring[0];
+    double dc[3];
+    v3_sub(dc, g->centre, cen);
+    CHECK(v3_norm(dc) < 1e-12);
+    CHECK_NEAR(g->radius, 0.1, 1e-12);
+    CHECK_NEAR(g->phi, 2.6, 1e-12);
+    Stream s = {0};
+    run(&p, dt, &s);
+    CHECK(s.status == 0);
+    double worst_r = 0, worst_plane = 0, n[3];
+    v3_cross(n, u, w);
+    for (int k = 0; k < s.n; k++) {
+        double x[3], Rq[9], d[3];
+        model_fk(&m, s.sp[k].q, -1, x, Rq);
+        v3_sub(d, x, cen);
+        worst_r = fmax(worst_r, fabs(v3_norm(d) - 0.1));
+        worst_plane = fmax(worst_plane, fabs(v3_dot(d, n)));
+    }
+    printf("#   CIRC: %d cycles, max radial error %.3g m, max out of plane %.3g m\n", s.n, worst_r, worst_plane);
+    CHECK(worst_r <= 1e-9);
+    CHECK(worst_plane <= 1e-9);
+    double x[3], Rq[9], d[3];
+    model_fk(&m, s.sp[s.n - 1].q, -1, x, Rq);
+    v3_sub(d, x, b);
+    CHECK(v3_norm(d) <= 1e-9);
+    CHECK(stream_limits(&p, &s, dt, 1e-6, 1e-2) == 0);
+    /* collinear points are refused */
+    CHECK(planner_push_circ(&p, a, b, qa, &par, (PlannerSrc){0}, NULL) == PLANNER_EGEOM);
+    free(s.sp);
+    planner_free(&p);
+    model_close(&m);
+}
+
+/* Seeded random LIN moves at a speed the joints cannot follow: the planner lowers the path speed (and says
+ * so), the stream keeps every joint limit; blends between them stay continuous. */
+UTEST(puma_random_lin_limits_and_blends)
+{
+    Model m;
+    Planner p;
+    PlannerConfig c;
+    double dt = 1e-3;
+    puma_open(&m, &p, &c, dt);
+    double a[3], qa[4];
+    planner_last_target(&p, NULL, a, qa);
+    int lowered = 0, blends = 0, bad = 0;
+    Stream s = {0};
+    for (int trial = 0; trial < 6; trial++) {
+        for (int k = 0; k < 4; k++) {
+            double b[3];
+            for (int i = 0; i < 3; i++) b[i] = a[i] + (urand() - 0.5) * 0.2;
+            PlannerParams par = no_params;
+            par.speed = urand() < 0.5 ? 3.0 : 0.2;      /* 3 m/s: beyond what the joints allow */
+            par.acc = 5.0;
+            par.approx = urand() < 0.7 ? 0.02 : 0;
+            PlannerPushInfo info;
+            int st = planner_push_lin(&p, b, qa, &par, (PlannerSrc){"p.irl", 30 + k, 1}, &info);
+            if (st != 0) { printf("#   push: %s\n", planner_error(&p)); bad++; }
+            lowered += (info.lowered & PLANNER_LOWERED_SPEED) != 0;
+            blends += info.overlap > 0;
+        }
+        run(&p, dt, &s);
+        bad += s.status != 0;
+        bad += stream_limits(&p, &s, dt, 1e-6, 1e-2);
+    }
+    printf("#   %d lowered, %d blends\n", lowered, blends);
+    CHECK(bad == 0);
+    CHECK(lowered >= 5);
+    CHECK(blends >= 5);
+    /* cost of one cycle of a LIN (IK + differences) */
+    double b[3] = {a[0] + 0.1, a[1], a[2] - 0.05};
+    PlannerParams par = no_params;
+    par.speed = 0.01;
+    planner_reset(&p, p.q_end);
+    planner_push_lin(&p, b, qa, &par, (PlannerSrc){0}, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    PlannerSetpoint sp;
+    int cycles = 5000;
+    for (int k = 0; k < cycles; k++) planner_sample(&p, k * dt, &sp);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("#   planner_sample on a PUMA LIN: %.3f us per cycle\n",
+           ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / cycles);
+    free(s.sp);
+    planner_free(&p);
+    model_close(&m);
+}
+
+int main(void)
+{
+    RUN(ptp_synchronised_exact_stop);
+    RUN(random_ptp_blends);
+    RUN(queue_full_and_flush);
+    RUN(ik_failure_reported_with_location);
+    RUN(slerp_orientation);
+    RUN(puma_lin_on_line_and_exact_stop);
+    RUN(puma_circ_on_circle);
+    RUN(puma_random_lin_limits_and_blends);
+    return utest_done();
+}
