@@ -1,0 +1,195 @@
+/* main.c — the `irl` command: the one place that wires the front end, the code generator, the bytecode file
+ * and the VM together. Exit codes: 0 success, 1 run-time error, 64 usage, 65 compile error or invalid
+ * bytecode, 66 input missing or unreadable. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytecode.h"
+#include "chunk.h"
+#include "codegen.h"
+#include "diag.h"
+#include "disasm.h"
+#include "frontend.h"
+#include "vm.h"
+
+#define IRL_VERSION "0.1.0"
+
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE_ = 64, EX_COMPILE = 65, EX_NOINPUT_ = 66 };
+
+static const char usage_text[] =
+    "usage: irl check FILE.irl\n"
+    "       irl compile FILE.irl [-o FILE.irlc]\n"
+    "       irl disasm FILE(.irl|.irlc)\n"
+    "       irl run [--trace-exec] FILE(.irl|.irlc)\n"
+    "       irl --version | help\n";
+
+static int usage(void)
+{
+    fputs(usage_text, stderr);
+    return EX_USAGE_;
+}
+
+static int help(void)
+{
+    fputs("irl — compiler and virtual machine for the irl robot language\n\n", stdout);
+    fputs(usage_text, stdout);
+    fputs("\n  check     parse and type-check a program; report every error\n"
+          "  compile   write verified bytecode (default output: FILE.irlc)\n"
+          "  disasm    print the bytecode of a program or a .irlc file\n"
+          "  run       run a program (source or bytecode); --trace-exec prints each instruction on stderr\n"
+          "\nexit status: 0 success, 1 run-time error, 64 usage error, 65 compile error or invalid bytecode,\n"
+          "66 input file missing or unreadable\n",
+          stdout);
+    return EX_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Compiles a .irl file to a chunk (initialised here). Returns an exit code; EX_OK leaves *c to be freed. */
+static int compile_source(const char *path, Chunk *c, int check_only)
+{
+    Diag diag;
+    Frontend fe;
+    Node *program = NULL;
+    diag_init(&diag, stderr);
+    frontend_init(&fe, &diag);
+    int rc = frontend_compile_file(&fe, path, &program);
+    int status = EX_OK;
+    if (rc == FE_EIO) {
+        status = EX_NOINPUT_;
+    } else if (rc != FE_OK || diag.errors) {
+        status = EX_COMPILE;
+    } else if (!check_only) {
+        chunk_init(c);
+        if (codegen_program(program, c, &diag) != 0) {
+            chunk_free(c);
+            status = EX_COMPILE;
+        }
+    }
+    frontend_free(&fe);
+    diag_free(&diag);
+    return status;
+}
+
+/* Loads a program: .irlc through the verifying loader, anything else through the compiler. */
+static int load_program(const char *path, Chunk *c)
+{
+    if (!ends_with(path, ".irlc")) return compile_source(path, c, 0);
+    char err[512];
+    int rc = bytecode_load(path, c, err, sizeof err);
+    if (rc == BC_OK) return EX_OK;
+    fprintf(stderr, "irl: %s\n", err);
+    return rc == BC_EIO ? EX_NOINPUT_ : EX_COMPILE;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    if (argc != 1) return usage();
+    return compile_source(argv[0], NULL, 1);
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out = argv[++i];
+        else if (argv[i][0] == '-' || in) return usage();
+        else in = argv[i];
+    }
+    if (!in) return usage();
+    char *def = NULL;
+    if (!out) {
+        size_t n = strlen(in);
+        def = malloc(n + 3);
+        if (!def) return EX_COMPILE;
+        memcpy(def, in, n + 1);
+        if (ends_with(def, ".irl")) strcat(def, "c");
+        else strcat(def, ".irlc");
+        out = def;
+    }
+    Chunk c;
+    int status = compile_source(in, &c, 0);
+    if (status == EX_OK) {
+        char err[512];
+        if (bytecode_write(&c, out, err, sizeof err) != BC_OK) {
+            fprintf(stderr, "irl: %s\n", err);
+            status = EX_NOINPUT_;
+        }
+        chunk_free(&c);
+    }
+    free(def);
+    return status;
+}
+
+static int cmd_disasm(int argc, char **argv)
+{
+    if (argc != 1) return usage();
+    Chunk c;
+    int status = load_program(argv[0], &c);
+    if (status != EX_OK) return status;
+    disasm_chunk(&c, stdout);
+    chunk_free(&c);
+    return EX_OK;
+}
+
+/* --trace-exec: one disassembled line per executed instruction, on stderr. */
+static void trace_instr(void *ctx, const Chunk *c, int pc, const Value *base)
+{
+    (void)base;
+    disasm_instruction(c, pc, (FILE *)ctx);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    int trace = 0;
+    const char *path = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--trace-exec") == 0) trace = 1;
+        else if (argv[i][0] == '-' || path) return usage();
+        else path = argv[i];
+    }
+    if (!path) return usage();
+    Chunk c;
+    int status = load_program(path, &c);
+    if (status != EX_OK) return status;
+    Vm vm;
+    static char outbuf[1 << 16];
+    setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+    if (vm_init(&vm, &c, stdout, stderr) != VM_OK) {
+        fprintf(stderr, "irl: out of memory\n");
+        chunk_free(&c);
+        return EX_RUNTIME;
+    }
+    if (trace) {
+        vm.trace = trace_instr;
+        vm.trace_ctx = stderr;
+    }
+    int rc = vm_run(&vm);
+    fflush(stdout);
+    vm_free(&vm);
+    chunk_free(&c);
+    return rc == VM_OK ? EX_OK : EX_RUNTIME;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return usage();
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("irl %s\n", IRL_VERSION);
+        return EX_OK;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) return help();
+    if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
+    if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 2, argv + 2);
+    if (strcmp(cmd, "disasm") == 0) return cmd_disasm(argc - 2, argv + 2);
+    if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    fprintf(stderr, "irl: unknown command '%s'\n", cmd);
+    return usage();
+}
