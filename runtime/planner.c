@@ -544,18 +544,27 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
     if (x <= 0) { memcpy(q, g->q0, (size_t)n * sizeof *q); return 0; }
     if (x >= g->T) { memcpy(q, g->q1, (size_t)n * sizeof *q); return 0; }
     double tol = 1e-9 * p->cfg.dt;
-    int near = -1, old = 0;
+    int near = -1, second = -1, old = 0;
     for (int k = 0; k < s->nc; k++) {
         if (fabs(s->tc[k] - x) <= tol) { memcpy(q, s->qc[k], (size_t)n * sizeof *q); return 0; }
-        if (near < 0 || fabs(s->tc[k] - x) < fabs(s->tc[near] - x)) near = k;
+        if (near < 0 || fabs(s->tc[k] - x) < fabs(s->tc[near] - x)) { second = near; near = k; }
+        else if (second < 0 || fabs(s->tc[k] - x) < fabs(s->tc[second] - x)) second = k;
         if (s->tc[k] < s->tc[old]) old = k;
+    }
+    /* seed: the nearest solution, extrapolated linearly through the second nearest (fewer IK iterations) */
+    double seed[PLANNER_MAX_AXES];
+    memcpy(seed, near >= 0 ? s->qc[near] : g->q0, (size_t)n * sizeof *q);
+    if (second >= 0 && s->tc[near] != s->tc[second]) {
+        double f = (x - s->tc[near]) / (s->tc[near] - s->tc[second]);
+        if (fabs(f) <= 2)
+            for (int i = 0; i < n; i++) seed[i] += f * (s->qc[near][i] - s->qc[second][i]);
     }
     ProfileState ps;
     double pos[3], quat[4];
     ModelIkInfo ii;
     profile_at(&g->path, x, &ps);
     planner_path_pose(g, ps.p, pos, quat);
-    int st = model_ik(p->cfg.model, pos, quat, near >= 0 ? s->qc[near] : g->q0, q, &ii);
+    int st = model_ik(p->cfg.model, pos, quat, seed, q, &ii);
     if (st < 0) return PLANNER_EIK;
     int k = s->nc < 4 ? s->nc++ : old;
     s->tc[k] = x;
