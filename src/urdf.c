@@ -1,0 +1,403 @@
+/* urdf.c — URDF reader: libxml2 tree of <robot>/<link>/<joint> into a chain ModelDesc (see urdf.h). */
+#include "urdf.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+
+#define URDF_MAX 512  /* links or joints in one file */
+
+typedef struct {
+    const char *name;
+    int line;
+    int has_inertial;
+    double mass, com[3], I[9]; /* inertia about the COM, link frame axes */
+    int body;                  /* ModelDesc joint moving this link, -1: the base */
+    double T_p[3], T_R[9];     /* this link's frame in the body's frame */
+    int parent_joint;          /* URDF joint whose child this link is, -1: none */
+    int visited;
+} UrdfLink;
+
+typedef struct {
+    const char *name;
+    int line;
+    int kind;                  /* 0 fixed, 1 revolute, 2 continuous, 3 prismatic */
+    int parent, child;         /* link indices */
+    double xyz[3], R[9], axis[3];
+    double lower, upper, velocity, effort;
+    int has_limit;
+} UrdfJoint;
+
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int failed;
+    UrdfLink link[URDF_MAX];
+    UrdfJoint joint[URDF_MAX];
+    int nlinks, njoints;
+    /* lumping sums per ModelDesc joint: mass, first moment, inertia about the body origin, contributors */
+    double lm[MODEL_MAX_DOF], lh[MODEL_MAX_DOF][3], lIo[MODEL_MAX_DOF][9];
+    int lcount[MODEL_MAX_DOF];
+} Urdf;
+
+/* Record the first error as "file:line: error: message". */
+__attribute__((format(printf, 3, 4))) static int urdf_error(Urdf *u, int line, const char *fmt, ...)
+{
+    if (!u->failed) {
+        int k = snprintf(u->err, u->errlen, "%s:%d: error: ", u->path, line);
+        if (k >= 0 && (size_t)k < u->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(u->err + k, u->errlen - (size_t)k, fmt, ap);
+            va_end(ap);
+        }
+    }
+    u->failed = 1;
+    return MODEL_EINVAL;
+}
+
+static int urdf_is(const xmlNode *n, const char *name)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+/* First child element called name, or NULL. */
+static xmlNode *urdf_child(xmlNode *n, const char *name)
+{
+    for (xmlNode *c = n->children; c; c = c->next)
+        if (urdf_is(c, name)) return c;
+    return NULL;
+}
+
+/* Attribute value (interned in the document via the property node), or NULL. */
+static const char *urdf_attr(xmlNode *n, const char *name)
+{
+    xmlAttr *a = xmlHasProp(n, (const xmlChar *)name);
+    if (!a || !a->children || !a->children->content) return NULL;
+    return (const char *)a->children->content;
+}
+
+/* Parse exactly k numbers from attribute `name`; absent: keep the defaults in v, return 0. */
+static int urdf_numbers(Urdf *u, xmlNode *n, const char *name, double *v, int k)
+{
+    const char *s = urdf_attr(n, name);
+    if (!s) return 0;
+    char *end;
+    for (int i = 0; i < k; i++) {
+        v[i] = strtod(s, &end);
+        if (end == s || !isfinite(v[i]))
+            return urdf_error(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name,
+                              name, urdf_attr(n, name), k, k > 1 ? "s" : "");
+        s = end;
+    }
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
+    if (*s)
+        return urdf_error(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name, name,
+                          urdf_attr(n, name), k, k > 1 ? "s" : "");
+    return 0;
+}
+
+/* A required numeric attribute. */
+static int urdf_required(Urdf *u, xmlNode *n, const char *name, double *v)
+{
+    if (!urdf_attr(n, name))
+        return urdf_error(u, xmlGetLineNo(n), "<%s> needs attribute '%s'", (const char *)n->name, name);
+    return urdf_numbers(u, n, name, v, 1);
+}
+
+/* URDF rpy: fixed-axis roll (x), pitch (y), yaw (z): R = Rz(yaw) Ry(pitch) Rx(roll). */
+static void urdf_rpy(double R[9], const double rpy[3])
+{
+    double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]), cy = cos(rpy[2]), sy = sin(rpy[2]);
+    R[0] = cy * cp; R[1] = cy * sp * sr - sy * cr; R[2] = cy * sp * cr + sy * sr;
+    R[3] = sy * cp; R[4] = sy * sp * sr + cy * cr; R[5] = sy * sp * cr - cy * sr;
+    R[6] = -sp;     R[7] = cp * sr;                R[8] = cp * cr;
+}
+
+/* <origin xyz rpy> (absent: identity). */
+static int urdf_origin(Urdf *u, xmlNode *parent, double xyz[3], double R[9])
+{
+    double rpy[3] = {0, 0, 0};
+    v3_set(xyz, 0, 0, 0);
+    xmlNode *o = urdf_child(parent, "origin");
+    if (o && (urdf_numbers(u, o, "xyz", xyz, 3) < 0 || urdf_numbers(u, o, "rpy", rpy, 3) < 0)) return MODEL_EINVAL;
+    urdf_rpy(R, rpy);
+    return 0;
+}
+
+static int urdf_find_link(const Urdf *u, const char *name)
+{
+    for (int i = 0; i < u->nlinks; i++)
+        if (strcmp(u->link[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* <link name> with optional <inertial>: inertia turned from the inertial frame into the link frame. */
+static int urdf_link(Urdf *u, xmlNode *n)
+{
+    if (u->nlinks >= URDF_MAX) return urdf_error(u, xmlGetLineNo(n), "more than %d links", URDF_MAX);
+    UrdfLink *l = &u->link[u->nlinks];
+    memset(l, 0, sizeof *l);
+    l->line = xmlGetLineNo(n);
+    l->name = urdf_attr(n, "name");
+    l->parent_joint = -1;
+    if (!l->name) return urdf_error(u, l->line, "<link> without a name");
+    if (urdf_find_link(u, l->name) >= 0) return urdf_error(u, l->line, "link '%s' defined twice", l->name);
+    xmlNode *in = urdf_child(n, "inertial");
+    if (in) {
+        double R[9], Ip[9], RI[9], Rt[9];
+        xmlNode *m = urdf_child(in, "mass"), *it = urdf_child(in, "inertia");
+        if (!m) return urdf_error(u, xmlGetLineNo(in), "link '%s': <inertial> without <mass>", l->name);
+        if (!it) return urdf_error(u, xmlGetLineNo(in), "link '%s': <inertial> without <inertia>", l->name);
+        if (urdf_origin(u, in, l->com, R) < 0 || urdf_required(u, m, "value", &l->mass) < 0) return MODEL_EINVAL;
+        if (l->mass < 0) return urdf_error(u, xmlGetLineNo(m), "link '%s': negative mass", l->name);
+        double ixx, ixy, ixz, iyy, iyz, izz;
+        if (urdf_required(u, it, "ixx", &ixx) < 0 || urdf_required(u, it, "ixy", &ixy) < 0 ||
+            urdf_required(u, it, "ixz", &ixz) < 0 || urdf_required(u, it, "iyy", &iyy) < 0 ||
+            urdf_required(u, it, "iyz", &iyz) < 0 || urdf_required(u, it, "izz", &izz) < 0)
+            return MODEL_EINVAL;
+        double I[9] = {ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz};
+        memcpy(Ip, I, sizeof I);
+        m3_mul(RI, R, Ip);
+        m3_transpose(Rt, R);
+        m3_mul(l->I, RI, Rt);
+        l->has_inertial = 1;
+    }
+    u->nlinks++;
+    return 0;
+}
+
+/* <joint name type> with parent, child, origin, axis, limit. */
+static int urdf_joint(Urdf *u, xmlNode *n)
+{
+    static const char *kinds[] = {"fixed", "revolute", "continuous", "prismatic"};
+    if (u->njoints >= URDF_MAX) return urdf_error(u, xmlGetLineNo(n), "more than %d joints", URDF_MAX);
+    UrdfJoint *j = &u->joint[u->njoints];
+    memset(j, 0, sizeof *j);
+    j->line = xmlGetLineNo(n);
+    j->name = urdf_attr(n, "name");
+    const char *type = urdf_attr(n, "type");
+    if (!j->name) return urdf_error(u, j->line, "<joint> without a name");
+    if (!type) return urdf_error(u, j->line, "joint '%s' without a type", j->name);
+    j->kind = -1;
+    for (int k = 0; k < 4; k++)
+        if (strcmp(type, kinds[k]) == 0) j->kind = k;
+    if (j->kind < 0)
+        return urdf_error(u, j->line, "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)",
+                          j->name, type);
+    if (urdf_child(n, "mimic"))
+        return urdf_error(u, xmlGetLineNo(urdf_child(n, "mimic")), "joint '%s': mimic joints are not supported",
+                          j->name);
+    xmlNode *p = urdf_child(n, "parent"), *c = urdf_child(n, "child");
+    const char *pn = p ? urdf_attr(p, "link") : NULL, *cn = c ? urdf_attr(c, "link") : NULL;
+    if (!pn) return urdf_error(u, j->line, "joint '%s' needs <parent link=\"...\"/>", j->name);
+    if (!cn) return urdf_error(u, j->line, "joint '%s' needs <child link=\"...\"/>", j->name);
+    if ((j->parent = urdf_find_link(u, pn)) < 0)
+        return urdf_error(u, xmlGetLineNo(p), "joint '%s': unknown parent link '%s'", j->name, pn);
+    if ((j->child = urdf_find_link(u, cn)) < 0)
+        return urdf_error(u, xmlGetLineNo(c), "joint '%s': unknown child link '%s'", j->name, cn);
+    UrdfLink *cl = &u->link[j->child];
+    if (cl->parent_joint >= 0)
+        return urdf_error(u, j->line, "link '%s' is the child of two joints ('%s' and '%s')", cl->name,
+                          u->joint[cl->parent_joint].name, j->name);
+    cl->parent_joint = u->njoints;
+    if (urdf_origin(u, n, j->xyz, j->R) < 0) return MODEL_EINVAL;
+    v3_set(j->axis, 1, 0, 0);   /* the URDF default */
+    xmlNode *ax = urdf_child(n, "axis");
+    if (ax && urdf_numbers(u, ax, "xyz", j->axis, 3) < 0) return MODEL_EINVAL;
+    if (j->kind != 0 && !(v3_norm(j->axis) > 1e-12))
+        return urdf_error(u, ax ? xmlGetLineNo(ax) : j->line, "joint '%s': zero axis", j->name);
+    j->lower = -INFINITY;
+    j->upper = j->velocity = j->effort = INFINITY;
+    xmlNode *lim = urdf_child(n, "limit");
+    if (lim) {
+        j->has_limit = 1;
+        if (urdf_numbers(u, lim, "velocity", &j->velocity, 1) < 0 || urdf_numbers(u, lim, "effort", &j->effort, 1) < 0)
+            return MODEL_EINVAL;
+        if (j->kind != 2 &&
+            (urdf_numbers(u, lim, "lower", &j->lower, 1) < 0 || urdf_numbers(u, lim, "upper", &j->upper, 1) < 0))
+            return MODEL_EINVAL;
+        if (j->lower > j->upper)
+            return urdf_error(u, xmlGetLineNo(lim), "joint '%s': lower limit %g above upper limit %g", j->name,
+                              j->lower, j->upper);
+    } else if (j->kind == 1 || j->kind == 3) {
+        return urdf_error(u, j->line, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
+    }
+    u->njoints++;
+    return 0;
+}
+
+/* Copy a name into a fixed-size field; an error when it does not fit. */
+static int urdf_name(Urdf *u, int line, char *dst, const char *src)
+{
+    if (strlen(src) >= MODEL_NAME_LEN)
+        return urdf_error(u, line, "name '%s' longer than %d characters", src, MODEL_NAME_LEN - 1);
+    strcpy(dst, src);
+    return 0;
+}
+
+/* Depth-first from link li: movable joints become ModelDesc joints (parents first), fixed joints weld frames. */
+static int urdf_walk(Urdf *u, int li, ModelDesc *d)
+{
+    UrdfLink *l = &u->link[li];
+    l->visited = 1;
+    for (int k = 0; k < u->njoints; k++) {
+        const UrdfJoint *j = &u->joint[k];
+        if (j->parent != li) continue;
+        UrdfLink *c = &u->link[j->child];
+        if (c->visited) return urdf_error(u, j->line, "joint '%s' closes a loop at link '%s'", j->name, c->name);
+        double p[3], R[9], t[3];     /* joint frame in the body frame of the parent link */
+        m3_mulv(t, l->T_R, j->xyz);
+        v3_add(p, l->T_p, t);
+        m3_mul(R, l->T_R, j->R);
+        if (j->kind == 0) {
+            c->body = l->body;
+            v3_copy(c->T_p, p);
+            memcpy(c->T_R, R, sizeof R);
+        } else {
+            if (d->njoints >= MODEL_MAX_DOF)
+                return urdf_error(u, j->line, "more than %d movable joints", MODEL_MAX_DOF);
+            ModelJoint *mj = &d->joint[d->njoints];
+            model_joint_init(mj);
+            if (urdf_name(u, j->line, mj->name, j->name) < 0 || urdf_name(u, c->line, mj->link, c->name) < 0)
+                return MODEL_EINVAL;
+            mj->parent = l->body;
+            mj->type = j->kind == 3 ? MODEL_PRISMATIC : MODEL_REVOLUTE;
+            v3_copy(mj->origin_xyz, p);
+            memcpy(mj->origin_R, R, sizeof R);
+            v3_scale(mj->axis, j->axis, 1.0 / v3_norm(j->axis));
+            mj->limits.min = j->lower;
+            mj->limits.max = j->upper;
+            mj->limits.vmax = j->velocity;
+            mj->limits.effort = j->effort;
+            c->body = d->njoints++;
+            v3_set(c->T_p, 0, 0, 0);
+            m3_identity(c->T_R);
+        }
+        if (urdf_walk(u, j->child, d) < 0) return MODEL_EINVAL;
+    }
+    return 0;
+}
+
+/* Lump every link's inertial data into the ModelDesc joint (body) that carries it. A body with one contributor
+ * takes its numbers unchanged; several are combined about their joint COM (parallel-axis theorem). */
+static void urdf_lump(Urdf *u, ModelDesc *d)
+{
+    double *m = u->lm, (*h)[3] = u->lh, (*Io)[9] = u->lIo;
+    int *count = u->lcount;
+    for (int i = 0; i < u->nlinks; i++) {
+        const UrdfLink *l = &u->link[i];
+        if (!l->has_inertial || l->body < 0) continue;   /* welded to the ground: no dynamics */
+        ModelJoint *mj = &d->joint[l->body];
+        double c[3], t[3], I[9], RI[9], Rt[9];
+        m3_mulv(t, l->T_R, l->com);
+        v3_add(c, l->T_p, t);
+        m3_mul(RI, l->T_R, l->I);
+        m3_transpose(Rt, l->T_R);
+        m3_mul(I, RI, Rt);
+        if (count[l->body]++ == 0) {
+            mj->mass = l->mass;
+            v3_copy(mj->com, c);
+            memcpy(mj->inertia, I, sizeof I);
+        }
+        double cc = v3_dot(c, c);
+        m[l->body] += l->mass;
+        v3_axpy(h[l->body], l->mass, c);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++)
+                Io[l->body][3 * r + k] += I[3 * r + k] + l->mass * ((r == k ? cc : 0.0) - c[r] * c[k]);
+    }
+    for (int b = 0; b < d->njoints; b++) {
+        if (count[b] < 2) continue;
+        ModelJoint *mj = &d->joint[b];
+        mj->mass = m[b];
+        if (m[b] > 0) v3_scale(mj->com, h[b], 1.0 / m[b]);
+        else v3_set(mj->com, 0, 0, 0);
+        double cc = v3_dot(mj->com, mj->com);
+        for (int r = 0; r < 3; r++)
+            for (int k = 0; k < 3; k++)
+                mj->inertia[3 * r + k] = Io[b][3 * r + k] - m[b] * ((r == k ? cc : 0.0) - mj->com[r] * mj->com[k]);
+    }
+}
+
+/* Links, joints, the root, the walk, the lumping and the tool: the whole description. */
+static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
+{
+    for (xmlNode *n = robot->children; n && !u->failed; n = n->next)
+        if (urdf_is(n, "link")) urdf_link(u, n);
+    for (xmlNode *n = robot->children; n && !u->failed; n = n->next)
+        if (urdf_is(n, "joint")) urdf_joint(u, n);
+    if (u->failed) return MODEL_EINVAL;
+    if (u->nlinks == 0) return urdf_error(u, xmlGetLineNo(robot), "robot without links");
+    int root = -1;
+    for (int i = 0; i < u->nlinks; i++) {
+        if (u->link[i].parent_joint >= 0) continue;
+        if (root >= 0)
+            return urdf_error(u, u->link[i].line, "second root link '%s' (the first is '%s'): links must form one tree",
+                              u->link[i].name, u->link[root].name);
+        root = i;
+    }
+    if (root < 0) return urdf_error(u, xmlGetLineNo(robot), "no root link: the joints form a loop");
+    UrdfLink *r = &u->link[root];
+    r->body = -1;
+    m3_identity(r->T_R);
+    if (urdf_walk(u, root, d) < 0) return MODEL_EINVAL;
+    for (int i = 0; i < u->nlinks; i++)
+        if (!u->link[i].visited)
+            return urdf_error(u, u->link[i].line, "link '%s' is not connected to the root '%s'", u->link[i].name,
+                              r->name);
+    if (d->njoints == 0) return urdf_error(u, xmlGetLineNo(robot), "robot without movable joints");
+    urdf_lump(u, d);
+    int tool = urdf_find_link(u, "tool0");
+    if (tool < 0) tool = urdf_find_link(u, "tool");
+    if (tool >= 0 && u->link[tool].body >= 0) {
+        d->tool_link = u->link[tool].body;
+        v3_copy(d->tool_xyz, u->link[tool].T_p);
+        memcpy(d->tool_R, u->link[tool].T_R, sizeof d->tool_R);
+    }
+    return 0;
+}
+
+int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
+{
+    model_desc_init(d);
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc) {
+        const xmlError *e = xmlGetLastError();
+        snprintf(err, errlen, "%s:%d: error: %s", path, e ? e->line : 0,
+                 e && e->message ? e->message : "cannot read the file\n");
+        size_t n = strlen(err);
+        if (n && err[n - 1] == '\n') err[n - 1] = '\0';
+        return MODEL_EINVAL;
+    }
+    Urdf *u = calloc(1, sizeof *u);
+    if (!u) {
+        xmlFreeDoc(doc);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return MODEL_ENOMEM;
+    }
+    u->path = path;
+    u->err = err;
+    u->errlen = errlen;
+    xmlNode *robot = xmlDocGetRootElement(doc);
+    int rc;
+    if (!robot || !urdf_is(robot, "robot")) {
+        rc = urdf_error(u, robot ? xmlGetLineNo(robot) : 1, "the root element must be <robot>");
+    } else {
+        const char *name = urdf_attr(robot, "name");
+        rc = urdf_name(u, xmlGetLineNo(robot), d->name, name ? name : "robot");
+        if (rc == 0) rc = urdf_build(u, robot, d);
+    }
+    strcpy(d->backend, "chain");
+    snprintf(d->source, sizeof d->source, "%s", path);
+    free(u);
+    xmlFreeDoc(doc);
+    return rc < 0 ? MODEL_EINVAL : 0;
+}

@@ -1,0 +1,240 @@
+/* test_urdf.c — the URDF reader: models/puma560.urdf against the C-built PUMA 560 (FK, ID, M), fixed-joint inertia
+ * lumping against the linearity of the dynamics in the inertial parameters, and file:line error messages. */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chain_models.h"
+#include "model.h"
+#include "puma560_desc.h"
+#include "urdf.h"
+#include "utest.h"
+
+/* Write text to a fresh temporary .urdf file; the caller unlinks it. */
+static void write_tmp(char *path, const char *text)
+{
+    strcpy(path, "/tmp/irl_urdf_XXXXXX.urdf");
+    int fd = mkstemps(path, 5);
+    if (fd < 0) { perror("mkstemps"); exit(2); }
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Read URDF text; returns the status, message in err. */
+static int read_text(const char *text, ModelDesc *d, char *err, size_t errlen)
+{
+    char path[64];
+    write_tmp(path, text);
+    int rc = urdf_read(path, d, err, errlen);
+    unlink(path);
+    return rc;
+}
+
+UTEST(puma560_urdf_matches_c_description)
+{
+    ModelDesc du, dc;
+    Model mu, mc;
+    char err[512];
+    int rc = urdf_read("models/puma560.urdf", &du, err, sizeof err);
+    if (rc < 0) printf("#   %s\n", err);
+    CHECK(rc == 0);
+    puma560_desc(&dc);
+    CHECK(du.njoints == 6);
+    CHECK(strcmp(du.name, "puma560") == 0);
+    CHECK(strcmp(du.backend, "chain") == 0);
+    CHECK(du.tool_link == 5);
+    for (int i = 0; i < 6; i++) {
+        CHECK(du.joint[i].parent == i - 1);
+        CHECK(strcmp(du.joint[i].name, dc.joint[i].name) == 0);
+        CHECK_NEAR(du.joint[i].limits.min, dc.joint[i].limits.min, 1e-15);
+        CHECK_NEAR(du.joint[i].limits.max, dc.joint[i].limits.max, 1e-15);
+        CHECK(du.joint[i].limits.vmax == 3 && du.joint[i].limits.effort == 100);
+        CHECK_NEAR(du.joint[i].mass, dc.joint[i].mass, 0);
+    }
+    CHECK(model_open(&mu, &du, err, sizeof err) == 0);
+    CHECK(model_open(&mc, &dc, err, sizeof err) == 0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    double worst = 0;
+    for (int t = 0; t < 200; t++) {
+        double q[6], qd[6], qdd[6], tu[6], tc[6], Mu[36], Mc[36], pu[3], pc[3], Ru[9], Rc[9];
+        for (int i = 0; i < 6; i++) {
+            q[i] = cm_uniform(r, -3, 3); qd[i] = cm_uniform(r, -2, 2); qdd[i] = cm_uniform(r, -5, 5);
+        }
+        model_inverse_dynamics(&mu, q, qd, qdd, tu);
+        model_inverse_dynamics(&mc, q, qd, qdd, tc);
+        model_mass_matrix(&mu, q, Mu);
+        model_mass_matrix(&mc, q, Mc);
+        model_fk(&mu, q, -1, pu, Ru);
+        model_fk(&mc, q, -1, pc, Rc);
+        for (int i = 0; i < 6; i++) worst = fmax(worst, fabs(tu[i] - tc[i]) / fmax(1, fabs(tc[i])));
+        for (int i = 0; i < 36; i++) worst = fmax(worst, fabs(Mu[i] - Mc[i]) / fmax(1, fabs(Mc[i])));
+        for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(pu[i] - pc[i]));
+        for (int i = 0; i < 9; i++) worst = fmax(worst, fabs(Ru[i] - Rc[i]));
+    }
+    printf("# puma560.urdf vs puma560_desc.h: worst rel. diff over FK, ID, M: %.2e\n", worst);
+    CHECK(worst < 1e-12);
+    gsl_rng_free(r);
+    model_close(&mu);
+    model_close(&mc);
+}
+
+/* A two-joint arm whose second body is two links welded by a fixed joint (each with a rotated inertial frame).
+ * ID is linear in the inertial parameters, so ID(both) = ID(only X) + ID(only Y) - ID(neither): this checks the
+ * lumping without using its parallel-axis formula. */
+static const char *lump_fmt =
+    "<robot name=\"lump\">\n"
+    "  <link name=\"base\"/>\n"
+    "  <link name=\"a\"><inertial><origin xyz=\"0.1 0.2 0.05\" rpy=\"0.3 -0.2 0.7\"/><mass value=\"2\"/>"
+    "<inertia ixx=\"0.02\" ixy=\"0.001\" ixz=\"-0.002\" iyy=\"0.03\" iyz=\"0.003\" izz=\"0.025\"/></inertial></link>\n"
+    "  <link name=\"x\"><inertial><origin xyz=\"0.2 -0.1 0.1\" rpy=\"0.5 0.1 -0.4\"/><mass value=\"%g\"/>"
+    "<inertia ixx=\"%g\" ixy=\"%g\" ixz=\"%g\" iyy=\"%g\" iyz=\"%g\" izz=\"%g\"/></inertial></link>\n"
+    "  <link name=\"y\"><inertial><origin xyz=\"-0.05 0.3 0.02\" rpy=\"-0.6 0.9 0.2\"/><mass value=\"%g\"/>"
+    "<inertia ixx=\"%g\" ixy=\"%g\" ixz=\"%g\" iyy=\"%g\" iyz=\"%g\" izz=\"%g\"/></inertial></link>\n"
+    "  <joint name=\"j1\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>"
+    "<origin xyz=\"0 0 0.3\" rpy=\"0 0 0\"/><axis xyz=\"0 0 1\"/></joint>\n"
+    "  <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"x\"/>"
+    "<origin xyz=\"0.4 0 0\" rpy=\"0.2 0.1 0.3\"/><axis xyz=\"0 1 1\"/>"
+    "<limit lower=\"-2\" upper=\"2\" velocity=\"1\" effort=\"10\"/></joint>\n"
+    "  <joint name=\"weld\" type=\"%s\"><parent link=\"x\"/><child link=\"y\"/>"
+    "<origin xyz=\"0.1 0.2 -0.1\" rpy=\"1.0 -0.5 0.25\"/><axis xyz=\"1 0 0\"/>%s</joint>\n"
+    "</robot>\n";
+
+/* weld_movable: the fixed joint becomes a revolute one (held at q = 0 by the caller), so the chain itself carries
+ * link y through its own kinematics: the reference for the lumped inertia. */
+static int lump_model_ex(int with_x, int with_y, int weld_movable, Model *m)
+{
+    char text[4096], err[512];
+    ModelDesc d;
+    double sx = with_x ? 1 : 0, sy = with_y ? 1 : 0;  /* each welded link's inertial parameters on or off */
+    snprintf(text, sizeof text, lump_fmt, 1.5 * sx, 0.04 * sx, 0.002 * sx, 0.001 * sx, 0.05 * sx, -0.001 * sx,
+             0.06 * sx, 0.7 * sy, 0.03 * sy, -0.003 * sy, 0.002 * sy, 0.02 * sy, 0.001 * sy, 0.04 * sy,
+             weld_movable ? "revolute" : "fixed",
+             weld_movable ? "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>" : "");
+    int rc = read_text(text, &d, err, sizeof err);
+    if (rc < 0) { printf("#   %s\n", err); return rc; }
+    if (d.njoints != 2 + weld_movable) return -100;
+    rc = model_open(m, &d, err, sizeof err);
+    if (rc < 0) printf("#   %s\n", err);
+    return rc;
+}
+
+static int lump_model(int with_x, int with_y, Model *m) { return lump_model_ex(with_x, with_y, 0, m); }
+
+/* The lumped two-joint model gives the same joint torques as the three-joint model with the weld held at 0. */
+UTEST(fixed_joint_lumping_vs_held_joint)
+{
+    Model lumped, held;
+    CHECK(lump_model_ex(1, 1, 0, &lumped) == 0);
+    CHECK(lump_model_ex(1, 1, 1, &held) == 0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 29);
+    double worst = 0;
+    for (int t = 0; t < 100; t++) {
+        double q[3] = {0}, qd[3] = {0}, qdd[3] = {0}, tl[2], th[3];
+        for (int i = 0; i < 2; i++) {
+            q[i] = cm_uniform(r, -2, 2); qd[i] = cm_uniform(r, -2, 2); qdd[i] = cm_uniform(r, -5, 5);
+        }
+        model_inverse_dynamics(&lumped, q, qd, qdd, tl);
+        model_inverse_dynamics(&held, q, qd, qdd, th);
+        for (int i = 0; i < 2; i++) worst = fmax(worst, fabs(tl[i] - th[i]) / fmax(1, fabs(th[i])));
+    }
+    printf("# fixed-joint lumping vs the weld as a joint held at 0: worst rel %.2e\n", worst);
+    CHECK(worst < 1e-12);
+    gsl_rng_free(r);
+    model_close(&lumped);
+    model_close(&held);
+}
+
+UTEST(fixed_joint_lumping_is_linear)
+{
+    Model both, x, y, none;
+    CHECK(lump_model(1, 1, &both) == 0);
+    CHECK(lump_model(1, 0, &x) == 0);
+    CHECK(lump_model(0, 1, &y) == 0);
+    CHECK(lump_model(0, 0, &none) == 0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 23);
+    double worst = 0, ydiff = 0;
+    for (int t = 0; t < 100; t++) {
+        double q[2], qd[2], qdd[2], tb[2], tx[2], ty[2], tn[2];
+        for (int i = 0; i < 2; i++) {
+            q[i] = cm_uniform(r, -2, 2); qd[i] = cm_uniform(r, -2, 2); qdd[i] = cm_uniform(r, -5, 5);
+        }
+        model_inverse_dynamics(&both, q, qd, qdd, tb);
+        model_inverse_dynamics(&x, q, qd, qdd, tx);
+        model_inverse_dynamics(&y, q, qd, qdd, ty);
+        model_inverse_dynamics(&none, q, qd, qdd, tn);
+        for (int i = 0; i < 2; i++) worst = fmax(worst, fabs(tb[i] - (tx[i] + ty[i] - tn[i])) / fmax(1, fabs(tb[i])));
+        for (int i = 0; i < 2; i++) ydiff = fmax(ydiff, fabs(ty[i] - tn[i]));
+    }
+    printf("# fixed-joint lumping: ID(both) - (ID(x) + ID(y) - ID(none)) worst rel %.2e\n", worst);
+    CHECK(worst < 1e-12);
+    CHECK(ydiff > 0.1);   /* the welded link does contribute */
+    gsl_rng_free(r);
+    model_close(&both);
+    model_close(&x);
+    model_close(&y);
+    model_close(&none);
+}
+
+/* Each bad file gives "path:LINE: error: ..." with the expected line and words. */
+static void expect_error(const char *text, int line, const char *words)
+{
+    char path[64], err[512], want[96];
+    ModelDesc d;
+    write_tmp(path, text);
+    int rc = urdf_read(path, &d, err, sizeof err);
+    unlink(path);
+    snprintf(want, sizeof want, "%s:%d: error: ", path, line);
+    CHECK(rc == MODEL_EINVAL);
+    int ok = strncmp(err, want, strlen(want)) == 0 && strstr(err, words) != NULL;
+    if (!ok) printf("#   got \"%s\", want prefix \"%s\" and \"%s\"\n", err, want, words);
+    CHECK(ok);
+}
+
+UTEST(error_messages)
+{
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/>\n<child link=\"c\"/>\n</joint>\n</robot>\n",
+                 6, "unknown child link 'c'");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"floating\">\n<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
+                 4, "type 'floating' is not supported");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
+                 "<origin xyz=\"0 0 zero\"/>\n</joint>\n</robot>\n",
+                 6, "expected 3 numbers");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"prismatic\">\n<parent link=\"a\"/><child link=\"b\"/>\n</joint>\n</robot>\n",
+                 4, "needs <limit>");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n"
+                 "<joint name=\"j\" type=\"continuous\">\n<parent link=\"a\"/><child link=\"b\"/>\n</joint>\n</robot>\n",
+                 4, "second root link 'c'");
+    expect_error("<robot name=\"r\">\n<link name=\"a\">\n<inertial>\n<mass value=\"1\"/>\n</inertial>\n</link>\n</robot>\n",
+                 3, "without <inertia>");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>\n", 3, "defined twice");
+    /* malformed XML: libxml2 notices at the end of the data, line 4 */
+    expect_error("<robot name=\"r\">\n<link name=\"a\">\n</robot>\n", 4, "Premature end of data");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
+                 "<limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/>\n</joint>\n</robot>\n",
+                 6, "lower limit");
+    char err[512];
+    ModelDesc d;
+    CHECK(urdf_read("/nonexistent/robot.urdf", &d, err, sizeof err) == MODEL_EINVAL);
+    CHECK(strstr(err, "/nonexistent/robot.urdf") == err);
+}
+
+int main(void)
+{
+    RUN(puma560_urdf_matches_c_description);
+    RUN(fixed_joint_lumping_vs_held_joint);
+    RUN(fixed_joint_lumping_is_linear);
+    RUN(error_messages);
+    return utest_done();
+}
