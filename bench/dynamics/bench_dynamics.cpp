@@ -30,7 +30,7 @@ extern "C" {
 namespace {
 
 const int NSTATES = 64;   // distinct random states cycled through by every timed loop
-const int ROUNDS = 15;
+const int ROUNDS = 31;
 
 struct States {
     int n;
@@ -139,17 +139,40 @@ mjModel *mj_model(const ModelDesc *d)
 }
 
 // ---- timing ---------------------------------------------------------------------------------------------------
-template <class F> double median_ns(F f, int calls)
+// ns/call of one batch of `calls` calls.
+template <class F> double batch_ns(F &f, int calls)
 {
-    std::vector<double> t;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < calls; k++) f(k % NSTATES);
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / calls;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// The three implementations of one operation, timed in interleaved rounds (irl, KDL, MuJoCo, irl, ...), so a
+// shared machine's load drift hits all three alike; the ratios are medians of the per-round ratios.
+struct Timing { double irl, kdl, mj, r_kdl, r_mj; };
+template <class A, class B, class C> Timing time3(A a, B b, C c, int calls)
+{
+    std::vector<double> ta, tb, tc, rb, rc;
     for (int r = 0; r < ROUNDS; r++) {
-        auto t0 = std::chrono::steady_clock::now();
-        for (int k = 0; k < calls; k++) f(k % NSTATES);
-        auto t1 = std::chrono::steady_clock::now();
-        t.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / calls);
+        ta.push_back(batch_ns(a, calls));
+        tb.push_back(batch_ns(b, calls));
+        tc.push_back(batch_ns(c, calls));
+        rb.push_back(ta.back() / tb.back());
+        rc.push_back(ta.back() / tc.back());
     }
-    std::sort(t.begin(), t.end());
-    return t[ROUNDS / 2];
+    return Timing{median(ta), median(tb), median(tc), median(rb), median(rc)};
+}
+
+void print_timing(const char *what, const Timing &t)
+{
+    printf("  %-20s %10.0f %10.0f %10.0f %12.3f %12.3f\n", what, t.irl, t.kdl, t.mj, t.r_kdl, t.r_mj);
 }
 
 double relmax(const double *a, const double *b, int n)
@@ -230,21 +253,25 @@ int bench_machine(const char *label, const ModelDesc *d, unsigned long seed)
            "FD kdl %.1e mujoco %.1e  %s\n",
            label, n, e_id_k, e_id_m, e_M_k, e_M_m, e_fd_k, e_fd_m, agree ? "OK" : "DISAGREE");
 
-    int calls = std::max(2000, 400000 / (n * n));
+    int calls = std::max(500, 100000 / (n * n));
     double out[MODEL_MAX_DOF * MODEL_MAX_DOF];
-    double t_id = median_ns([&](int s) { model_inverse_dynamics(&m, &S.q[s * n], &S.qd[s * n], &S.qdd[s * n], out); sink = out[0]; }, calls);
-    double t_M = median_ns([&](int s) { model_mass_matrix(&m, &S.q[s * n], out); sink = out[0]; }, calls);
-    double t_fd = median_ns([&](int s) { model_forward_dynamics(&m, &S.q[s * n], &S.qd[s * n], &S.tau[s * n], out); sink = out[0]; }, calls);
-    double k_id = median_ns([&](int s) { load_kdl(s); kid.CartToJnt(kq, kqd, kqdd, fext, ktau); sink = ktau(0); }, calls);
-    double k_M = median_ns([&](int s) { load_kdl(s); kdp.JntToMass(kq, kM); sink = kM(0, 0); }, calls);
-    double k_fd = median_ns([&](int s) { load_kdl(s); kfd.CartToJnt(kq, kqd, ktau, fext, kqdd); sink = kqdd(0); }, calls);
-    double m_id = median_ns([&](int s) { load_mj(s); mj_inverse(mm, md); sink = md->qfrc_inverse[0]; }, calls);
-    double m_M = median_ns([&](int s) { load_mj(s); mj_kinematics(mm, md); mj_comPos(mm, md); mj_crb(mm, md); mj_fullM(mm, out, md->qM); sink = out[0]; }, calls);
-    double m_fd = median_ns([&](int s) { load_mj(s); mj_forward(mm, md); sink = md->qacc[0]; }, calls);
+    Timing id = time3(
+        [&](int s) { model_inverse_dynamics(&m, &S.q[s * n], &S.qd[s * n], &S.qdd[s * n], out); sink = out[0]; },
+        [&](int s) { load_kdl(s); kid.CartToJnt(kq, kqd, kqdd, fext, ktau); sink = ktau(0); },
+        [&](int s) { load_mj(s); mj_inverse(mm, md); sink = md->qfrc_inverse[0]; }, calls);
+    Timing mass = time3(
+        [&](int s) { model_mass_matrix(&m, &S.q[s * n], out); sink = out[0]; },
+        [&](int s) { load_kdl(s); kdp.JntToMass(kq, kM); sink = kM(0, 0); },
+        [&](int s) { load_mj(s); mj_kinematics(mm, md); mj_comPos(mm, md); mj_crb(mm, md); mj_fullM(mm, out, md->qM); sink = out[0]; },
+        calls);
+    Timing fd = time3(
+        [&](int s) { model_forward_dynamics(&m, &S.q[s * n], &S.qd[s * n], &S.tau[s * n], out); sink = out[0]; },
+        [&](int s) { load_kdl(s); kfd.CartToJnt(kq, kqd, ktau, fext, kqdd); sink = kqdd(0); },
+        [&](int s) { load_mj(s); mj_forward(mm, md); sink = md->qacc[0]; }, calls);
     printf("  %-20s %10s %10s %10s %12s %12s\n", "median ns/call", "irl", "KDL", "MuJoCo", "irl/KDL", "irl/MuJoCo");
-    printf("  %-20s %10.0f %10.0f %10.0f %12.3f %12.3f\n", "inverse dynamics", t_id, k_id, m_id, t_id / k_id, t_id / m_id);
-    printf("  %-20s %10.0f %10.0f %10.0f %12.3f %12.3f\n", "mass matrix", t_M, k_M, m_M, t_M / k_M, t_M / m_M);
-    printf("  %-20s %10.0f %10.0f %10.0f %12.3f %12.3f\n", "forward dynamics", t_fd, k_fd, m_fd, t_fd / k_fd, t_fd / m_fd);
+    print_timing("inverse dynamics", id);
+    print_timing("mass matrix", mass);
+    print_timing("forward dynamics", fd);
     mj_deleteData(md);
     mj_deleteModel(mm);
     model_close(&m);
@@ -257,7 +284,7 @@ int main()
 {
     ModelDesc d;
     int bad = 0;
-    printf("irl chain back-end vs Orocos KDL 1.5 and MuJoCo %s (ns/call, median of %d rounds; ratio < 1: irl faster)\n",
+    printf("irl chain back-end vs Orocos KDL 1.5 and MuJoCo %s (ns/call, median of %d interleaved rounds; ratio = median of per-round ratios, < 1: irl faster)\n",
            mj_versionString(), ROUNDS);
     printf("MuJoCo: ID = mj_inverse, M = mj_kinematics+mj_comPos+mj_crb+mj_fullM, FD = mj_forward (full pipeline)\n");
     puma_for_bench(&d);
