@@ -114,3 +114,13 @@ clean:
 	rm -rf build out
 
 -include $(shell find build/$(CFG) -name '*.d' 2>/dev/null)
+
+# libFuzzer target for the front end (scanner, parser, checker): make fuzz, then
+#   build/fuzz/fuzz_frontend -max_total_time=120 tests/fuzz/corpus_frontend
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I$(GEN) -Isrc -Iruntime -Imodels
+FUZZ_FE_SRC := src/arena.c src/ast.c src/diag.c src/units.c src/check.c src/frontend.c $(PARSE_C) $(LEX_C)
+fuzz: build/fuzz/fuzz_frontend
+build/fuzz/fuzz_frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) $(GEN)/parser.h $(GEN)/lexer.h $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-function -o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) -lm

@@ -34,6 +34,7 @@ static Node *syn_unit_combine(SyntaxCtx *pc, Node *a, Node *b, int sign);
 static int syn_io_kind(SyntaxCtx *pc, const char *name, YYLTYPE loc);
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, SyntaxCtx *pc, const char *msg);
 static void syn_contextual(SyntaxCtx *pc, const char *got, const char *want, const char *alt, YYLTYPE loc);
+static void syn_block_end(SyntaxCtx *pc, const char *open, const char *close, YYLTYPE loc);
 static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 }
 
@@ -69,7 +70,7 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %token WITH "WITH"
 
 %type <node> unit routine stmt lvalue expr simple term factor postfix primary typeref unit_expr unit_term
-%type <node> case_arm label with_item opt_device opt_by opt_timeout motion gmotion param_type
+%type <node> mitem opt_kind case_arm label with_item opt_device opt_by opt_timeout motion gmotion param_type
 %type <list> decls decl const_items type_items var_items const_item type_item var_item idlist stmts elsifs
 %type <list> else_part case_arms labels args arglist exprs opt_with with_items params param_groups param_group
 %type <list> fields field mitems
@@ -408,12 +409,27 @@ arglist
     ;
 exprs: arglist ;
 
-/* ---- Machine descriptions: name = expr ;  and  name : kind ; items ENDMACHINE-free blocks (see machine.c). */
+/* ---- Machine descriptions (.irm, read by machine.c).
+ * mitem: name = expr ;  |  word name = expr ;  |  word name [: kind] ; mitems ENDword ;
+ * Properties are D_CONST (name, a=value, lit.s=qualifying word or NULL); blocks are D_TYPE (lit.s=word,
+ * name, b=kind E_NAME or NULL, list=items). */
 mitems
     : %empty                   { $$ = (NodeList){0}; }
-    | mitems IDENT '=' expr ';'
-        { Node *n = mk(pc, D_CONST, @2); n->name = $2; n->a = $4; $$ = $1; push(pc, &$$, n); }
-    | mitems error ';'         { $$ = $1; }
+    | mitems mitem             { $$ = $1; if ($2) push(pc, &$$, $2); }
+    ;
+mitem
+    : IDENT '=' expr ';'
+        { $$ = mk(pc, D_CONST, @1); $$->name = $1; $$->a = $3; }
+    | IDENT IDENT '=' expr ';'
+        { $$ = mk(pc, D_CONST, @2); $$->lit.s = $1; $$->name = $2; $$->a = $4; }
+    | IDENT IDENT opt_kind ';' mitems IDENT ';'
+        { $$ = mk(pc, D_TYPE, @2); $$->lit.s = $1; $$->name = $2; $$->b = $3; $$->list = $5;
+          syn_block_end(pc, $1, $6, @6); }
+    | error ';'                { $$ = NULL; }
+    ;
+opt_kind
+    : %empty                   { $$ = NULL; }
+    | ':' IDENT                { $$ = mk_name(pc, $2, @2); }
     ;
 
 %%
@@ -570,6 +586,13 @@ static Node *syn_unit_combine(SyntaxCtx *pc, Node *a, Node *b, int sign)
     for (int k = 0; k < DIM_COUNT; k++)
         a->dim.e[k] = (int8_t)(a->dim.e[k] + sign * b->dim.e[k]);
     return a;
+}
+
+/* A machine-file block `WORD name; ... ENDWORD;` must close with END followed by its opening word. */
+static void syn_block_end(SyntaxCtx *pc, const char *open, const char *close, YYLTYPE loc)
+{
+    if (strncasecmp(close, "END", 3) != 0 || strcasecmp(close + 3, open) != 0)
+        syn_error(pc, L(pc, loc), "expected END%s to close the %s block, found identifier '%s'", open, open, close);
 }
 
 /* BY and TIMEOUT are words only where they are expected (so `by` stays a usable name): check the spelling. */

@@ -45,6 +45,21 @@ void diag_add_source(Diag *d, const char *file, const char *text, size_t len)
     d->sources = s;
 }
 
+/* Unregister every text registered under `file`. */
+void diag_drop_source(Diag *d, const char *file)
+{
+    DiagSource **link = &d->sources;
+    while (*link) {
+        DiagSource *s = *link;
+        if (s->file == file || strcmp(s->file, file) == 0) {
+            *link = s->next;
+            free(s);
+        } else {
+            link = &s->next;
+        }
+    }
+}
+
 /* The registered text of `file`, or NULL. */
 static const DiagSource *diag_find(const Diag *d, const char *file)
 {

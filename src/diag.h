@@ -21,6 +21,8 @@ void diag_init(Diag *d, FILE *out);
 void diag_free(Diag *d);
 /* Remember the text of a file so messages can quote its lines (the text is not copied; keep it alive). */
 void diag_add_source(Diag *d, const char *file, const char *text, size_t len);
+/* Forget a registered text (before freeing it); later messages in that file print without the quote. */
+void diag_drop_source(Diag *d, const char *file);
 void diag_error(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_warning(Diag *d, SrcLoc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A note attached to the previous message ("note: declared here"). */

@@ -1,0 +1,250 @@
+/* test_machine.c — machine files (.irm): models/puma560.irm against the C-built description of
+ * tests/unit/puma560_desc.h field by field, and the reader's unit, syntax and consistency errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "puma560_desc.h"
+#include "utest.h"
+
+/* Equal numbers, or the same infinity (absent limits). */
+#define CHECK_SAME(a, b)                                                                            \
+    do {                                                                                            \
+        double sa_ = (a), sb_ = (b);                                                                \
+        if (isinf(sa_) || isinf(sb_))                                                               \
+            CHECK(sa_ == sb_);                                                                      \
+        else                                                                                        \
+            CHECK_NEAR(sa_, sb_, 1e-12);                                                            \
+    } while (0)
+
+/* Write `text` to a temporary .irm file; returns its path (static buffer). */
+static const char *write_irm(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/irl_test_machine_%d.irm", (int)getpid());
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Load `text` as a machine file, capturing the diagnostics into *msgs (caller frees). */
+static int load_text(const char *text, ModelDesc *d, char **msgs)
+{
+    size_t len;
+    FILE *out = open_memstream(msgs, &len);
+    Diag diag;
+    diag_init(&diag, out);
+    const char *path = write_irm(text);
+    int rc = machine_load(path, d, &diag);
+    diag_free(&diag);
+    fclose(out);
+    remove(path);
+    return rc;
+}
+
+UTEST(puma560_matches_c_description)
+{
+    static ModelDesc want, got;
+    puma560_desc(&want);
+    Diag diag;
+    diag_init(&diag, stdout);
+    int rc = machine_load("models/puma560.irm", &got, &diag);
+    diag_free(&diag);
+    CHECK(rc == MACHINE_OK);
+    if (rc != MACHINE_OK)
+        return;
+    CHECK(strcmp(got.name, want.name) == 0);
+    CHECK(strcmp(got.backend, want.backend) == 0);
+    CHECK(strcmp(got.source, "models/puma560.irm") == 0);
+    for (int k = 0; k < 3; k++)
+        CHECK_SAME(got.gravity[k], want.gravity[k]);
+    CHECK(got.njoints == want.njoints);
+    for (int i = 0; i < want.njoints && i < got.njoints; i++) {
+        const ModelJoint *a = &got.joint[i], *b = &want.joint[i];
+        CHECK(strcmp(a->name, b->name) == 0);
+        CHECK(strcmp(a->link, b->link) == 0);
+        CHECK(a->parent == b->parent);
+        CHECK(a->type == b->type);
+        for (int k = 0; k < 3; k++) {
+            CHECK_SAME(a->origin_xyz[k], b->origin_xyz[k]);
+            CHECK_SAME(a->axis[k], b->axis[k]);
+            CHECK_SAME(a->com[k], b->com[k]);
+        }
+        for (int k = 0; k < 9; k++) {
+            CHECK_SAME(a->origin_R[k], b->origin_R[k]);
+            CHECK_SAME(a->inertia[k], b->inertia[k]);
+        }
+        CHECK_SAME(a->mass, b->mass);
+        CHECK(a->powered == b->powered);
+        CHECK_SAME(a->home, b->home);
+        CHECK_SAME(a->limits.min, b->limits.min);
+        CHECK_SAME(a->limits.max, b->limits.max);
+        CHECK_SAME(a->limits.vmax, b->limits.vmax);
+        CHECK_SAME(a->limits.amax, b->limits.amax);
+        CHECK_SAME(a->limits.jmax, b->limits.jmax);
+        CHECK_SAME(a->limits.effort, b->limits.effort);
+        CHECK(a->motor.present == b->motor.present);
+    }
+    CHECK(got.tool_link == want.tool_link);
+    for (int k = 0; k < 3; k++)
+        CHECK_SAME(got.tool_xyz[k], want.tool_xyz[k]);
+    for (int k = 0; k < 9; k++)
+        CHECK_SAME(got.tool_R[k], want.tool_R[k]);
+    CHECK(got.nparams == want.nparams);
+    CHECK(got.noutput_limits == want.noutput_limits);
+}
+
+UTEST(every_field_with_units)
+{
+    static ModelDesc d;
+    char *msgs = NULL;
+    int rc = load_text("MACHINE t : Centrifuge;\n"
+                       "  gravity = POS(0, 0, -1 G);\n"
+                       "  PARAM arm_length = 8 m;\n"
+                       "  PARAM anchors = LIST(1, 2 mm, 3);\n"
+                       "  OUTPUT G = LIMITS(0, 9 G);\n"
+                       "  OUTPUT Gdot = LIMITS(-6 G/s, 6);\n"
+                       "  JOINT a : PRISMATIC;\n"
+                       "    origin = POSE(POS(1 m, 20 mm, 0), ORIZYX(90 deg, 0, 0));\n"
+                       "    axis = POS(0, 2, 0);  mass = 2 kg;  com = POS(0, 0, 5 mm);\n"
+                       "    inertia = INERTIA(1, 2, 3, 0.4, 0.5, 0.6);  powered = FALSE;  home = 10 mm;\n"
+                       "    min = -0.5 m;  max = 500 mm;  speed = 2 m/s;  acc = 1 G;  jerk = 3;  effort = 100 N;\n"
+                       "  ENDJOINT;\n"
+                       "  JOINT b : REVOLUTE;\n"
+                       "    parent = base;  link = cabin;  speed = 30 rpm;  acc = 2 rad/s^2;  effort = 5 Nm;\n"
+                       "    motor_resistance = 0.5;  motor_kt = 0.2;  motor_gear = 100;  motor_voltage = 48;\n"
+                       "    motor_rotor_inertia = 2e-4;  motor_inductance = 1e-3;  motor_ke = 0.2;\n"
+                       "  ENDJOINT;\n"
+                       "  tool_link = a;\n"
+                       "  tool = POSE(POS(0, 0, 0.85 m), ORIQUAT(0, 0, 0, 2));\n"
+                       "ENDMACHINE\n",
+                       &d, &msgs);
+    CHECK(rc == MACHINE_OK);
+    if (msgs && *msgs)
+        printf("#   %s", msgs);
+    free(msgs);
+    CHECK(strcmp(d.name, "t") == 0 && strcmp(d.backend, "centrifuge") == 0);
+    CHECK_NEAR(d.gravity[2], -9.81, 1e-12);
+    CHECK(d.nparams == 2 && strcmp(d.param[0].name, "arm_length") == 0 && d.param[0].n == 1);
+    CHECK_NEAR(d.param[0].v[0], 8, 0);
+    CHECK(d.param[1].n == 3);
+    CHECK_NEAR(d.param[1].v[1], 0.002, 1e-15);
+    CHECK(d.noutput_limits == 2 && strcmp(d.output_limit[0].name, "G") == 0);
+    CHECK_NEAR(d.output_limit[0].max, 9, 1e-12); /* written in G, kept in G */
+    CHECK_NEAR(d.output_limit[1].min, -6, 1e-12);
+    CHECK_NEAR(d.output_limit[1].max, 6, 1e-12);
+    CHECK(d.njoints == 2);
+    const ModelJoint *a = &d.joint[0], *b = &d.joint[1];
+    CHECK(a->type == MODEL_PRISMATIC && a->parent == -1 && strcmp(a->link, "a") == 0);
+    CHECK_NEAR(a->origin_xyz[0], 1, 0);
+    CHECK_NEAR(a->origin_xyz[1], 0.02, 1e-15);
+    CHECK_NEAR(a->origin_R[0], 0, 1e-15); /* Rz(90 deg): x -> y */
+    CHECK_NEAR(a->origin_R[3], 1, 1e-15);
+    CHECK_NEAR(a->axis[1], 1, 0); /* normalised */
+    CHECK_NEAR(a->mass, 2, 0);
+    CHECK_NEAR(a->com[2], 0.005, 1e-15);
+    CHECK_NEAR(a->inertia[1], 0.4, 0);
+    CHECK_NEAR(a->inertia[3], 0.4, 0);
+    CHECK_NEAR(a->inertia[2], 0.5, 0);
+    CHECK_NEAR(a->inertia[5], 0.6, 0);
+    CHECK_NEAR(a->inertia[8], 3, 0);
+    CHECK(a->powered == 0);
+    CHECK_NEAR(a->home, 0.01, 1e-15);
+    CHECK_NEAR(a->limits.min, -0.5, 0);
+    CHECK_NEAR(a->limits.max, 0.5, 1e-15);
+    CHECK_NEAR(a->limits.vmax, 2, 0);
+    CHECK_NEAR(a->limits.amax, 9.81, 1e-12);
+    CHECK_NEAR(a->limits.jmax, 3, 0);
+    CHECK_NEAR(a->limits.effort, 100, 0);
+    CHECK(a->motor.present == 0);
+    CHECK(b->type == MODEL_REVOLUTE && b->parent == -1 && strcmp(b->link, "cabin") == 0);
+    CHECK_NEAR(b->limits.vmax, M_PI, 1e-12);
+    CHECK_NEAR(b->limits.effort, 5, 0);
+    CHECK(b->motor.present == 1);
+    CHECK_NEAR(b->motor.resistance, 0.5, 0);
+    CHECK_NEAR(b->motor.inductance, 1e-3, 0);
+    CHECK_NEAR(b->motor.kt, 0.2, 0);
+    CHECK_NEAR(b->motor.ke, 0.2, 0);
+    CHECK_NEAR(b->motor.gear, 100, 0);
+    CHECK_NEAR(b->motor.rotor_inertia, 2e-4, 0);
+    CHECK_NEAR(b->motor.vmax, 48, 0);
+    CHECK(d.tool_link == 0);
+    CHECK_NEAR(d.tool_xyz[2], 0.85, 1e-15);
+    CHECK_NEAR(d.tool_R[0], -1, 1e-15); /* quaternion (0,0,0,1) normalised: 180 deg about z */
+    CHECK_NEAR(d.tool_R[8], 1, 1e-15);
+}
+
+/* Each bad file gives exactly the expected message (with its line and column) and MACHINE_EINVALID. */
+static void expect_error(const char *text, const char *want)
+{
+    static ModelDesc d;
+    char *msgs = NULL;
+    int rc = load_text(text, &d, &msgs);
+    CHECK(rc == MACHINE_EINVALID);
+    if (!msgs || !strstr(msgs, want)) {
+        CHECK(!"expected message");
+        printf("#   want: %s\n#   got:  %s\n", want, msgs ? msgs : "(nothing)");
+    }
+    free(msgs);
+}
+
+UTEST(unit_and_consistency_errors)
+{
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    effort = 3 m;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:14: error: effort (a torque): expected a torque");
+    expect_error("MACHINE t : chain;\n  JOINT a : PRISMATIC;\n    effort = 3 Nm;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:14: error: effort (a force): expected");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    max = 1 m;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:11: error: max: expected an angle");
+    expect_error("MACHINE t : chain;\n  gravity = POS(0, 0, -9.81 m);\nENDMACHINE\n",
+                 ":2:23: error: gravity: expected");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    mass = 1 kg + 2 m;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:17: error: cannot add");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    parent = b;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:14: error: parent 'b' is not a joint declared before 'a'");
+    expect_error("MACHINE t : chain;\n  JOINT a : HINGE;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":2:13: error: expected REVOLUTE or PRISMATIC, found 'HINGE'");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    colour = 1;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:5: error: unknown joint property 'colour'");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    mass = 1;\n    mass = 2;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":4:5: error: 'mass' is given twice (first at line 3)");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n  ENDJIONT;\nENDMACHINE\n",
+                 ":3:3: error: expected ENDJOINT to close the JOINT block, found identifier 'ENDJIONT'");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:12: error: axis: the zero vector has no direction");
+    expect_error("MACHINE t : chain;\n  tool_link = z;\nENDMACHINE\n",
+                 ":2:15: error: tool_link 'z' is not a joint of this machine");
+    expect_error("MACHINE t : chain;\n  gravity = POS(0, 0 -9.81);\nENDMACHINE\n", ":2:13: error: POS takes 3 arguments, got 2");
+    expect_error("MACHINE t : chain;\n  gravity := POS(0, 0, -9.81);\nENDMACHINE\n",
+                 ":2:11: error: expected identifier or '=', found ':='");
+    expect_error("PROGRAM p;\nBEGIN\nENDPROGRAM\n", ":1:1: error:");
+}
+
+UTEST(missing_file)
+{
+    static ModelDesc d;
+    char *msgs = NULL;
+    size_t len;
+    FILE *out = open_memstream(&msgs, &len);
+    Diag diag;
+    diag_init(&diag, out);
+    int rc = machine_load("/nonexistent/x.irm", &d, &diag);
+    diag_free(&diag);
+    fclose(out);
+    CHECK(rc == MACHINE_EIO);
+    CHECK(msgs && strcmp(msgs, "irl: cannot open '/nonexistent/x.irm': No such file or directory\n") == 0);
+    free(msgs);
+}
+
+int main(void)
+{
+    RUN(puma560_matches_c_description);
+    RUN(every_field_with_units);
+    RUN(unit_and_consistency_errors);
+    RUN(missing_file);
+    return utest_done();
+}
