@@ -395,6 +395,14 @@ void checks_sample(Checks *ck, const Sample *s)
 
 /* }====================================================================== */
 
+/* Gravity torque of a live model: τ(q, 0, 0). */
+int checks_model_gravity(void *ud, int dev, const double *q, double *g)
+{
+    static const double zero[MODEL_MAX_DOF];
+    Model *m = ((Model **)ud)[dev];
+    return m ? model_inverse_dynamics(m, q, zero, zero, g) : -1;
+}
+
 /* {====================================================================== planner notes, queries */
 
 static int same_src(SampleSrc a, SampleSrc b)

@@ -127,6 +127,9 @@ typedef struct {
     double gscratch[SAMPLE_MAX_AXES];
 } Checks;
 
+/* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */
+int checks_model_gravity(void *ud, int dev, const double *q, double *g);
+
 /* Set up the channels from the layout's limits. 0, or < 0 with a message in err. */
 int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, char *err, size_t errlen);
 void checks_free(Checks *ck);

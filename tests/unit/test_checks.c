@@ -1,9 +1,11 @@
 /* test_checks.c — the sampled-stream checks on synthetic streams with known answers. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checks.h"
+#include "puma560_desc.h"
 #include "utest.h"
 
 #define DT 1e-3
@@ -300,6 +302,75 @@ UTEST(torque_time_scale)
     CHECK(kcb == k);
 }
 
+/* The PUMA 560 moving all joints fast (cycloidal steps of 1 s, inside the joint limits): the stream at time
+ * scale k (samples at the same positions, q̇/k, q̈/k²) with τ recomputed by the model's inverse dynamics — not
+ * by the formula. effort[] gives the torque limits (NULL: none); peak_tau/peak_g (optional) receive max |τ| and
+ * max |g| per axis. Returns the checks' k and the number of violations. */
+static double run_puma(Model *m, const double *effort, double k, long *nviol, double *peak_tau, double *peak_g)
+{
+    static const double A[6] = {1.2, 0.7, -0.7, 1.5, -1.2, 2.0};
+    static const double zero[6];
+    Model *models[1] = {m};
+    ModelDesc d = m->desc;
+    memset(&lay, 0, sizeof lay);
+    lay.ndev = 1;
+    strcpy(lay.dev[0].name, "puma");
+    lay.dev[0].naxes = 6, lay.dev[0].desc = &d;
+    for (int i = 0; i < 6; i++) d.joint[i].limits.effort = effort ? effort[i] : INFINITY;
+    sample_init(&smp, &lay);
+    Checks ck;
+    ChecksConfig cfg = {.cycle = DT * k, .gravity = checks_model_gravity, .gravity_ud = models};
+    CHECK(checks_init(&ck, &lay, &cfg, err, sizeof err) == 0);
+    double T = 1.0, w = 2 * M_PI / T, g[6];
+    for (long i = 0; i <= 1000; i++) {
+        double t = i * DT, u = t / T;
+        at(i, 30);
+        smp.t = k * t;
+        SampleDevice *sd = &smp.dev[0];
+        for (int j = 0; j < 6; j++) {
+            sd->q[j] = A[j] * (u - sin(w * t) / (2 * M_PI));
+            sd->qd[j] = A[j] * (1 - cos(w * t)) / T / k;
+            sd->qdd[j] = A[j] * w * sin(w * t) / T / (k * k);
+        }
+        sd->tau_ok = model_inverse_dynamics(m, sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
+        CHECK(sd->tau_ok);
+        if (peak_tau) {
+            model_inverse_dynamics(m, sd->q, zero, zero, g);
+            for (int j = 0; j < 6; j++)
+                peak_tau[j] = fmax(peak_tau[j], fabs(sd->tau[j])), peak_g[j] = fmax(peak_g[j], fabs(g[j]));
+        }
+        checks_sample(&ck, &smp);
+    }
+    double kk = ck.k;
+    *nviol = checks_violation_count(&ck);
+    for (int i = 0; i < ck.nviol; i++) CHECK(ck.viol[i].qty == CHK_TORQUE);
+    checks_free(&ck);
+    return kk;
+}
+
+/* With a real model (Coriolis and centrifugal terms included) the suggested k passes and is minimal. */
+UTEST(torque_time_scale_puma)
+{
+    ModelDesc pd;
+    puma560_desc(&pd);
+    Model m;
+    CHECK(model_open(&m, &pd, err, sizeof err) >= 0);
+    double ptau[6] = {0}, pg[6] = {0}, L[6];
+    long nv, nv2, nv3;
+    run_puma(&m, NULL, 1.0, &nv, ptau, pg);
+    CHECK(nv == 0);
+    /* limits between gravity and the dynamic peak: slowing down can fix them */
+    for (int j = 0; j < 6; j++) L[j] = fmax(1.05 * pg[j], 0.8 * ptau[j]);
+    double k = run_puma(&m, L, 1.0, &nv, NULL, NULL);
+    printf("#   PUMA: k = %.9f, %ld torque violation runs at k = 1\n", k, nv);
+    CHECK(nv > 0 && k > 1 && isfinite(k));
+    double k2 = run_puma(&m, L, k, &nv2, NULL, NULL);
+    CHECK(nv2 == 0 && k2 == 1.0);
+    run_puma(&m, L, k * (1 - 1e-6), &nv3, NULL, NULL);
+    CHECK(nv3 > 0);
+    model_close(&m);
+}
+
 /* Gravity alone above the limit: no k helps. */
 UTEST(torque_time_scale_infeasible)
 {
@@ -360,6 +431,7 @@ int main(void)
     RUN(nan_and_ik);
     RUN(outputs_and_rates);
     RUN(torque_time_scale);
+    RUN(torque_time_scale_puma);
     RUN(torque_time_scale_infeasible);
     RUN(limited_notes);
     RUN(motor_voltage);
