@@ -8,13 +8,15 @@
 # Generated files go to build/gen; objects to build/<config>/.
 
 CC       ?= gcc
+# BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
+BUILD_ROOT ?= build
 CFG      ?= release
 PKGS     := gsl libxml-2.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lgsl -lgslcblas -lxml2)
 
 WARN     := -Wall -Wextra -Werror -Wno-error=unused-parameter
-COMMON   := -std=c11 -D_GNU_SOURCE -Ibuild/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
+COMMON   := -std=c11 -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
 ifeq ($(CFG),release)
   OPT := -O2 -g -DNDEBUG
 else ifeq ($(CFG),debug)
@@ -28,8 +30,8 @@ CFLAGS   += $(COMMON) $(WARN) $(OPT)
 LDFLAGS  += $(filter -fsanitize%,$(OPT))
 LDLIBS   += $(PKG_LIBS) -ldl -lpthread -lm
 
-B        := build/$(CFG)
-GEN      := build/gen
+B        := $(BUILD_ROOT)/$(CFG)
+GEN      := $(BUILD_ROOT)/gen
 LEX_C    := $(GEN)/lexer.c
 PARSE_C  := $(GEN)/parser.c
 
@@ -84,17 +86,17 @@ $(LEX_C) $(GEN)/lexer.h: grammar/lexer.l $(GEN)/parser.h
 test:
 	$(MAKE) CFG=release all
 	$(MAKE) CFG=asan all
-	tests/run.sh build/release build/asan
+	tests/run.sh $(BUILD_ROOT)/release $(BUILD_ROOT)/asan
 
 # Only the release pass (quicker while developing).
 test-quick:
 	$(MAKE) CFG=release all
-	tests/run.sh build/release
+	tests/run.sh $(BUILD_ROOT)/release
 
 # Recursive makes re-read pkg-config after `make deps` installed the libraries.
 demo:
 	$(MAKE) CFG=release all
-	build/release/irl run programs/demo.irl
+	$(BUILD_ROOT)/release/irl run programs/demo.irl
 
 bench: bench-vm
 
@@ -113,7 +115,7 @@ bench-dynamics: $(B)/libirl.a
 clean:
 	rm -rf build out
 
--include $(shell find build/$(CFG) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # libFuzzer target for the front end (scanner, parser, checker): make fuzz, then
 #   build/fuzz/fuzz_frontend -max_total_time=120 tests/fuzz/corpus_frontend
