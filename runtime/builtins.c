@@ -60,7 +60,7 @@ static int bi_ABSI(Value *v, int n, char *msg, size_t ml)
 {
     (void)n;
     if (v[0].i == INT64_MIN) {
-        snprintf(msg, ml, "ABS: INT overflow");
+        snprintf(msg, ml, "ABS: INT result out of range (64 bits)");
         return IRL_ERR_MATH;
     }
     v[0].i = v[0].i < 0 ? -v[0].i : v[0].i;

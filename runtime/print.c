@@ -2,16 +2,29 @@
 #include "print.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-/* The shortest %.Ng (N = 1..17) that reads back to the same double; 17 digits always do. */
+/* The shortest round-trip form: the fewest significant digits P (1..17) that read back exactly, printed by %g
+ * with enough precision that numbers below 1e17 stay in plain notation ("10", not "1e+01"). */
 const char *print_real_str(double x, char *buf, size_t n)
 {
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x) return buf;
+    if (!isfinite(x)) {
+        snprintf(buf, n, "%g", x);
+        return buf;
     }
-    return buf; /* NaN: "nan" (never equal to itself) */
+    int prec = 1;
+    for (; prec < 17; prec++) {
+        snprintf(buf, n, "%.*e", prec - 1, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    snprintf(buf, n, "%.*e", prec - 1, x);
+    const char *e = strchr(buf, 'e');
+    int exp10 = e ? atoi(e + 1) : 0;
+    if (exp10 >= prec && exp10 < 17) prec = exp10 + 1;
+    snprintf(buf, n, "%.*g", prec, x);
+    return buf;
 }
 
 void print_int(FILE *out, int64_t v) { fprintf(out, "%" PRId64, v); }

@@ -156,8 +156,8 @@ static int unwind(Vm *vm, int pc)
             report(vm);
             return -1;
         }
-        pc = f->ret_pc - 1; /* the caller's CALL failed */
         vm->nframes--;
+        pc = vm->frames[vm->nframes - 1].ret_pc - 1; /* the caller's CALL failed */
     }
 }
 
@@ -379,7 +379,7 @@ dispatch:
         int64_t nb = (base - stack) + INSTR_A(ins);
         if (UNLIKELY(vm->nframes >= VM_MAX_FRAMES || nb + r->frame_size > VM_STACK_SLOTS)) {
             ecode = IRL_ERR_STACK;
-            snprintf(msg, sizeof msg, "stack overflow (runaway recursion) calling %s", c->kstr[r->name].text);
+            snprintf(msg, sizeof msg, "call depth limit reached (runaway recursion) calling %s", c->kstr[r->name].text);
             goto on_error;
         }
         vm->frames[vm->nframes - 1].ret_pc = (int32_t)(pc - code);
@@ -473,7 +473,7 @@ dispatch:
 
 int_overflow:
     ecode = IRL_ERR_MATH;
-    snprintf(msg, sizeof msg, "INT overflow");
+    snprintf(msg, sizeof msg, "INT result out of range (64 bits)");
     goto on_error;
 div_zero:
     ecode = IRL_ERR_DIV_ZERO;

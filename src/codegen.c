@@ -935,24 +935,28 @@ static void print_value(Gen *g, const Type *t, int r)
     }
 }
 
+/* PRINT evaluates every value first (a FUNCTION that prints does so before the line), then writes them. */
 static void stmt_print(Gen *g, Node *s)
 {
-    for (int i = 0; i < s->list.count; i++) {
+    int n = s->list.count;
+    int *regs = calloc((size_t)n + 1, sizeof *regs);
+    if (!regs) abort();
+    for (int i = 0; i < n; i++) {
         Node *e = s->list.items[i];
-        int mark = g->ntop;
+        bool later_call = false;
+        for (int j = i + 1; j < n; j++) later_call = later_call || has_call(s->list.items[j]);
+        regs[i] = e->kind == E_STRING ? -1 : operand(g, e, later_call);
+    }
+    for (int i = 0; i < n; i++) {
+        Node *e = s->list.items[i];
+        at(g, e->loc);
         if (i) emit_abx(g, OP_PRINTK, 0, (uint32_t)g->space);
-        if (e->kind == E_STRING) {
-            at(g, e->loc);
-            print_text(g, e->lit.s ? e->lit.s : "");
-        } else {
-            int r = expr_any(g, e);
-            at(g, e->loc);
-            print_value(g, e->type, r);
-        }
-        g->ntop = mark;
+        if (regs[i] < 0) print_text(g, e->lit.s ? e->lit.s : "");
+        else print_value(g, e->type, regs[i]);
     }
     at(g, s->loc);
     emit_abc(g, OP_PRINTNL, 0, 0, 0);
+    free(regs);
 }
 
 /* ---- Statements. ------------------------------------------------------------------------------------- */
