@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "checks.h"
 #include "puma560_desc.h"
@@ -421,6 +422,31 @@ UTEST(motor_voltage)
     checks_free(&ck);
 }
 
+/* Cost of checking one cycle of a 6-axis arm with torques (printed; the dry-run budget is ~1 us a cycle). */
+UTEST(cycle_cost)
+{
+    setup(6, 3, 5, 20, 1e7, 100);
+    Checks ck;
+    init_checks(&ck, 100);
+    const long N = 500000;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    for (long i = 0; i < N; i++) {
+        at(i, 4);
+        smp.dev[0].tau_ok = 1;
+        for (int j = 0; j < 6; j++) {
+            double x = 1e-3 * (double)(i % 1000);
+            smp.dev[0].q[j] = x, smp.dev[0].qd[j] = 0.5 * x, smp.dev[0].qdd[j] = x, smp.dev[0].tau[j] = 20 * x;
+        }
+        checks_sample(&ck, &smp);
+    }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+    double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / N;
+    printf("#   checks: %.0f ns CPU per cycle (6 axes, %d channels)\n", ns, ck.nchan);
+    CHECK(ck.nviol == 0 && ck.ncycles == N);
+    checks_free(&ck);
+}
+
 int main(void)
 {
     RUN(sine_peaks);
@@ -435,5 +461,6 @@ int main(void)
     RUN(torque_time_scale_infeasible);
     RUN(limited_notes);
     RUN(motor_voltage);
+    RUN(cycle_cost);
     return utest_done();
 }
