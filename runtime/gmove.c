@@ -610,6 +610,31 @@ static int handover_jet(const GmoveMachine *mc, double G, double r, double w[4])
     return centrifuge_gmove_omega(mc->a1, mc->g, Gd, w);
 }
 
+/* The spin search samples coarsely: verify the chosen spin densely against the onset cap and the limits (no
+ * margin), stretching it 1 % at a time (same end jet) until it passes. */
+static int spin_verify(const GmoveMachine *mc, double r, GmovePiece *p)
+{
+    for (int tries = 0; tries < 60; tries++) {
+        Worst w = {.e = -INFINITY};
+        double eo = -INFINITY;
+        for (int k = 0; k <= 4000; k++) {
+            GmoveSample s;
+            piece_sample(p, mc->a1, mc->g, p->T * k / 4000.0, &s);
+            if (state_limits(mc, &s, 0, &w) < 0) return GMOVE_ENUMERIC;
+            eo = fmax(eo, fmax(fabs(s.Gdot), fabs(s.Gfelt_dot)) / r - 1.0);
+        }
+        if (w.e <= 0.0 && eo <= 1e-9) return GMOVE_OK;
+        /* the end jet in time units, then the same spin over 1 % more time */
+        double wd[5];
+        spin_wd(p, p->reverse ? 0.0 : p->T, wd);
+        double T = p->T * 1.01, W[4] = {wd[0], wd[1] * T, wd[2] * T * T, wd[3] * T * T * T};
+        if (p->reverse) { W[1] = -W[1]; W[3] = -W[3]; }
+        p->T = T;
+        septic_solve(W, p->b);
+    }
+    return GMOVE_EGLIMIT;
+}
+
 /* Spin between rest and Gtop at onset r with blend b. Returns the spin piece and, when the G ramp takes over (or
  * hands over) at constant onset, the hand-over G in *Gh (else 0: the spin reaches Gtop itself). */
 typedef struct {
@@ -648,7 +673,7 @@ static int spin_search(const GmoveMachine *mc, double Gtop, double r, double b, 
         lo = 1.0 + (hi - 1.0) * f0 * f0;
         hi = 1.0 + (hi - 1.0) * f1 * f1;
     }
-    if (isfinite(best->total)) return GMOVE_OK;
+    if (isfinite(best->total)) return spin_verify(mc, r, &best->spin);
     /* no hand-over at this onset: spin straight to the steady Gtop */
     double wtop = sqrt(mc->g * sqrt(Gtop * Gtop - 1.0) / mc->a1), w[4] = {wtop, 0.0, 0.0, 0.0};
     double T = spin_plan(mc, w, r, reverse, &c.spin, c.gov, sizeof c.gov);
@@ -656,7 +681,7 @@ static int spin_search(const GmoveMachine *mc, double Gtop, double r, double b, 
     c.Gh = 0.0;
     c.total = T;
     *best = c;
-    return GMOVE_OK;
+    return spin_verify(mc, r, &best->spin);
 }
 
 /* ================================================================================================
@@ -714,6 +739,7 @@ static int build_to(const GmoveMachine *mc, GmoveSegment *seg, double G1, double
         ramp_piece(&p, &ramp, 0.0, ramp.T, a1, g);
         seg_append(seg, &p);
         seg->end.G = G1;
+        if (info) info->onset = fabs(ramp.rate); /* lower than r for a step shorter than r * blend */
         return GMOVE_OK;
     }
     int up = G0 == 1.0;
@@ -800,7 +826,10 @@ int gmove_plan_to(const GmoveMachine *mc, const GmoveState *from, double G1, con
     GmoveViolation v;
     int st = plan_to_rate(mc, from, G1, r, p, seg, info, &v);
     if (st == GMOVE_OK) {
-        if (info->spin)
+        if (info->onset < r * (1.0 - 1e-12) && G1 != from->G)
+            snprintf(info->msg, sizeof info->msg, "%s: the step is shorter than ONSET x blend (%.4g G/s x %.3g s): "
+                     "peak onset lowered to %.4g G/s", stmt, r, info->blend, info->onset);
+        else if (info->spin)
             snprintf(info->msg, sizeof info->msg, "%s: spin %s %.3g s (hand-over at %.4g G), governed by %s", stmt,
                      info->spin > 0 ? "up" : "down", info->spin_T, info->spin_G, info->spin_limit);
         return GMOVE_OK;
