@@ -813,9 +813,15 @@ int gmove_plan_to(const GmoveMachine *mc, const GmoveState *from, double G1, con
     char stmt[96], b0[32], b1[32];
     snprintf(stmt, sizeof stmt, "GMOVE TO %s from %s", fmt_g(G1, b0, sizeof b0),
              from->G == 1.0 ? "rest" : fmt_g(from->G, b1, sizeof b1));
-    if (!isfinite(G1) || G1 < 1.0 || !isfinite(from->G) || from->G < 1.0 || !isfinite(from->q1)) {
-        snprintf(info->msg, sizeof info->msg, "GMOVE TO needs a G of at least 1 (got %g)", G1);
+    if (!isfinite(G1) || !isfinite(from->G) || from->G < 1.0 || !isfinite(from->q1)) {
+        snprintf(info->msg, sizeof info->msg, "GMOVE TO: bad target or start state (G %g)", G1);
         return GMOVE_EINVAL;
+    }
+    if (G1 < 1.0) { /* a centrifuge cannot command less than gravity: a G limit, not a syntax matter */
+        snprintf(info->msg, sizeof info->msg, "GMOVE TO %.4g G cannot be flown: a centrifuge cannot go below 1 G",
+                 G1);
+        info->viol.status = GMOVE_EGLIMIT;
+        return GMOVE_EGLIMIT;
     }
     double r = p ? p->onset : NAN;
     if (G1 != from->G && !(r > 0.0 && isfinite(r))) {

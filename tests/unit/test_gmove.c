@@ -355,7 +355,8 @@ UTEST(bad_requests)
     GmoveSegment s;
     GmoveInfo info;
     GmoveParams none = {0};
-    CHECK(gmove_plan_to(&mc, &base, 0.5, &(GmoveParams){.onset = 1}, &s, &info) == GMOVE_EINVAL);
+    CHECK(gmove_plan_to(&mc, &base, 0.5, &(GmoveParams){.onset = 1}, &s, &info) == GMOVE_EGLIMIT);
+    CHECK(gmove_plan_to(&mc, &base, NAN, &(GmoveParams){.onset = 1}, &s, &info) == GMOVE_EINVAL);
     CHECK(gmove_plan_to(&mc, &base, 3.0, &none, &s, &info) == GMOVE_EINVAL);
     CHECK(strstr(info.msg, "ONSET") != NULL);
     CHECK(gmove_plan_to(&mc, &base, 2.0, &none, &s, &info) == GMOVE_OK); /* already there: no onset needed */
