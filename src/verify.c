@@ -31,7 +31,16 @@ static int fail(Verifier *v, const char *fmt, ...)
     const Chunk *c = v->c;
     if (v->routine >= 0 && v->pc >= 0) {
         const ChunkRoutine *r = &c->routines[v->routine];
-        const char *name = r->name >= 0 && r->name < c->nkstr ? c->kstr[r->name].text : "?";
+        char name[48] = "?"; /* the name as a printable one-liner: a hostile file may put anything in it */
+        if (r->name >= 0 && r->name < c->nkstr) {
+            const ChunkString *s = &c->kstr[r->name];
+            int k = 0;
+            for (int32_t i = 0; i < s->len && k < 40; i++) {
+                unsigned char ch = (unsigned char)s->text[i];
+                name[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+            }
+            name[k] = '\0';
+        }
         unsigned op = INSTR_OP(c->code[v->pc]);
         snprintf(v->err, v->errlen, "routine %d '%s', pc %d (%s): %s", v->routine, name, v->pc,
                  op < OP_COUNT ? irl_opinfo[op].name : "?", what);

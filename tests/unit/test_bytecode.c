@@ -1,8 +1,9 @@
 /* test_bytecode.c — the .irlc writer, reader and verifier: a hand-built valid chunk round-trips byte for byte; each
  * verifier rule rejects a chunk broken in just that way, with its message; damaged files are rejected, never read
- * out of bounds. Also a helper mode for tests/sh/bytecode_corrupt.sh:
+ * out of bounds. Also two helper modes for tests/sh/bytecode_corrupt.sh:
  *   test_bytecode mutate FILE SEED COUNT OUTDIR   mutate FILE COUNT times in memory, re-stamp the checksum, load;
- *                                                 accepted mutants (at most 25) are written to OUTDIR for `irl run`. */
+ *                                                 accepted mutants (at most 25) are written to OUTDIR for `irl run`
+ *   test_bytecode flips FILE SEED COUNT OUTDIR    write COUNT copies with bytes flipped or cut (checksum as is) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,9 @@ static void mutate_once(unsigned char *buf, size_t *n, size_t cap)
 {
     size_t len = *n, code = find_section(buf, len, "CODE"), rout = find_section(buf, len, "ROUT");
     uint32_t ncode = code ? rd32(buf + code + 4) : 0, nrout = rout ? rd32(buf + rout + 4) : 0;
+    /* earlier mutations may have broken the counts: keep every write inside the buffer */
+    if (code && (uint64_t)code + 12 + 8 * (uint64_t)ncode > len) ncode = (uint32_t)((len - code - 12) / 8);
+    if (rout && (uint64_t)rout + 12 + 44 * (uint64_t)nrout > len) nrout = (uint32_t)((len - rout - 12) / 44);
     switch (rnd() % 10) {
     case 0: case 1: /* any byte: flip some bits */
         buf[rnd() % len] ^= (unsigned char)(1 + rnd() % 255);
@@ -466,9 +470,41 @@ static int mutate_main(int argc, char **argv)
     return badmsg ? 1 : 0;
 }
 
+/* test_bytecode flips FILE SEED COUNT OUTDIR: writes COUNT damaged copies (1-3 bytes flipped, or cut at a random
+ * length; checksum NOT re-stamped) as OUTDIR/fSEED_I.irlc, for `irl run` to reject. */
+static int flips_main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: test_bytecode flips FILE SEED COUNT OUTDIR\n");
+        return 64;
+    }
+    FILE *f = fopen(argv[2], "rb");
+    if (!f) return perror(argv[2]), 66;
+    static unsigned char orig[1 << 22], buf[1 << 22];
+    size_t olen = fread(orig, 1, sizeof orig, f);
+    fclose(f);
+    if (olen == 0) return 1;
+    rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)strtoull(argv[3], NULL, 10) * 0x100000001b3ULL;
+    long count = strtol(argv[4], NULL, 10);
+    for (long i = 0; i < count; i++) {
+        size_t n = olen;
+        memcpy(buf, orig, olen);
+        if (rnd() % 4 == 0) n = rnd() % olen;
+        else
+            for (int j = 1 + (int)(rnd() % 3); j > 0; j--) buf[rnd() % olen] ^= (unsigned char)(1 + rnd() % 255);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/f%s_%ld.irlc", argv[5], argv[3], i);
+        FILE *o = fopen(path, "wb");
+        if (!o || fwrite(buf, 1, n, o) != n) return perror(path), 1;
+        fclose(o);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "mutate") == 0) return mutate_main(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "flips") == 0) return flips_main(argc, argv);
     RUN(valid_chunk_verifies);
     RUN(verifier_operands);
     RUN(verifier_control_flow);
