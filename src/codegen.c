@@ -443,8 +443,10 @@ static bool is_designator(Node *e)
 static void gen_place(Gen *g, Node *e, Place *p)
 {
     at(g, e->loc);
-    if (!is_designator(e)) {
-        *p = (Place){.kind = PL_REG, .reg = expr_any(g, e)};
+    if (e->kind != E_FIELD && e->kind != E_INDEX && !is_designator(e)) { /* a computed value: a temporary */
+        int r = alloc_regs(g, nslots_of(e->type));
+        expr_to(g, e, r);
+        *p = (Place){.kind = PL_REG, .reg = r};
         return;
     }
     switch (e->kind) {
@@ -734,13 +736,6 @@ static void expr_to(Gen *g, Node *e, int dst)
             emit_abc(g, OP_ERRNO, dst, 0, 0);
             break;
         }
-        if (!is_designator(e) && e->kind == E_FIELD) { /* a component of a computed value */
-            int r = expr_any(g, e->a);
-            int off = e->field ? e->field->offset : (e->component > 0 ? e->component : 0);
-            if (n == 1) emit_abc(g, OP_MOV, dst, r + off, 0);
-            else emit_abc(g, OP_MOVN, dst, r + off, n);
-            break;
-        }
         Place p;
         gen_place(g, e, &p);
         at(g, e->loc);
@@ -814,8 +809,8 @@ static void expr_to(Gen *g, Node *e, int dst)
 /* Evaluates e anywhere: a variable's own registers when it lives in the frame, else fresh temporaries. */
 static int expr_any(Gen *g, Node *e)
 {
-    if ((e->kind == E_NAME || e->kind == E_FIELD || e->kind == E_INDEX) && is_designator(e) &&
-        !(e->kind == E_NAME && e->sym->kind == SYM_IO)) {
+    if (e->kind == E_FIELD || e->kind == E_INDEX ||
+        (e->kind == E_NAME && is_designator(e) && e->sym->kind != SYM_IO)) {
         Place p;
         int mark = g->ntop;
         gen_place(g, e, &p);
