@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "chunk.h"
 
@@ -22,6 +24,18 @@ static void print_quoted(FILE *out, const ChunkString *s)
         else fputc(ch, out);
     }
     fputs(s->len > 40 ? "\"..." : "\"", out);
+}
+
+/* Prints d in the shortest %g form that reads back to the same double, with ".0" when it would look like an INT. */
+static void print_real(FILE *out, double d)
+{
+    char s[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(s, sizeof s, "%.*g", prec, d);
+        if (strtod(s, NULL) == d) break;
+    }
+    fputs(s, out);
+    if (!strpbrk(s, ".eEni")) fputs(".0", out); /* not for 1e+20, nan, inf */
 }
 
 /* The name of STRING constant i, or "?" when i is not in the pool. */
@@ -61,8 +75,7 @@ static void print_operand(const Chunk *c, int pc, Instr ins, int k, uint32_t x, 
     case OPK_RUN: {
         unsigned n = run_length(c, ins);
         if (n > 1) fprintf(out, "R%u..R%u", x, x + n - 1);
-        else if (n == 1 || INSTR_OP(ins) == OP_CALL) fprintf(out, "R%u", x);
-        else fprintf(out, "R%u..(none)", x);
+        else fprintf(out, "R%u", x);
         break;
     }
     case OPK_COUNT: fprintf(out, "#%u", x); break;
@@ -72,7 +85,7 @@ static void print_operand(const Chunk *c, int pc, Instr ins, int k, uint32_t x, 
         else fprintf(out, "KI%u?", x);
         break;
     case OPK_KREAL:
-        if (x < (uint32_t)c->nkreal) fprintf(out, "%.17g", c->kreal[x]);
+        if (x < (uint32_t)c->nkreal) print_real(out, c->kreal[x]);
         else fprintf(out, "KR%u?", x);
         break;
     case OPK_KSTR:
@@ -112,7 +125,7 @@ int disasm_instruction(const Chunk *c, int pc, FILE *out)
     }
     Instr ins = c->code[pc];
     unsigned op = INSTR_OP(ins);
-    char ops[160];
+    char ops[160] = "";
     FILE *mem = fmemopen(ops, sizeof ops, "w");
     if (op >= OP_COUNT) {
         fprintf(out, "%6d  %-9s 0x%016llx", pc, "?", (unsigned long long)ins);
