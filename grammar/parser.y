@@ -77,6 +77,11 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %type <handler> handler
 %type <ival> relop addop mulop
 
+/* An error right after an item of a CONST/TYPE/VAR section recovers inside the section (so the items after it
+ * keep their meaning) rather than ending the section: the shift wins over reducing the section. */
+%precedence SECTION_END
+%precedence error
+
 %start unit
 
 %%
@@ -115,9 +120,9 @@ decls
  *     | IO n : DIN|DOUT|AIN|AOUT channel ; | PROCEDURE ... | FUNCTION ... */
 decl
     : IMPORT STRING ';'        { Node *n = mk(pc, D_IMPORT, @2); n->name = $2; $$ = one(pc, n); }
-    | CONST const_items        { $$ = $2; }
-    | TYPE type_items          { $$ = $2; }
-    | VAR var_items            { $$ = $2; }
+    | CONST const_items %prec SECTION_END { $$ = $2; }
+    | TYPE type_items %prec SECTION_END  { $$ = $2; }
+    | VAR var_items %prec SECTION_END    { $$ = $2; }
     | DEVICE IDENT ':' IDENT STRING ';'
         { Node *n = mk(pc, D_DEVICE, @2); n->name = $2; n->lit.s = $4;
           n->a = mk(pc, E_STRING, @5); n->a->lit.s = $5; $$ = one(pc, n); }
@@ -135,11 +140,13 @@ var_items: var_item | var_items var_item { $$ = $1; push_all(pc, &$$, &$2); } ;
 /* const_item: name = expr ; */
 const_item
     : IDENT '=' expr ';'   { Node *n = mk(pc, D_CONST, @1); n->name = $1; n->a = $3; $$ = one(pc, n); }
+    | error ';'            { $$ = (NodeList){0}; }
     ;
 
 /* type_item: name = typeref ; */
 type_item
     : IDENT '=' typeref ';' { Node *n = mk(pc, D_TYPE, @1); n->name = $1; n->a = $3; $$ = one(pc, n); }
+    | error ';'             { $$ = (NodeList){0}; }
     ;
 
 /* var_item: names : typeref [:= expr] ; | names := expr ; */
@@ -150,6 +157,7 @@ var_item
         { Node *n = mk(pc, D_VAR, @1); n->list = $1; n->a = $3; n->b = $5; $$ = one(pc, n); }
     | idlist ASSIGN expr ';'
         { Node *n = mk(pc, D_VAR, @1); n->list = $1; n->b = $3; $$ = one(pc, n); }
+    | error ';'            { $$ = (NodeList){0}; }
     ;
 
 idlist
@@ -656,12 +664,15 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         YYTRANSLATE('+'), YYTRANSLATE('-'), YYTRANSLATE('*'), YYTRANSLATE('/'), YYTRANSLATE('@'),
         YYTRANSLATE('='), YYTRANSLATE('<'), YYTRANSLATE('>'), YYTRANSLATE('.'), YYTRANSLATE('['), YYSYMBOL_NE,
         YYSYMBOL_LE, YYSYMBOL_GE, YYSYMBOL_DIV, YYSYMBOL_MOD, YYSYMBOL_AND, YYSYMBOL_OR};
+    const yysymbol_kind_t label_start[] = {
+        YYSYMBOL_NUMBER, YYSYMBOL_STRING, YYSYMBOL_TRUE, YYSYMBOL_FALSE, YYTRANSLATE('('), YYTRANSLATE('-')};
     yysymbol_kind_t exp[YYNTOKENS];
     int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
     if (n < 0)
         n = 0;
     int is_stmt = syn_in(YYSYMBOL_IF, exp, n), is_decl = syn_in(YYSYMBOL_CONST, exp, n);
     int is_expr = syn_in(YYSYMBOL_NOT, exp, n), is_op = syn_in(YYTRANSLATE('*'), exp, n);
+    int is_label = !is_expr && syn_in(YYSYMBOL_NUMBER, exp, n) && syn_in(YYSYMBOL_ENDCASE, exp, n);
     char want[512] = "", item[64];
     const char *words[YYNTOKENS + 4];
     char texts[YYNTOKENS][40];
@@ -671,7 +682,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         if ((is_stmt && syn_in(s, stmt_start, sizeof stmt_start / sizeof *stmt_start)) ||
             (is_decl && syn_in(s, decl_start, sizeof decl_start / sizeof *decl_start)) ||
             (is_expr && syn_in(s, expr_start, sizeof expr_start / sizeof *expr_start)) ||
-            (is_op && syn_in(s, operators, sizeof operators / sizeof *operators)))
+            (is_op && syn_in(s, operators, sizeof operators / sizeof *operators)) ||
+            (is_label && syn_in(s, label_start, sizeof label_start / sizeof *label_start)))
             continue;
         syn_symbol_text(texts[k], sizeof texts[k], s);
         words[k] = texts[k];
@@ -682,6 +694,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         words[k++] = "an operator";
     if (is_decl)
         words[k++] = "a declaration";
+    if (is_label)
+        words[k++] = "a case label";
     if (is_stmt)
         words[k++] = "a statement";
     if (is_expr)
