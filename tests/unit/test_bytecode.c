@@ -326,6 +326,16 @@ UTEST(reader_rejects_damage)
     });
 }
 
+/* The checksum is the standard CRC-32: its check value over "123456789" is 0xCBF43926. */
+UTEST(crc32_check_value)
+{
+    unsigned char b[24 + 9] = {0};
+    memcpy(b + 24, "123456789", 9);
+    CHECK(bytecode_restamp(b, sizeof b) == BC_OK);
+    CHECK(rd32(b + 20) == 0xcbf43926u);
+    CHECK(bytecode_restamp(b, 23) == BC_EINVALID);
+}
+
 /* Every prefix of a valid file, as is and with its length and checksum re-stamped, is rejected cleanly. */
 UTEST(every_truncation_rejected)
 {
@@ -512,6 +522,7 @@ int main(int argc, char **argv)
     RUN(roundtrip_is_exact_and_deterministic);
     RUN(write_and_load_files);
     RUN(reader_rejects_damage);
+    RUN(crc32_check_value);
     RUN(every_truncation_rejected);
     return utest_done();
 }
