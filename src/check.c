@@ -221,13 +221,13 @@ static Type *expr(Checker *c, Node *n);
 static bool fold(Checker *c, Node *n, ConstValue *out);
 static Type *resolve_type(Checker *c, Node *ref, const char *name);
 
-/* A new node around e converting its INT value to REAL; a bare INT literal stays any-dimensioned. */
+/* A new node around e converting its INT value to REAL. An INT known at compile time (`5`, `2 * 3`, a CONST) is a
+ * bare number and takes the dimension its place expects; an INT variable is a dimensionless count. */
 static Node *widen(Checker *c, Node *e) {
     Node *w = ast_node(c->arena, E_WIDEN, e->loc);
+    ConstValue v;
     w->a = e;
-    bool lit = e->kind == E_INT || (e->kind == E_UNARY && e->op == '-' && e->a && e->a->kind == E_INT);
-    bool cst = e->kind == E_NAME && e->sym && e->sym->kind == SYM_CONST;
-    w->type = real_type(c, lit || cst ? dim_any() : dim_none());
+    w->type = real_type(c, fold(c, e, &v) ? dim_any() : dim_none());
     return w;
 }
 
