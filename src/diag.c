@@ -9,6 +9,8 @@ struct DiagSource {
     const char *file;
     const char *text;
     size_t len;
+    size_t *lines; /* offsets of line starts, built at the first quote (many messages stay linear) */
+    int nlines;
 };
 
 /* Start with no sources and no errors, writing to `out` (stderr when NULL). */
@@ -26,6 +28,7 @@ void diag_free(Diag *d)
     DiagSource *s = d->sources;
     while (s) {
         DiagSource *next = s->next;
+        free(s->lines);
         free(s);
         s = next;
     }
@@ -41,6 +44,8 @@ void diag_add_source(Diag *d, const char *file, const char *text, size_t len)
     s->file = file;
     s->text = text;
     s->len = len;
+    s->lines = NULL;
+    s->nlines = 0;
     s->next = d->sources;
     d->sources = s;
 }
@@ -53,6 +58,7 @@ void diag_drop_source(Diag *d, const char *file)
         DiagSource *s = *link;
         if (s->file == file || strcmp(s->file, file) == 0) {
             *link = s->next;
+            free(s->lines);
             free(s);
         } else {
             link = &s->next;
@@ -61,9 +67,9 @@ void diag_drop_source(Diag *d, const char *file)
 }
 
 /* The registered text of `file`, or NULL. */
-static const DiagSource *diag_find(const Diag *d, const char *file)
+static DiagSource *diag_find(const Diag *d, const char *file)
 {
-    for (const DiagSource *s = d->sources; s; s = s->next)
+    for (DiagSource *s = d->sources; s; s = s->next)
         if (s->file == file || strcmp(s->file, file) == 0)
             return s;
     return NULL;
@@ -72,16 +78,25 @@ static const DiagSource *diag_find(const Diag *d, const char *file)
 /* Print line `line` of the source and a caret under column `col`, keeping tabs so the caret lines up. */
 static void diag_quote(Diag *d, SrcLoc loc)
 {
-    const DiagSource *s = diag_find(d, loc.file);
+    DiagSource *s = diag_find(d, loc.file);
     if (!s || loc.line < 1)
         return;
-    const char *p = s->text, *end = s->text + s->len;
-    for (int l = 1; l < loc.line; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
+    if (!s->lines) {
+        int n = 1;
+        for (size_t i = 0; i < s->len; i++)
+            n += s->text[i] == '\n';
+        s->lines = malloc((size_t)n * sizeof *s->lines);
+        if (!s->lines)
             return;
-        p = nl + 1;
+        s->nlines = 0;
+        s->lines[s->nlines++] = 0;
+        for (size_t i = 0; i < s->len; i++)
+            if (s->text[i] == '\n')
+                s->lines[s->nlines++] = i + 1;
     }
+    if (loc.line > s->nlines)
+        return;
+    const char *p = s->text + s->lines[loc.line - 1], *end = s->text + s->len;
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     if (!eol)
         eol = end;
