@@ -142,19 +142,18 @@ static void panel_marks(FILE *f, const Checks *ck, const ChecksChannel *c)
 
 /* The plot command of one panel: the curve, and its limits when they are near. */
 static void panel_plot(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, const ChecksChannel *c,
-                       int i, long every)
+                       int i)
 {
     fprintf(f, "plot ");
     gp_str(f, o->trace);
     if (c && c->qty == CHK_OUTPUT_RATE) { /* differentiate the output as the checks did: backward difference */
         int col = trace_column(ck->lay, fg->dev, TRACE_OUT, c->src_output);
-        fprintf(f, " every %ld::1 using 1:(r_ = (column(%d) - p_) / (column(1) - t_), p_ = column(%d), t_ = column(1), "
+        fprintf(f, " every ::1 using 1:(r_ = (column(%d) - p_) / (column(1) - t_), p_ = column(%d), t_ = column(1), "
                    "r_) with lines lc rgb '%s' lw 1.4 notitle",
-                every, col, col, palette[i % NPALETTE]);
+                col, col, palette[i % NPALETTE]);
     } else {
         int col = trace_column(ck->lay, fg->dev, fg->group, i);
-        fprintf(f, " every %ld::1 using 1:%d with lines lc rgb '%s' lw 1.4 notitle", every, col,
-                palette[i % NPALETTE]);
+        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.4 notitle", col, palette[i % NPALETTE]);
     }
     double pct = c ? checks_margin_pct(c) : NAN;
     int near = c && c->nsamples && (c->nbad || (isfinite(pct) && pct < NEAR_PCT));
@@ -177,7 +176,7 @@ static void panel_ylabel(FILE *f, const Checks *ck, const ChecksChannel *c, cons
 }
 
 /* Many axes: one panel with every curve and a key, no limits. */
-static void body_overlay(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, long every)
+static void body_overlay(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg)
 {
     fputs("set key outside right top font ',8'\nunset object\nunset label\nset title ''\nset xlabel 'time (s)'\n",
           f);
@@ -187,15 +186,14 @@ static void body_overlay(FILE *f, const Checks *ck, const PlotOptions *o, const 
         int col = trace_column(ck->lay, fg->dev, fg->group, i);
         if (i) fputs(", \\\n     ", f);
         gp_str(f, o->trace);
-        fprintf(f, " every %ld::1 using 1:%d with lines lc rgb '%s' lw 1.2 title '%d'", every, col,
-                palette[i % NPALETTE], i + 1);
+        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.2 title '%d'", col, palette[i % NPALETTE],
+                i + 1);
     }
     fputs("\nunset key\n", f);
 }
 
 /* The plotting commands of one figure (without terminal and output). */
-static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols,
-                        long every)
+static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
 {
     char t[256];
     snprintf(t, sizeof t, "%s — %s", ck->lay->dev[fg->dev].name, fg->title);
@@ -205,7 +203,7 @@ static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const F
     if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
     else fputs("set autoscale x\n", f);
     if (fg->n > MAX_PANELS) {
-        body_overlay(f, ck, o, fg, every);
+        body_overlay(f, ck, o, fg);
     } else {
         for (int i = 0; i < fg->n; i++) {
             const ChecksChannel *c = panel_channel(ck, fg, i);
@@ -214,7 +212,7 @@ static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const F
             fputs(i >= fg->n - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
             panel_marks(f, ck, c);
             if (c && c->qty == CHK_OUTPUT_RATE) fputs("p_ = NaN; t_ = NaN\n", f);
-            panel_plot(f, ck, o, fg, c, i, every);
+            panel_plot(f, ck, o, fg, c, i);
         }
     }
     fputs("unset multiplot\nset output\nprint 'figure'\n", f);
@@ -265,8 +263,6 @@ static void script_head(FILE *f)
 /* Write the whole script; returns the number of figure files. */
 static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fig, int nfig)
 {
-    long rows = ck->ncycles / (o->trace_every > 0 ? o->trace_every : 1) + 1;
-    long every = rows > PLOT_MAX_POINTS ? (rows + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS : 1;
     int want_png = o->png || !o->svg, want_svg = o->svg || !o->png, nfiles = 0;
     script_head(f);
     for (int k = 0; k < nfig; k++) {
@@ -290,7 +286,7 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
             fputs("set output ", f);
             gp_str(f, path);
             fputc('\n', f);
-            figure_body(f, ck, o, fg, rows_p, cols, every);
+            figure_body(f, ck, o, fg, rows_p, cols);
             nfiles++;
         }
     }
@@ -377,11 +373,58 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
 
 /* }====================================================================== */
 
+/* Copy the header and every n-th row (and the last) of a CSV: gnuplot then parses a small file per panel
+ * instead of the whole trace. 0 or < 0. */
+static int thin_copy(const char *src, const char *dst, long every, char *err, size_t errlen)
+{
+    FILE *in = fopen(src, "r"), *out = in ? fopen(dst, "w") : NULL;
+    if (!in || !out) {
+        snprintf(err, errlen, "%s: %s", in ? dst : src, strerror(errno));
+        if (in) fclose(in);
+        return -1;
+    }
+    char *line = NULL, *last = NULL;
+    size_t cap = 0, lastcap = 0;
+    ssize_t len;
+    long row = -1; /* -1: the header */
+    int last_written = 1;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        if (row < 0 || row % every == 0) {
+            fwrite(line, 1, (size_t)len, out);
+            last_written = 1;
+        } else {
+            if (lastcap < cap) free(last), last = malloc(cap), lastcap = last ? cap : 0;
+            if (last) memcpy(last, line, (size_t)len + 1);
+            last_written = 0;
+        }
+        row++;
+    }
+    if (!last_written && last) fputs(last, out);
+    free(line);
+    free(last);
+    fclose(in);
+    if (fclose(out) != 0) {
+        snprintf(err, errlen, "%s: write failed", dst);
+        return -1;
+    }
+    return 0;
+}
+
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
 {
     Figure fig[SAMPLE_MAX_DEVICES * 5];
     int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 5);
     if (nfig == 0 || ck->ncycles == 0) return PLOT_OK;
+    PlotOptions o = *opt;
+    char thin[4096];
+    long rows = ck->ncycles / (o.trace_every > 0 ? o.trace_every : 1) + 1;
+    if (rows > PLOT_MAX_POINTS) {
+        snprintf(thin, sizeof thin, "%s/plots.csv", opt->dir);
+        if (thin_copy(opt->trace, thin, (rows + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS, err, errlen) < 0)
+            return PLOT_FAILED;
+        o.trace = thin;
+    }
+    opt = &o;
     char script[4096], log[4096];
     snprintf(script, sizeof script, "%s/plots.gp", opt->dir);
     snprintf(log, sizeof log, "%s/plots.log", opt->dir);

@@ -5,9 +5,10 @@
  * Each axis (or output) gets its own panel with time in s on the x axis and the unit on the y axis; limits are
  * dashed lines (drawn when the margin is below 50 % of the limit, otherwise quoted in the panel title so a far-away
  * limit does not flatten the curve), violation intervals shaded red, the peak marked. The script is kept as
- * DIR/plots.gp (restyle and re-run it with `gnuplot plots.gp` from DIR's parent... or anywhere: paths in it are
- * absolute or as given) and gnuplot's messages go to DIR/plots.log. Long traces are thinned to at most
- * PLOT_MAX_POINTS points per curve (every n-th row).
+ * DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
+ * absolute or as given) and gnuplot's messages go to DIR/plots.log. A trace longer than PLOT_MAX_POINTS rows is
+ * first thinned into DIR/plots.csv (header, every n-th row and the last), which the figures then read; the
+ * shaded violations and peak markers still come from the checks, which saw every cycle.
  *
  * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
  * run: it returns PLOT_SKIPPED with a warning in err. */

@@ -90,20 +90,25 @@ static void fill(long i)
 }
 
 /* Run the synthetic program: trace (optional), checks. */
-static int run(const char *trace_path, char *err, size_t errlen)
+static int run_n(const char *trace_path, long ncycles, char *err, size_t errlen)
 {
     setup();
     ChecksConfig cfg = {.cycle = DT};
     if (checks_init(&ck, &lay, &cfg, err, errlen) < 0) return -1;
     Trace tr;
     if (trace_path && trace_open(&tr, trace_path, &lay, NULL, err, errlen) < 0) return -1;
-    for (long i = 0; i <= 4000; i++) {
+    for (long i = 0; i < ncycles; i++) {
         fill(i);
         checks_sample(&ck, &smp);
         if (trace_path) trace_row(&tr, &smp);
     }
     if (trace_path && trace_close(&tr, err, errlen) < 0) return -1;
     return 0;
+}
+
+static int run(const char *trace_path, char *err, size_t errlen)
+{
+    return run_n(trace_path, 4001, err, errlen);
 }
 
 static char tmpdir[256];
@@ -161,6 +166,50 @@ UTEST(figures_written)
     checks_free(&ck);
 }
 
+/* A trace longer than PLOT_MAX_POINTS rows is thinned into plots.csv: header, every n-th row, the last row;
+ * the script reads it. (gnuplot itself is replaced by `false` here: only the preparation is tested.) */
+UTEST(thinning)
+{
+    char err[512], trace[300], thin[300], gp[300];
+    snprintf(trace, sizeof trace, "%s/trace.csv", tmpdir);
+    snprintf(thin, sizeof thin, "%s/plots.csv", tmpdir);
+    snprintf(gp, sizeof gp, "%s/plots.gp", tmpdir);
+    long n = 2 * PLOT_MAX_POINTS + 7; /* every 3rd row */
+    CHECK(run_n(trace, n, err, sizeof err) == 0);
+    setenv("IRL_GNUPLOT", "false", 1);
+    PlotOptions o = {.dir = tmpdir, .trace = trace};
+    CHECK(plot_all(&ck, &o, err, sizeof err) == PLOT_FAILED);
+    unsetenv("IRL_GNUPLOT");
+    FILE *f = fopen(thin, "r");
+    CHECK(f != NULL);
+    if (f) {
+        char line[2048], first[64] = "", second[64] = "", last[64] = "";
+        long rows = -1;
+        while (fgets(line, sizeof line, f)) {
+            if (rows == 0) snprintf(first, sizeof first, "%.20s", line);
+            if (rows == 1) snprintf(second, sizeof second, "%.20s", line);
+            snprintf(last, sizeof last, "%.20s", line);
+            rows++;
+        }
+        fclose(f);
+        CHECK(rows == (n - 1) / 3 + 1 + 1); /* rows 0, 3, ..., and the last one */
+        CHECK(strncmp(first, "0,", 2) == 0 && strncmp(second, "0.003,", 6) == 0);
+        CHECK(strncmp(last, "40.006,", 7) == 0);
+    }
+    char *s = NULL;
+    long len = 0;
+    f = fopen(gp, "r");
+    if (f) {
+        fseek(f, 0, SEEK_END), len = ftell(f), fseek(f, 0, SEEK_SET);
+        s = calloc(1, (size_t)len + 1);
+        if (fread(s, 1, (size_t)len, f) != (size_t)len) len = 0;
+        fclose(f);
+    }
+    CHECK(s && strstr(s, "plots.csv' every ::1 using 1:2 ") != NULL && strstr(s, "trace.csv") == NULL);
+    free(s);
+    checks_free(&ck);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--smoke") == 0) {
@@ -178,6 +227,7 @@ int main(int argc, char **argv)
     }
     RUN(gnuplot_missing);
     RUN(figures_written);
+    RUN(thinning);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (tmpdir[0] && system(cmd) != 0) printf("#   could not remove %s\n", tmpdir);
