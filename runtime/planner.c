@@ -235,22 +235,55 @@ static void plan_eval(const Planner *p, const PlannerSegment *g, double t, doubl
     }
 }
 
-static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? */
+static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                            double tau)
 {
     int n = p->cfg.dof;
     double va[PLANNER_MAX_AXES], aa[PLANNER_MAX_AXES], ja[PLANNER_MAX_AXES];
     double vb[PLANNER_MAX_AXES], ab[PLANNER_MAX_AXES], jb[PLANNER_MAX_AXES];
-    for (int k = 0; k <= BLEND_SAMPLES; k++) {
-        double tau = o * k / BLEND_SAMPLES;
-        plan_eval(p, a, a->T - o + tau, va, aa, ja);
-        plan_eval(p, b, tau, vb, ab, jb);
-        for (int i = 0; i < n; i++) {
-            if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
-            if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
-            double j = ja[i] + jb[i];
-            if (!isnan(j) && !isinf(ax_j(p, i)) && fabs(j) > ax_j(p, i) * (1 + 1e-9)) return 0;
+    plan_eval(p, a, a->T - o + tau, va, aa, ja);
+    plan_eval(p, b, tau, vb, ab, jb);
+    for (int i = 0; i < n; i++) {
+        if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
+        if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
+        double j = ja[i] + jb[i];
+        if (!isnan(j) && !isinf(ax_j(p, i)) && fabs(j) > ax_j(p, i) * (1 + 1e-9)) return 0;
+    }
+    return 1;
+}
+
+/* The phase boundaries of a profile (local times). */
+static void phase_bounds(const Profile *pr, double b[6])
+{
+    b[0] = pr->Tj; b[1] = pr->Ta - pr->Tj; b[2] = pr->Ta;
+    b[3] = pr->T - pr->Ta; b[4] = pr->T - pr->Ta + pr->Tj; b[5] = pr->T - pr->Tj;
+}
+
+/* The overlap window sampled uniformly and, for PTP profiles, just after every phase boundary of either
+ * segment (the summed jerk is constant between boundaries, so this sees every jerk sum exactly). */
+static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+{
+    int n = p->cfg.dof;
+    double eps = 1e-9 * o, bd[6];
+    for (int i = 0; i < n; i++) {
+        if (a->kind == PLANNER_PTP) {
+            phase_bounds(&a->ax[i], bd);
+            for (int k = 0; k < 6; k++) {
+                double tau = bd[k] - (a->T - o) + eps;
+                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+            }
+        }
+        if (b->kind == PLANNER_PTP) {
+            phase_bounds(&b->ax[i], bd);
+            for (int k = 0; k < 6; k++) {
+                double tau = bd[k] + eps;
+                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+            }
         }
     }
+    for (int k = 0; k <= BLEND_SAMPLES; k++)
+        if (!blend_point_fits(p, a, b, o, o * k / BLEND_SAMPLES)) return 0;
     return 1;
 }
 

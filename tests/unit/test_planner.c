@@ -7,6 +7,8 @@
 #include "puma560_desc.h"
 #include "utest.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -44,28 +46,33 @@ static void run(Planner *p, double dt, Stream *s)
     }
 }
 
-/* Limits and continuity of a stream: |qd| <= vmax, |qdd| <= amax, the jerk (difference of qdd) <= jmax, and no
- * jumps: |dq| <= vmax dt, |dqd| <= amax dt. rel: tolerance relative to each limit. Returns violations. */
-static int stream_limits(const Planner *p, const Stream *s, double dt, double rel_va, double rel_j)
+/* Limits and continuity of one setpoint after the previous (NULL for the first): |qd| <= vmax, |qdd| <= amax,
+ * the jerk (difference of qdd) <= jmax, and no jumps: |dq| <= vmax dt, |dqd| <= amax dt. rel_*: tolerances
+ * relative to each limit. Returns the number of violations (the first few are printed). */
+static int step_limits(const Planner *p, const PlannerSetpoint *z, const PlannerSetpoint *a, double dt,
+                       double rel_va, double rel_j, int *printed)
 {
     int bad = 0;
-    for (int k = 0; k < s->n; k++) {
-        const PlannerSetpoint *a = &s->sp[k];
-        for (int i = 0; i < p->cfg.dof; i++) {
-            const ModelAxisLimits *L = &p->cfg.limits[i];
-            int b = !(fabs(a->qd[i]) <= L->vmax * (1 + rel_va)) + !(fabs(a->qdd[i]) <= L->amax * (1 + rel_va));
-            if (k > 0) {
-                const PlannerSetpoint *z = &s->sp[k - 1];
-                b += !(fabs(a->q[i] - z->q[i]) <= L->vmax * dt * (1 + rel_va));
-                b += !(fabs(a->qd[i] - z->qd[i]) <= L->amax * dt * (1 + rel_va));
-                if (!isinf(L->jmax)) b += !(fabs(a->qdd[i] - z->qdd[i]) <= L->jmax * dt * (1 + rel_j));
-            }
-            if (b && bad < 5)
-                printf("#   t %.4f axis %d: q %.9g qd %.9g qdd %.9g (line %d)\n", a->t, i + 1, a->q[i], a->qd[i],
-                       a->qdd[i], a->src.line);
-            bad += b;
+    for (int i = 0; i < p->cfg.dof; i++) {
+        const ModelAxisLimits *L = &p->cfg.limits[i];
+        int b = !(fabs(a->qd[i]) <= L->vmax * (1 + rel_va)) + !(fabs(a->qdd[i]) <= L->amax * (1 + rel_va));
+        if (z) {
+            b += !(fabs(a->q[i] - z->q[i]) <= L->vmax * dt * (1 + rel_va));
+            b += !(fabs(a->qd[i] - z->qd[i]) <= L->amax * dt * (1 + rel_va));
+            if (!isinf(L->jmax)) b += !(fabs(a->qdd[i] - z->qdd[i]) <= L->jmax * dt * (1 + rel_j));
         }
+        if (b && (*printed)++ < 5)
+            printf("#   t %.4f axis %d: q %.9g qd %.9g qdd %.9g (line %d)\n", a->t, i + 1, a->q[i], a->qd[i],
+                   a->qdd[i], a->src.line);
+        bad += b;
     }
+    return bad;
+}
+
+static int stream_limits(const Planner *p, const Stream *s, double dt, double rel_va, double rel_j)
+{
+    int bad = 0, printed = 0;
+    for (int k = 0; k < s->n; k++) bad += step_limits(p, k ? &s->sp[k - 1] : NULL, &s->sp[k], dt, rel_va, rel_j, &printed);
     return bad;
 }
 
@@ -212,6 +219,72 @@ UTEST(queue_full_and_flush)
     PlannerPushInfo info;
     CHECK(planner_push_ptp(&p, (double[1]){0}, &par, (PlannerSrc){0}, &info) == PLANNER_EFULL ||
           info.overlap == 0);
+    planner_free(&p);
+}
+
+
+/* The queue between two threads: a producer pushes 2000 blended PTP moves (retrying when full) while the
+ * consumer samples; every segment is run once, in order, the stream keeps the limits and ends on the target. */
+typedef struct {
+    Planner *p;
+    double last[3];
+    atomic_int done;
+} Producer;
+
+static void *producer_main(void *arg)
+{
+    Producer *pr = arg;
+    uint64_t x = 12345;
+    for (int m = 0; m < 2000; m++) {
+        double q[3];
+        for (int i = 0; i < 3; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            q[i] = ((double)(x % 2001) - 1000) / 1000.0;
+        }
+        PlannerParams par = no_params;
+        par.approx_ptp = 0.5;
+        while (planner_push_ptp(pr->p, q, &par, (PlannerSrc){"thr.irl", m + 1, 1}, NULL) == PLANNER_EFULL)
+            sched_yield();
+        memcpy(pr->last, q, sizeof q);
+    }
+    atomic_store(&pr->done, 1);
+    return NULL;
+}
+
+UTEST(two_threads_spsc)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    c.capacity = 4;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    Producer pr = {.p = &p};
+    atomic_init(&pr.done, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, producer_main, &pr);
+    PlannerSetpoint sp[2];
+    int last_line = 0, order_bad = 0, bad = 0, printed = 0;
+    long k = 0;
+    double dt = 1e-3;
+    for (;; k++) {
+        /* a real cycle would run at real time: idle while the producer is behind, without advancing time */
+        while (planner_pending(&p) == 0 && !atomic_load(&pr.done)) sched_yield();
+        PlannerSetpoint *cur = &sp[k & 1], *prev = k ? &sp[(k - 1) & 1] : NULL;
+        int st = planner_sample(&p, k * dt, cur);
+        bad += step_limits(&p, prev, cur, dt, 1e-9, 1e-6, &printed);
+        if (cur->src.line) {
+            order_bad += cur->src.line < last_line || cur->src.line > last_line + 1;
+            last_line = cur->src.line;
+        }
+        if (st == PLANNER_IDLE && atomic_load(&pr.done) && planner_pending(&p) == 0) break;
+    }
+    pthread_join(th, NULL);
+    printf("#   %ld cycles, last line %d\n", k + 1, last_line);
+    CHECK(order_bad == 0);
+    CHECK(last_line == 2000);
+    CHECK(bad == 0);
+    for (int i = 0; i < 3; i++) CHECK(sp[k & 1].q[i] == pr.last[i]);
     planner_free(&p);
 }
 
@@ -503,6 +576,7 @@ int main(void)
     RUN(ptp_synchronised_exact_stop);
     RUN(random_ptp_blends);
     RUN(queue_full_and_flush);
+    RUN(two_threads_spsc);
     RUN(ik_failure_reported_with_location);
     RUN(slerp_orientation);
     RUN(puma_lin_on_line_and_exact_stop);
