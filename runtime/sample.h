@@ -22,7 +22,20 @@
  *     line = 0 when the device is not moving under any statement (at rest before its first MOVE).
  *   - Sample.src: the statement the program is executing (the trace's `line` column).
  * Source file names are borrowed pointers (to the loaded program's file table): they must stay valid until the
- * report has been written. */
+ * report has been written.
+ *
+ * The offline executor's use of the consumers (each call is independent; none allocates per cycle):
+ *   SampleLayout lay;  sample_device_info_from_model(&lay.dev[d], name, model, has_pose) for each device
+ *   Sample s;          sample_init(&s, &lay)
+ *   checks_init(&ck, &lay, &(ChecksConfig){.cycle = dt, .gravity = checks_model_gravity, .gravity_ud = models})
+ *   trace_open(&tr, "DIR/trace.csv", &lay, NULL, ...)          unless the trace is off
+ *   progress_begin(&pb, stderr, "dry-run", "s", 0)
+ *   every cycle:   fill s;  checks_sample(&ck, &s);  trace_row(&tr, &s);  progress_update(&pb, s.t)
+ *   planner push lowered a request:  checks_note_limited(&ck, dev, -1, "SPEED", req, allowed, t, src)
+ *   at the end:    progress_end;  trace_close;  report_write(&ck, &info, "DIR/report.json", "DIR/report.txt")
+ *                  plot_all(&ck, &(PlotOptions){.dir, .trace, .progress = 1})   unless --no-plots
+ *                  (PLOT_SKIPPED / PLOT_FAILED: print err as a warning, keep the exit status)
+ *                  exit status: checks_passed(&ck) && no run-time error ? 0 : 1;  checks_free */
 #ifndef IRL_SAMPLE_H
 #define IRL_SAMPLE_H
 

@@ -206,6 +206,19 @@ static char *put_vec(char *p, const double *v, int n, int digits)
     return p;
 }
 
+/* Append ",<line>\n". */
+static char *put_line(char *p, int line)
+{
+    char d[12];
+    int n = 0;
+    do d[n++] = (char)('0' + line % 10), line /= 10;
+    while (line > 0);
+    *p++ = ',';
+    while (n > 0) *p++ = d[--n];
+    *p++ = '\n';
+    return p;
+}
+
 int trace_row(Trace *tr, const Sample *s)
 {
     if (tr->seen++ % tr->opt.every != 0) return tr->err ? -1 : 0;
@@ -225,7 +238,7 @@ int trace_row(Trace *tr, const Sample *s)
         if (di->has_pose) p = put_vec(p, sd->pose, 7, dg);
         p = put_vec(p, sd->out, di->nout, dg);
     }
-    p += snprintf(p, 16, ",%d\n", s->src.line > 0 ? s->src.line : 0);
+    p = put_line(p, s->src.line > 0 ? s->src.line : 0);
     tr->len = (size_t)(p - tr->buf);
     tr->rows++;
     return tr->err ? -1 : 0;
