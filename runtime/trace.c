@@ -16,6 +16,10 @@
 static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                               "8081828384858687888990919293949596979899";
+
 /* x · 10^s with at most two roundings; |s| <= 44. */
 static double scale10(double x, int s)
 {
@@ -57,8 +61,10 @@ int trace_format_double(char *out, double x, int digits)
     if (digits > 15) return snprintf(out, NUM_MAX, "%.*g", digits, x);
     char *p = out;
     if (x < 0) *p++ = '-', x = -x;
-    int b;
-    frexp(x, &b);
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int b = (int)((bits >> 52) & 0x7ff) - 1022; /* x = f * 2^b, f in [0.5, 1) (frexp without the call) */
+    if (b == -1022) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x); /* subnormal */
     int e = (int)floor((b - 1) * 0.30102999566398120); /* <= floor(log10 x), at most one too small */
     double y = 0;
     for (int tries = 0; tries < 3; tries++) {
@@ -69,12 +75,15 @@ int trace_format_double(char *out, double x, int digits)
         e++;
     }
     /* the scaling may have moved y across a rounding boundary: near one, let printf decide exactly */
-    double fl = floor(y);
-    if (fabs(y - fl - 0.5) <= y * 1e-15) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x);
-    uint64_t m = (uint64_t)fl + (y - fl >= 0.5);
+    uint64_t m = (uint64_t)y; /* floor: y > 0 */
+    double frac = y - (double)m;
+    if (fabs(frac - 0.5) <= y * 1e-15) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x);
+    m += frac >= 0.5;
     if (m >= (uint64_t)p10[digits]) m = (uint64_t)p10[digits - 1], e++;
     char d[24];
-    for (int i = digits - 1; i >= 0; i--) d[i] = (char)('0' + m % 10), m /= 10;
+    int i = digits;
+    for (; i >= 2; i -= 2) memcpy(d + i - 2, pairs + 2 * (m % 100), 2), m /= 100;
+    if (i == 1) d[0] = (char)('0' + m);
     int nd = digits;
     while (nd > 1 && d[nd - 1] == '0') nd--;
     if (e < -4 || e >= digits) { /* d.ddde±XX */
