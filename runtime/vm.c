@@ -3,6 +3,7 @@
  * generator); data-dependent accesses (addresses, string ids, indices) are checked here. */
 #include "vm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -399,6 +400,13 @@ dispatch:
         NEXT;
     }
     CASE(BUILTIN) {
+        if (LIKELY(INSTR_B(ins) == VB_SIN || INSTR_B(ins) == VB_COS)) { /* hot: no call through the table */
+            double a = RA.r, r = INSTR_B(ins) == VB_SIN ? sin(a) : cos(a);
+            if (LIKELY(isfinite(r) || !isfinite(a))) {
+                RA.r = r;
+                NEXT;
+            }
+        }
         int e = builtin_call(INSTR_B(ins), &RA, INSTR_C(ins), msg, sizeof msg);
         if (UNLIKELY(e)) {
             ecode = e;

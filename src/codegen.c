@@ -285,6 +285,7 @@ typedef struct Place {
 } Place;
 
 static void expr_to(Gen *g, Node *e, int dst);
+static void motion_sync(Gen *g);
 static int expr_any(Gen *g, Node *e);
 static void gen_place(Gen *g, Node *e, Place *p);
 
@@ -352,6 +353,7 @@ static int place_load(Gen *g, Place *p, int n, int dst)
     }
     case PL_SYS: {
         int full = irl_sysvarinfo[p->index].nslots;
+        if (p->index == SV_TIME) motion_sync(g);
         if (p->off == 0 && n == full) {
             if (dst < 0) dst = alloc_regs(g, n);
             emit_abc(g, OP_GETSYS, dst, p->index, n);
@@ -574,6 +576,12 @@ static void arith_int(Gen *g, Node *e, int dst)
         int ra = expr_any(g, e->a);
         at(g, e->loc);
         emit_abc(g, OP_ADDII, dst, ra, (unsigned)(uint16_t)(int16_t)(e->op == '+' ? k : -k));
+        return;
+    }
+    if (e->op == '+' && fold_int(e->a, &k) && k >= -32767 && k <= 32767) { /* 1 + i */
+        int rb = expr_any(g, e->b);
+        at(g, e->loc);
+        emit_abc(g, OP_ADDII, dst, rb, (unsigned)(uint16_t)(int16_t)k);
         return;
     }
     int ra = operand(g, e->a, has_call(e->b));
@@ -1098,11 +1106,44 @@ static void stmt_case(Gen *g, Node *s)
     free(arm_jumps);
 }
 
-/* Motion statements: evaluate the operands into one run and call the door (runtime/motion.h). */
+/* The chunk's index of the device a motion statement names (-1: none named, the program's only device). */
+static int device_index(Gen *g, Node *dev)
+{
+    if (!dev || !dev->name) return -1;
+    for (int i = 0; i < g->c->ndevices; i++)
+        if (strcasecmp(g->c->kstr[g->c->devices[i].name].text, dev->name) == 0) return i;
+    return -1;
+}
+
+/* The IO point index of a name (-1 if unknown; the checker has rejected that already). */
+static int io_index(Gen *g, Node *io)
+{
+    if (!io || !io->name) return -1;
+    for (int i = 0; i < g->c->nios; i++)
+        if (strcasecmp(g->c->kstr[g->c->ios[i].name].text, io->name) == 0) return i;
+    return -1;
+}
+
+static int opnd_shape(Node *e)
+{
+    if (!e || !e->type) return MOTION_OPND_NONE;
+    return e->type->kind == TY_JOINT ? MOTION_OPND_JOINT
+           : e->type->kind == TY_POSE ? MOTION_OPND_POSE
+           : e->type->kind == TY_POSITION ? MOTION_OPND_POSITION : MOTION_OPND_NONE;
+}
+
+/* Motion statements: a header (opcodes.h, MOTION_HDR), the WITH values and the operands in one run, then the
+ * door (runtime/motion.h). WAIT FOR loops on the door until it says the wait is over. */
 static void stmt_motion(Gen *g, Node *s)
 {
+    static const char *const pnames[MP_COUNT] = {
+#define X(name) #name,
+        IRL_MOTION_PARAMS(X)
+#undef X
+    };
     MotionKind k;
     Node *ops[2] = {NULL, NULL};
+    int64_t who = -1, shape = 0;
     switch (s->kind) {
     case S_MOVE: {
         int mk = s->flags & 0xff;
@@ -1111,29 +1152,63 @@ static void stmt_motion(Gen *g, Node *s)
             : mk == MOVE_LIN ? (inc ? MK_MOVE_INC_LIN : MK_MOVE_LIN) : (inc ? MK_MOVE_INC_CIRC : MK_MOVE_CIRC);
         ops[0] = s->b;
         ops[1] = s->c;
+        who = device_index(g, s->a);
+        shape = opnd_shape(s->b) | opnd_shape(s->c) << 4;
         break;
     }
     case S_GMOVE: {
         int gk = s->flags & 0xff;
         k = gk == GMOVE_TO ? MK_GMOVE_TO : gk == GMOVE_HOLD ? MK_GMOVE_HOLD : MK_GMOVE_PROFILE;
-        if (gk != GMOVE_PROFILE) ops[0] = s->b;
+        ops[0] = s->b;
+        who = device_index(g, s->a);
+        if (gk == GMOVE_PROFILE) shape = s->b && s->b->type ? nslots_of(s->b->type) / 2 : 0;
         break;
     }
     case S_WAIT: k = MK_WAIT; ops[0] = s->a; break;
-    case S_WAIT_FOR: k = MK_WAIT_FOR; ops[0] = s->a; ops[1] = s->b; break;
-    default: k = MK_PULSE; ops[0] = s->b; break;
+    case S_WAIT_FOR: k = MK_WAIT_FOR; ops[0] = s->a; ops[1] = s->b; shape = s->b != NULL; break;
+    default: k = MK_PULSE; ops[0] = s->b; who = io_index(g, s->a); break;
     }
-    int total = 0;
+    Node *with[MP_COUNT] = {NULL};
+    int64_t mask = 0;
+    int nwith = 0;
+    for (int i = 0; i < s->list.count; i++) {
+        Node *w = s->list.items[i];
+        for (int j = 0; j < MP_COUNT; j++)
+            if (w->name && w->a && strcasecmp(w->name, pnames[j]) == 0 && !with[j]) {
+                with[j] = w->a;
+                mask |= (int64_t)1 << j;
+                nwith++;
+            }
+    }
+    int total = MOTION_HDR + nwith;
     for (int i = 0; i < 2; i++)
         if (ops[i]) total += nslots_of(ops[i]->type);
-    int r = alloc_regs(g, total ? total : 1), off = 0;
+    int r = alloc_regs(g, total), off = MOTION_HDR;
+    at(g, s->loc);
+    if (k == MK_WAIT_FOR) emit_abx(g, OP_LOADI, r + 1, (uint32_t)-1); /* state: not started */
+    int top = here(g);
+    for (int j = 0; j < MP_COUNT; j++)
+        if (with[j]) expr_to(g, with[j], r + off++);
     for (int i = 0; i < 2; i++)
         if (ops[i]) {
             expr_to(g, ops[i], r + off);
             off += nslots_of(ops[i]->type);
         }
     at(g, s->loc);
+    if (k != MK_WAIT_FOR) emit_abx(g, OP_LOADI, r + 1, (uint32_t)who);
+    emit_abx(g, OP_LOADI, r + 2, (uint32_t)shape);
+    emit_abx(g, OP_LOADI, r + 3, (uint32_t)mask);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION below */
     emit_abc(g, OP_MOTION, r, k, total);
+    if (k == MK_WAIT_FOR) patch_to(g, emit_test(g, OP_TEST, r + MOTION_HDR + nwith, 0, 0), top);
+}
+
+/* Reading $TIME stops look-ahead: the door runs the motion to the programmed point first. */
+static void motion_sync(Gen *g)
+{
+    int r = alloc_regs(g, 1);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1));
+    emit_abc(g, OP_MOTION, r, MK_SYNC, 1);
 }
 
 static void stmt(Gen *g, Node *s)
