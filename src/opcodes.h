@@ -299,7 +299,8 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(WAIT_FOR, "WAIT FOR")             \
     X(PULSE, "PULSE")                   \
     X(IO_READ, "reading an IO point")   \
-    X(IO_WRITE, "setting an IO point")
+    X(IO_WRITE, "setting an IO point")  \
+    X(SYNC, "reading $TIME")
 
 typedef enum {
 #define X(name, text) MK_##name,
@@ -308,5 +309,30 @@ typedef enum {
     MK_COUNT
 } MotionKind;
 extern const char *const irl_motion_names[MK_COUNT];
+
+/* ---- Operand run of OP_MOTION (runtime/motion.h decodes it).
+ * IO_READ: R[A] = the IO point's index (ChunkIo); the door writes the value read into R[A].
+ * IO_WRITE: R[A] = IO index, R[A+1] = the value.   SYNC: R[A] = the MOTION instruction's pc (stops look-ahead).
+ * Every other kind (the statements: MOVE, MOVE_INC, GMOVE, WAIT, WAIT FOR, PULSE) starts with a header:
+ *   R[A]   INT pc of this MOTION instruction (its file:line:col, from the chunk's line table)
+ *   R[A+1] INT device index (ChunkDevice; -1: the program's only device); PULSE: the IO index;
+ *          WAIT FOR: state (-1 on entry; the door keeps the start time there as a REAL)
+ *   R[A+2] INT shape: MOVE: MOTION_OPND_* of the target | that of the via << 4; GMOVE PROFILE: table rows;
+ *          WAIT FOR: 1 when a TIMEOUT is given
+ *   R[A+3] INT mask of the WITH parameters given (bit = IRL_MOTION_PARAMS id)
+ *   then one REAL slot per given WITH parameter in id order, then the operands: MOVE target [via];
+ *   GMOVE TO g / HOLD t / PROFILE the table's rows (t, G); WAIT t; WAIT FOR cond [timeout]; PULSE t.
+ * WAIT FOR is compiled as a loop: the door writes 1 into the cond slot when the wait is over, 0 after one cycle
+ * (the code then re-evaluates the condition and calls again). */
+#define MOTION_HDR 4
+enum { MOTION_OPND_NONE = 0, MOTION_OPND_JOINT = 1, MOTION_OPND_POSE = 2, MOTION_OPND_POSITION = 3 };
+#define IRL_MOTION_PARAMS(X) \
+    X(SPEED) X(SPEED_ORI) X(SPEED_PTP) X(ACC) X(ACC_PTP) X(TIME) X(APPROX) X(APPROX_PTP) X(ONSET) X(HOLD) X(JERK)
+typedef enum {
+#define X(name) MP_##name,
+    IRL_MOTION_PARAMS(X)
+#undef X
+    MP_COUNT
+} MotionParam;
 
 #endif
