@@ -299,7 +299,7 @@ static void text_violation(FILE *f, const Checks *ck, const ChecksViolation *w, 
         fprintf(f, "%s %s%s%s %s its limit %s%s%s", what, num(a, w->peak), *unit ? " " : "", unit,
                 w->peak > w->limit ? "exceeds" : "is below", num(b, w->limit), *unit ? " " : "", unit);
     fprintf(f, " at t = %s s", num(tp, w->t_peak));
-    if (w->cycles > 1) fprintf(f, " (out of limits %s .. %s s, %ld cycles)", num(t0, w->t_start), num(t1, w->t_end),
+    if (w->cycles > 1) fprintf(f, " (during %s .. %s s, %ld cycles)", num(t0, w->t_start), num(t1, w->t_end),
                                w->cycles);
     if (w->src_peak.line != w->src.line) fprintf(f, "; worst under line %d", w->src_peak.line);
     fputc('\n', f);
@@ -345,7 +345,7 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     if (m && m->backend[0]) fprintf(f, " [%s", m->backend);
     if (m && m->source[0]) fprintf(f, ", %s", m->source);
     if (m && m->backend[0]) fputc(']', f);
-    fprintf(f, ", %d axes\n", di->naxes);
+    fprintf(f, ", %d ax%s\n", di->naxes, di->naxes == 1 ? "is" : "es");
     fprintf(f, "  %-13s %4s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "peak", "unit", "at t (s)",
             "line", "limit", "margin", "margin%");
     (void)info;

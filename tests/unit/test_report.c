@@ -240,6 +240,50 @@ UTEST(text_report)
     checks_free(&ck);
 }
 
+/* IK failures, NaN, singularity and a full violation list read right in the text; the JSON stays valid. */
+UTEST(text_special_cases)
+{
+    model_desc_init(&desc);
+    desc.njoints = 1;
+    model_joint_init(&desc.joint[0]);
+    desc.joint[0].limits.vmax = 1;
+    memset(&lay, 0, sizeof lay);
+    lay.ndev = 1;
+    strcpy(lay.dev[0].name, "arm");
+    lay.dev[0].naxes = 1, lay.dev[0].desc = &desc;
+    sample_init(&smp, &lay);
+    ChecksConfig cfg = {.cycle = 1e-3, .max_violations = 3};
+    char err[200];
+    CHECK(checks_init(&ck, &lay, &cfg, err, sizeof err) == 0);
+    for (long i = 0; i < 100; i++) {
+        smp.t = i * 1e-3;
+        smp.src = (SampleSrc){"p.irl", 3, 1};
+        smp.dev[0].src = (SampleSrc){NULL, 0, 0}; /* at rest: blamed on the statement executing */
+        smp.dev[0].ik_status = (i >= 10 && i < 13) ? MODEL_EUNREACH : 0;
+        smp.dev[0].sing = (i >= 20 && i < 22) ? 0.001 : 0.5;
+        smp.dev[0].q[0] = i == 30 ? NAN : 0;
+        smp.dev[0].qd[0] = (i >= 40 && i % 10 == 0) ? 2 : 0; /* 6 one-cycle runs: 2 listed, 4 dropped */
+        checks_sample(&ck, &smp);
+    }
+    ReportInfo info = {.program = "p.irl", .cycle = 1e-3};
+    char *x = to_string(report_text, &info);
+    if (getenv("SHOW_REPORT")) fputs(x, stderr);
+    CHECK(strstr(x, "p.irl:3:1: error: arm: no inverse-kinematics solution at t = 0.01 s (during 0.01 .. 0.012 s, 3 cycles)\n"));
+    CHECK(strstr(x, "p.irl:3:1: error: arm singularity: measure 0.001 below the threshold 0.01 (near a singularity) at t = 0.02 s"));
+    /* the checks list IK, singularity and the NaN position first: the list is full after that */
+    CHECK(strstr(x, "p.irl:3:1: error: arm axis 1 position is not a number at t = 0.03 s\n"));
+    CHECK(strstr(x, "note: 6 more violations not listed (the list holds 3; see the peaks below)\n"));
+    CHECK(strstr(x, "verdict: FAIL (9 violations)"));
+    CHECK(strstr(x, "! IK failed on 3 cycles"));
+    free(x);
+    x = to_string(report_json, &info);
+    CHECK(json_valid(x));
+    CHECK(strstr(x, "\"violation_count\": 9, \"violations_not_listed\": 6"));
+    CHECK(strstr(x, "\"value\": null")); /* the NaN position */
+    free(x);
+    checks_free(&ck);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0) {
@@ -256,5 +300,6 @@ int main(int argc, char **argv)
     RUN(json_well_formed);
     RUN(json_escapes);
     RUN(text_report);
+    RUN(text_special_cases);
     return utest_done();
 }
