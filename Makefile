@@ -140,3 +140,18 @@ build/fuzz/fuzz_loader: tests/fuzz/fuzz_loader.c $(FUZZ_LD_SRC) $(wildcard src/*
 # Compile speed: a generated 100,000-line program, median of 3, lines per second.
 bench-compile: all
 	bench/compile/run.sh $(B)/irl
+
+# Model plugins for the tests (tests/plugin/example_plugin.c, a 1-DoF pendulum back-end), built as shared
+# objects in $(B)/plugin/ under every CFG; two broken variants exercise model_load_plugin's error paths.
+PLUGIN_SO := $(B)/plugin/example_plugin.so $(B)/plugin/example_plugin_noentry.so $(B)/plugin/example_plugin_incomplete.so
+all: $(PLUGIN_SO)
+$(B)/tests/test_plugin: | $(PLUGIN_SO)
+$(B)/plugin/example_plugin.so: tests/plugin/example_plugin.c models/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< $(LDFLAGS) -lm
+$(B)/plugin/example_plugin_noentry.so: tests/plugin/example_plugin.c models/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_NO_ENTRY -fPIC -shared -o $@ $< $(LDFLAGS) -lm
+$(B)/plugin/example_plugin_incomplete.so: tests/plugin/example_plugin.c models/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_INCOMPLETE -fPIC -shared -o $@ $< $(LDFLAGS) -lm

@@ -76,6 +76,14 @@ int model_load_plugin(const char *path, char *err, size_t errlen)
         dlclose(h);
         return MODEL_EINVAL;
     }
+    /* Two plugins under one name would make the registry's answer depend on load order: refuse the second.
+     * (Overriding a built-in stays allowed, see model_find.) Loading the same file twice lands here too. */
+    for (int i = 0; i < model_nplugins; i++)
+        if (strcmp(model_plugins[i]->name, t->name) == 0) {
+            snprintf(err, errlen, "%s: a model plugin named '%s' is loaded already", path, t->name);
+            dlclose(h);
+            return MODEL_EINVAL;
+        }
     model_plugins[model_nplugins++] = t;
     return MODEL_OK;
 }

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "disasm.h"
 #include "frontend.h"
+#include "model_cli.h"
 #include "vm.h"
 
 #define IRL_VERSION "0.1.0"
@@ -23,6 +24,7 @@ static const char usage_text[] =
     "       irl compile FILE.irl [-o FILE.irlc]\n"
     "       irl disasm FILE(.irl|.irlc)\n"
     "       irl run [--trace-exec] FILE(.irl|.irlc)\n"
+    "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl --version | help\n";
 
 static int usage(void)
@@ -190,6 +192,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "compile") == 0) return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "disasm") == 0) return cmd_disasm(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+    if (strcmp(cmd, "model") == 0) return model_cli_main(argc - 2, argv + 2);
     fprintf(stderr, "irl: unknown command '%s'\n", cmd);
     return usage();
 }
