@@ -35,6 +35,22 @@ static int axis_of(const ChecksChannel *c)
 
 /* {====================================================================== JSON */
 
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates), 0 when invalid. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    int n;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
 void report_json_string(FILE *f, const char *s)
 {
     if (!s) {
@@ -52,8 +68,15 @@ void report_json_string(FILE *f, const char *s)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
-            else fputc(*p, f);
+            if (*p < 0x20 || *p == 0x7f) {
+                fprintf(f, "\\u%04x", *p);
+            } else if (*p < 0x80) {
+                fputc(*p, f);
+            } else { /* UTF-8 passes through; a byte that is not valid UTF-8 becomes U+FFFD */
+                int n = utf8_len(p);
+                if (n) fwrite(p, 1, (size_t)n, f), p += n - 1;
+                else fputs("\\ufffd", f);
+            }
         }
     }
     fputc('"', f);

@@ -28,7 +28,8 @@ int report_write(const Checks *ck, const ReportInfo *info, const char *json_path
 /* The two formats to any stream. */
 void report_json(FILE *f, const Checks *ck, const ReportInfo *info);
 void report_text(FILE *f, const Checks *ck, const ReportInfo *info);
-/* Write s as a JSON string literal (quotes included); NULL as null. */
+/* Write s as a JSON string literal (quotes included; control characters escaped, bytes that are not valid
+ * UTF-8 written as \ufffd); NULL as null. */
 void report_json_string(FILE *f, const char *s);
 
 #endif

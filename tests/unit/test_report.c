@@ -217,6 +217,14 @@ UTEST(json_escapes)
     CHECK(strstr(j, "\"error\": \"line1\\nline2 \\\"q\\\" \\\\ end\"") != NULL);
     CHECK(strstr(j, "\"verdict\": \"error\"") != NULL);
     free(j);
+    /* UTF-8 passes, invalid bytes (Latin-1 é, an overlong, a lone continuation) become U+FFFD */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    report_json_string(f, "K\xc3\xa9\xe2\x82\xac|\xe9|\xc0\xaf|\x80|\xf0\x9f\x98\x80");
+    fclose(f);
+    CHECK(strcmp(buf, "\"K\xc3\xa9\xe2\x82\xac|\\ufffd|\\ufffd\\ufffd|\\ufffd|\xf0\x9f\x98\x80\"") == 0);
+    free(buf);
     checks_free(&ck);
 }
 
