@@ -150,6 +150,8 @@ static int unwind(Vm *vm, int pc)
         if (r->handler >= 0 && !f->in_handler) {
             f->in_handler = 1;
             stmt_at(c, pc, &f->retry_pc, &f->skip_pc);
+            f->err_code = vm->err_code;
+            f->err_pc = vm->err_pc;
             vm->errno_ = vm->err_code;
             return r->handler;
         }
@@ -167,6 +169,15 @@ static int raise_at(Vm *vm, int code, int pc, const char *msg)
 {
     set_error(vm, code, pc, msg);
     return unwind(vm, pc);
+}
+
+/* ERRNO: the error of the innermost routine in its handler (a routine called from a handler sees it too),
+ * else the last error handled. */
+static int64_t current_errno(const Vm *vm)
+{
+    for (int32_t i = vm->nframes - 1; i >= 0; i--)
+        if (vm->frames[i].in_handler) return vm->frames[i].err_code;
+    return vm->errno_;
 }
 
 /* Is [addr, addr + n) inside the slot stack? */
@@ -438,13 +449,14 @@ dispatch:
     }
     CASE(RERAISE) {
         VmFrame *f = &vm->frames[vm->nframes - 1];
-        int e = vm->errno_ > 0 ? (int)vm->errno_ : IRL_ERR_USER;
-        if (!f->in_handler || vm->err_code != e) {
-            ecode = e;
+        if (!f->in_handler) { /* outside a handler (a hand-made .irlc): raise ERRNO afresh */
+            ecode = vm->errno_ > 0 ? (int)vm->errno_ : IRL_ERR_USER;
             msg[0] = '\0';
             goto on_error;
         }
-        /* the same error, unchanged location, handled no further in this routine */
+        /* the error this handler took, reported where it was first raised; its message survives unless
+           another error was raised (and handled) meanwhile */
+        if (vm->err_code != f->err_code || vm->err_pc != f->err_pc) set_error(vm, f->err_code, f->err_pc, NULL);
         int at = unwind(vm, PCIDX);
         if (at < 0) return VM_ERROR;
         base = stack + vm->frames[vm->nframes - 1].base;
@@ -457,7 +469,7 @@ dispatch:
         pc = code + (INSTR_OP(ins) == OP_RETRY ? f->retry_pc : f->skip_pc);
         NEXT;
     }
-    CASE(ERRNO) RA.i = vm->errno_; NEXT;
+    CASE(ERRNO) RA.i = current_errno(vm); NEXT;
     CASE(GETSYS) memcpy(&RA, &vm->sys[sys_offset(INSTR_B(ins))], INSTR_C(ins) * sizeof(Value)); NEXT;
     CASE(SETSYS) {
         if (UNLIKELY(irl_sysvarinfo[INSTR_B(ins)].readonly))

@@ -24,6 +24,7 @@ typedef struct VmFrame {
     int32_t ret_pc;    /* caller's pc to resume at (the instruction after its CALL) */
     int32_t in_handler;
     int32_t retry_pc, skip_pc; /* where RETRY / SKIP resume */
+    int32_t err_code, err_pc;  /* the error its handler is handling (ERRNO, RAISE;) */
 } VmFrame;
 
 /* Optional per-instruction hook (irl run --trace-exec): called before each instruction executes. */
@@ -34,7 +35,7 @@ typedef struct Vm {
     Value *stack;
     VmFrame *frames;
     int32_t nframes;
-    int64_t errno_;          /* ERRNO: the code of the error last taken by a handler */
+    int64_t errno_;          /* the code of the error last taken by a handler (ERRNO outside handlers) */
     Value *sys;              /* system variables, laid out in IRL_SYSVARS order */
     FILE *out, *err;         /* PRINT output, error reports */
     VmTraceFn trace;
