@@ -48,6 +48,8 @@ typedef struct {
     double char_len;         /* length that normalises the Jacobian's position rows (singularity measure) */
     int ik_max_iter;
     double ik_tol;
+    int ik_fast;             /* 1: try the Newton tracking path first (parameter ik_fast, default 1) */
+    ChainIkStats ik_stats;
     int nc, nn;              /* powered / unpowered joint counts */
     int idx_c[N_MAX], idx_n[N_MAX];
 
@@ -426,8 +428,171 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
     return v3_dot(e, e) + v3_dot(e + 3, e + 3);
 }
 
-/* Numerical IK: Levenberg-Marquardt damped least squares, dq = J^T (J J^T + lambda^2 I)^-1 e, projected onto
- * the joint limits. The damping shrinks after an improving step (towards Gauss-Newton) and grows after a failed
+/* Fast-path thresholds. A tracking seed (the previous cycle's answer, extrapolated) is off by ~1e-6..1e-4; the
+ * path is only tried below FAST_MAX_RES, takes steps of at most FAST_MAX_STEP per joint (so it never jumps to
+ * another branch near a singularity), and gives up when the Jacobian's pivots spread by more than FAST_MIN_PIVOT
+ * (near-singular: damping matters there), when a step does not at least halve the residual, or after
+ * FAST_MAX_ITER steps. */
+#define FAST_MAX_RES 1e-2
+#define FAST_MAX_STEP 0.05
+#define FAST_MIN_PIVOT 1e-4
+#define FAST_MAX_ITER 8
+
+/* Factor the square n x n matrix A (row-major, in place) as P A = L U with partial pivoting; piv[k] is the row
+ * swapped into k. Returns min |u_kk| / max |u_kk| (0: singular). */
+static double chain_lu(double *A, int n, int *piv)
+{
+    double umax = 0, umin = INFINITY;
+    for (int k = 0; k < n; k++) {
+        int p = k;
+        for (int i = k + 1; i < n; i++)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        piv[k] = p;
+        if (p != k)
+            for (int j = 0; j < n; j++) {
+                double t = A[k * n + j];
+                A[k * n + j] = A[p * n + j];
+                A[p * n + j] = t;
+            }
+        double d = A[k * n + k], ad = fabs(d);
+        umax = fmax(umax, ad);
+        umin = fmin(umin, ad);
+        if (!(ad > 0)) return 0;
+        double inv = 1.0 / d;
+        for (int i = k + 1; i < n; i++) {
+            double l = A[i * n + k] * inv;
+            A[i * n + k] = l;
+            for (int j = k + 1; j < n; j++) A[i * n + j] -= l * A[k * n + j];
+        }
+    }
+    return umax > 0 ? umin / umax : 0;
+}
+
+/* Solve (P A = L U) x = b in place. */
+static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
+{
+    for (int k = 0; k < n; k++)
+        if (piv[k] != k) {
+            double t = b[k];
+            b[k] = b[piv[k]];
+            b[piv[k]] = t;
+        }
+    for (int i = 1; i < n; i++) {
+        double sum = b[i];
+        for (int k = 0; k < i; k++) sum -= LU[i * n + k] * b[k];
+        b[i] = sum;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double sum = b[i];
+        for (int k = i + 1; k < n; k++) sum -= LU[i * n + k] * b[k];
+        b[i] = sum / LU[i * n + i];
+    }
+}
+
+/* One Newton direction from the current Jacobian c->J (rows x n): a square J is factored by LU (kept in lu/piv
+ * for later chord steps), otherwise dq = J^T (J J^T)^-1 e by Cholesky (the minimum-norm step; JJt holds the
+ * factor). Returns 0, or -1 when the Jacobian is near-singular. */
+static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
+{
+    int n = c->n;
+    if (rows == n) {
+        memcpy(lu, c->J, (size_t)rows * n * sizeof(double));
+        return chain_lu(lu, n, piv) >= FAST_MIN_PIVOT ? 0 : -1;
+    }
+    if (n < rows) return -1;
+    for (int r = 0; r < rows; r++)
+        for (int k = 0; k <= r; k++) {
+            double sum = 0;
+            for (int j = 0; j < n; j++) sum += c->J[r * n + j] * c->J[k * n + j];
+            lu[r * 6 + k] = sum;
+        }
+    double y[6] = {0};
+    if (chain_cholesky_solve(lu, y, rows, 6) < 0) return -1;
+    double dmax = 0, dmin = INFINITY;
+    for (int r = 0; r < rows; r++) {
+        dmax = fmax(dmax, lu[r * 6 + r]);
+        dmin = fmin(dmin, lu[r * 6 + r]);
+    }
+    return dmin >= FAST_MIN_PIVOT * dmax ? 0 : -1;
+}
+
+/* dq from the factorisation of chain_newton_factor and the error e. */
+static void chain_newton_step(Chain *c, int rows, const double *lu, const int *piv, const double e[6], double *dq)
+{
+    int n = c->n;
+    if (rows == n) {
+        memcpy(dq, e, (size_t)n * sizeof(double));
+        chain_lu_solve(lu, n, piv, dq);
+        return;
+    }
+    double y[6];
+    memcpy(y, e, (size_t)rows * sizeof(double));
+    for (int i = 0; i < rows; i++) {          /* L y = e */
+        double sum = y[i];
+        for (int k = 0; k < i; k++) sum -= lu[i * 6 + k] * y[k];
+        y[i] = sum / lu[i * 6 + i];
+    }
+    for (int i = rows - 1; i >= 0; i--) {     /* L^T x = y */
+        double sum = y[i];
+        for (int k = i + 1; k < rows; k++) sum -= lu[k * 6 + i] * y[k];
+        y[i] = sum / lu[i * 6 + i];
+    }
+    for (int j = 0; j < n; j++) {
+        double d = 0;
+        for (int r = 0; r < rows; r++) d += c->J[r * n + j] * y[r];
+        dq[j] = d;
+    }
+}
+
+/* The tracking path: Newton steps from q (within limits, world transforms of q computed, error e, residual *res)
+ * with the analytic Jacobian, refactored only when a chord step (old factorisation) fails to contract tenfold.
+ * On success q, e, *res hold the answer, the workspace is that of q, and the steps taken are returned. Returns -1
+ * when it gives up (q untouched, workspace not); the caller then runs the damped least squares from the seed. */
+static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, double *q, double e[6],
+                           double *res)
+{
+    int n = c->n, piv[6], steps = 0;
+    double lu[36], x[3], en[6], r = *res, qcur[N_MAX];
+    double *qn = c->qtry, *dq = c->dq;
+    memcpy(qcur, q, (size_t)n * sizeof(double));
+    chain_tool_pose(c, x, NULL);
+    chain_jac_world(c, c->tool_link, x, c->J);
+    if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
+    int fresh = 1;
+    while (r > c->ik_tol) {
+        if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return -1; }
+        chain_newton_step(c, rows, lu, piv, e, dq);
+        for (int j = 0; j < n; j++) {
+            if (!(fabs(dq[j]) <= FAST_MAX_STEP)) { c->ik_stats.fallback_step++; return -1; }
+            qn[j] = qcur[j] + dq[j];
+            if (qn[j] < c->j[j].qmin || qn[j] > c->j[j].qmax) { c->ik_stats.fallback_limit++; return -1; }
+        }
+        chain_ik_error(c, qn, pos, Rt, en);
+        double rn = v3_norm(en) + v3_norm(en + 3);
+        if (rn <= c->ik_tol || rn <= (fresh ? 0.5 : 0.1) * r) {
+            memcpy(qcur, qn, (size_t)n * sizeof(double));
+            memcpy(e, en, sizeof en);
+            r = rn;
+            fresh = 0;
+            steps++;
+            continue;
+        }
+        if (fresh) { c->ik_stats.fallback_contract++; return -1; }
+        /* the chord step did not contract enough: refactor at the current point (its transforms were replaced) */
+        chain_ik_error(c, qcur, pos, Rt, e);
+        chain_tool_pose(c, x, NULL);
+        chain_jac_world(c, c->tool_link, x, c->J);
+        if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
+        fresh = 1;
+    }
+    memcpy(q, qcur, (size_t)n * sizeof(double));
+    *res = r;
+    return steps;
+}
+
+/* Numerical IK. A seed close to the answer (a tracking cycle) goes first through plain Newton steps
+ * (chain_ik_newton); when those give up, or the seed is far, Levenberg-Marquardt damped least squares,
+ * dq = J^T (J J^T + lambda^2 I)^-1 e, projected onto the joint limits. The damping shrinks after an improving step (towards Gauss-Newton) and grows after a failed
  * one; when it exceeds its ceiling, or the iterations run out, the target is reported unreachable. quat NULL:
  * position only. */
 static int chain_ik(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q,
@@ -446,6 +611,25 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     chain_clamp(c, q);
     double err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
     double res = v3_norm(e) + v3_norm(e + 3);
+    c->ik_stats.calls++;
+    if (c->ik_fast && res > c->ik_tol) {
+        int steps = -1;
+        if (res <= FAST_MAX_RES) steps = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, q, e, &res);
+        else c->ik_stats.fallback_far++;
+        if (steps >= 0) {
+            c->ik_stats.fast++;
+            if (info) {
+                info->iterations = steps;
+                info->residual = res;
+            }
+            return MODEL_OK;
+        }
+        /* back to the seed: the damped least squares below runs exactly as without the fast path */
+        memcpy(q, q_seed, (size_t)n * sizeof(double));
+        chain_clamp(c, q);
+        err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+        res = v3_norm(e) + v3_norm(e + 3);
+    }
     for (; it < c->ik_max_iter; it++) {
         if (res <= c->ik_tol) { st = MODEL_OK; break; }
         double x[3];
@@ -613,7 +797,8 @@ static int chain_alloc(Chain *c)
 }
 
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
- * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), char_length (singularity normalisation,
+ * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), ik_fast (1; 0 turns the Newton tracking path
+ * off), char_length (singularity normalisation,
  * default the sum of link offsets from the base to the tool). */
 static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
@@ -649,9 +834,11 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     c->char_len = len > 1e-6 ? len : 1.0;
     c->ik_tol = 1e-10;
     c->ik_max_iter = 200;
+    c->ik_fast = 1;
     const ModelParam *p;
     if ((p = model_desc_param(d, "ik_tol")) && p->n >= 1 && p->v[0] > 0) c->ik_tol = p->v[0];
     if ((p = model_desc_param(d, "ik_max_iter")) && p->n >= 1 && p->v[0] >= 1) c->ik_max_iter = (int)p->v[0];
+    if ((p = model_desc_param(d, "ik_fast")) && p->n >= 1) c->ik_fast = p->v[0] != 0;
     if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
@@ -676,3 +863,10 @@ const ModelType model_chain = {
     .forward_dynamics = chain_forward_dynamics,
     .semi_inverse = chain_semi_inverse,
 };
+
+void chain_ik_stats(void *s, ChainIkStats *st, int reset)
+{
+    Chain *c = s;
+    if (st) *st = c->ik_stats;
+    if (reset) memset(&c->ik_stats, 0, sizeof c->ik_stats);
+}
