@@ -19,7 +19,7 @@
 
 #include "checks.h"
 
-#define PLOT_MAX_POINTS 20000
+#define PLOT_MAX_POINTS 5000 /* a panel is ~600 px wide: more points only cost time and SVG size */
 
 enum { PLOT_OK = 0, PLOT_SKIPPED = 1, PLOT_FAILED = -1 };
 
