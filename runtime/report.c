@@ -250,7 +250,8 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
     if (ck->k_dev >= 0 || ck->k_unknown) {
         fputs("{", f);
         jkv_num(f, "k", ck->k_dev >= 0 ? ck->k : NAN);
-        fprintf(f, ", \"feasible\": %s, \"device\": ", isfinite(ck->k) ? "true" : "false");
+        fprintf(f, ", \"feasible\": %s, \"device\": ",
+                ck->k_dev < 0 ? "null" : isfinite(ck->k) ? "true" : "false");
         report_json_string(f, ck->k_dev >= 0 ? ck->lay->dev[ck->k_dev].name : NULL);
         fputs(", ", f);
         jkv_num(f, "t", ck->k_t);
@@ -340,8 +341,8 @@ static void text_notes(FILE *f, const Checks *ck, const ReportInfo *info)
                     src_file(s, info), s.line, s.col, num(a, ck->k), ck->k, ck->lay->dev[ck->k_dev].name,
                     num(b, ck->k_t));
         else
-            fprintf(f, "%s:%d:%d: note: no time scale brings the torques within their limits (gravity alone "
-                       "exceeds them at t = %s s)\n",
+            fprintf(f, "%s:%d:%d: note: no time scale brings the torques within their limits (at t = %s s gravity "
+                       "alone exceeds a limit, or a torque is not a number)\n",
                     src_file(s, info), s.line, s.col, num(a, ck->k_t));
     }
     if (ck->k_unknown)
