@@ -333,7 +333,7 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
     if (rc != 0) {
         close(pfd[0]);
         if (rc == ENOENT || rc == EACCES) {
-            snprintf(err, errlen, "warning: %s not found: plots skipped (install gnuplot, e.g. gnuplot-nox, "
+            snprintf(err, errlen, "%s not found: plots skipped (install gnuplot, e.g. gnuplot-nox, "
                                   "or pass --no-plots)", gp);
             return PLOT_SKIPPED;
         }
@@ -361,7 +361,7 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
         char why[400];
         last_line(log, why, sizeof why);
         if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-            snprintf(err, errlen, "warning: %s could not be started: plots skipped", gp);
+            snprintf(err, errlen, "%s could not be started: plots skipped", gp);
             return PLOT_SKIPPED;
         }
         snprintf(err, errlen, "plots: %s %s (%d of %d figures written; see %s)%s%s", gp,

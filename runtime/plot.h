@@ -11,7 +11,7 @@
  * shaded violations and peak markers still come from the checks, which saw every cycle.
  *
  * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
- * run: it returns PLOT_SKIPPED with a warning in err. */
+ * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). */
 #ifndef IRL_PLOT_H
 #define IRL_PLOT_H
 
@@ -31,7 +31,7 @@ typedef struct {
     int progress;       /* 1: progress bar on stderr if it is a terminal */
 } PlotOptions;
 
-/* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err holds a warning);
+/* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err says so, print it as a warning);
  * PLOT_FAILED (err holds the reason). */
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen);
 
