@@ -83,12 +83,17 @@ static void chan_init(ChecksChannel *c, int dev, int qty, int index, double lo, 
 /* The limits of axis quantity q of axis i: [lo, hi]. */
 static void axis_limits(const SampleDeviceInfo *info, int q, int i, double *lo, double *hi)
 {
-    *lo = -INFINITY, *hi = INFINITY;
     const ModelDesc *d = info->desc;
-    if (!d || i >= d->njoints) {
-        if (d && q == CHK_POWER) goto power;
+    *lo = -INFINITY, *hi = INFINITY;
+    if (!d) return;
+    if (q == CHK_POWER) { /* a named limit "power<i>" */
+        char name[32];
+        snprintf(name, sizeof name, "power%d", i + 1);
+        const ModelOutputLimit *pl = find_limit(d, name);
+        if (pl) *lo = pl->min, *hi = pl->max;
         return;
     }
+    if (i >= d->njoints) return;
     const ModelAxisLimits *l = &d->joint[i].limits;
     double sym = INFINITY;
     switch (q) {
@@ -98,15 +103,8 @@ static void axis_limits(const SampleDeviceInfo *info, int q, int i, double *lo, 
     case CHK_JERK: sym = l->jmax; break;
     case CHK_TORQUE: sym = l->effort; break;
     case CHK_VOLTAGE: sym = d->joint[i].motor.present ? d->joint[i].motor.vmax : INFINITY; break;
-    case CHK_POWER: goto power;
     }
     *lo = -fabs(sym), *hi = fabs(sym);
-    return;
-power:;
-    char name[32];
-    snprintf(name, sizeof name, "power%d", i + 1);
-    const ModelOutputLimit *pl = find_limit(d, name);
-    if (pl) *lo = pl->min, *hi = pl->max;
 }
 
 /* Lay out and initialise the channels of device `dev` starting at ck->chan[base]. */
@@ -186,6 +184,7 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
     return 0;
 }
 
+/* Release what checks_init allocated. */
 void checks_free(Checks *ck)
 {
     free(ck->chan);
@@ -431,16 +430,19 @@ void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double
     l->requested = requested, l->applied = applied, l->t = t, l->src = src, l->count = 1;
 }
 
+/* Violation runs recorded and dropped. */
 long checks_violation_count(const Checks *ck)
 {
     return ck->nviol + ck->viol_dropped;
 }
 
+/* The verdict: no violation of any kind. */
 int checks_passed(const Checks *ck)
 {
     return checks_violation_count(ck) == 0;
 }
 
+/* Find a channel by device, quantity and index (linear: for reports and tests, not the cycle). */
 const ChecksChannel *checks_channel(const Checks *ck, int dev, ChecksQty q, int index)
 {
     if (dev < 0 || dev >= ck->lay->ndev) return NULL;
@@ -449,6 +451,7 @@ const ChecksChannel *checks_channel(const Checks *ck, int dev, ChecksQty q, int 
     return NULL;
 }
 
+/* "position", "speed", ... */
 const char *checks_qty_name(ChecksQty q)
 {
     return (q >= 0 && q < CHK_NQTY) ? qty_names[q] : "?";
@@ -461,6 +464,7 @@ static int prismatic(const Checks *ck, const ChecksChannel *c)
     return d && c->index >= 0 && c->index < d->njoints && d->joint[c->index].type == MODEL_PRISMATIC;
 }
 
+/* SI unit of a channel's values by joint type; "" for the model's outputs (their own units). */
 const char *checks_unit(const Checks *ck, const ChecksChannel *c)
 {
     if (c->qty < CHK_NAXISQTY) return axis_units[c->qty][prismatic(ck, c)];
@@ -468,6 +472,7 @@ const char *checks_unit(const Checks *ck, const ChecksChannel *c)
     return "";
 }
 
+/* Display name: "torque"/"force", an output's name, a rate limit's name. */
 const char *checks_label(const Checks *ck, const ChecksChannel *c)
 {
     if (c->qty == CHK_TORQUE && prismatic(ck, c)) return "force";
@@ -482,12 +487,14 @@ const char *checks_label(const Checks *ck, const ChecksChannel *c)
     return checks_qty_name((ChecksQty)c->qty);
 }
 
+/* Distance of the extremes to the nearer limit (negative: crossed). */
 double checks_margin(const ChecksChannel *c)
 {
     if (c->nsamples == 0) return NAN;
     return fmin(c->hi - c->max.v, c->min.v - c->lo);
 }
 
+/* The margin as % of the limit (symmetric) or of the range (asymmetric). */
 double checks_margin_pct(const ChecksChannel *c)
 {
     double m = checks_margin(c), scale;
@@ -497,6 +504,7 @@ double checks_margin_pct(const ChecksChannel *c)
     return scale > 0 ? 100.0 * m / scale : NAN;
 }
 
+/* The extreme shown as "peak". */
 const ChecksPoint *checks_peak(const ChecksChannel *c)
 {
     if (c->qty == CHK_SINGULARITY) return &c->min;

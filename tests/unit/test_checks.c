@@ -422,6 +422,33 @@ UTEST(motor_voltage)
     checks_free(&ck);
 }
 
+/* Named power limits: "power1" on axis 1's τ·q̇, "power" on the device's total; regeneration (negative) too. */
+UTEST(power_limits)
+{
+    setup(2, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY);
+    strcpy(desc.output_limit[0].name, "Power1"), desc.output_limit[0].min = -10, desc.output_limit[0].max = 50;
+    strcpy(desc.output_limit[1].name, "power"), desc.output_limit[1].min = -INFINITY, desc.output_limit[1].max = 80;
+    desc.noutput_limits = 2;
+    Checks ck;
+    init_checks(&ck, 10);
+    CHECK(checks_channel(&ck, 0, CHK_POWER, 0)->hi == 50 && checks_channel(&ck, 0, CHK_POWER, 1)->hi == INFINITY);
+    CHECK(checks_channel(&ck, 0, CHK_POWER_TOTAL, -1)->hi == 80);
+    static const double tau0[5] = {10, 10, 0, -10, 10}, qd0[5] = {4, 6, 0, 2, 1}, tau1[5] = {0, 20, 0, 0, 10},
+                        qd1[5] = {0, 2, 0, 0, 1};
+    for (int i = 0; i < 5; i++) { /* axis-1 power 40, 60, 0, -20, 10; total 40, 100, 0, -20, 20 */
+        at(i, 7 + i);
+        smp.dev[0].tau_ok = 1;
+        smp.dev[0].tau[0] = tau0[i], smp.dev[0].qd[0] = qd0[i];
+        smp.dev[0].tau[1] = tau1[i], smp.dev[0].qd[1] = qd1[i];
+        checks_sample(&ck, &smp);
+    }
+    CHECK(ck.nviol == 3);
+    CHECK(ck.viol[0].qty == CHK_POWER && ck.viol[0].src.line == 8 && ck.viol[0].peak == 60 && ck.viol[0].limit == 50);
+    CHECK(ck.viol[1].qty == CHK_POWER_TOTAL && ck.viol[1].peak == 100);
+    CHECK(ck.viol[2].qty == CHK_POWER && ck.viol[2].src.line == 10 && ck.viol[2].peak == -20 && ck.viol[2].limit == -10);
+    checks_free(&ck);
+}
+
 /* Cost of checking one cycle of a 6-axis arm with torques (printed; the dry-run budget is ~1 us a cycle). */
 UTEST(cycle_cost)
 {
@@ -461,6 +488,7 @@ int main(void)
     RUN(torque_time_scale_infeasible);
     RUN(limited_notes);
     RUN(motor_voltage);
+    RUN(power_limits);
     RUN(cycle_cost);
     return utest_done();
 }
