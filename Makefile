@@ -112,6 +112,15 @@ bench-dynamics: $(B)/libirl.a
 	  $$(pkg-config --libs orocos_kdl) -lmujoco $(LDLIBS)
 	$(B)/bench/bench_dynamics
 
+# Per-cycle model cost (bench/dynamics/bench_*.c): chain IK along a 1 ms PUMA LIN, a planner cycle (+ inverse
+# dynamics), and the centrifuge back-end's inverse dynamics against the chain back-end's.
+.PHONY: bench-cycle
+bench-cycle: $(B)/libirl.a
+	@mkdir -p $(B)/bench
+	@for b in bench_ik bench_planner bench_centrifuge; do \
+	  $(CC) $(CFLAGS) -Itests/unit -o $(B)/bench/$$b bench/dynamics/$$b.c $(B)/libirl.a $(LDFLAGS) $(LDLIBS) || exit 1; \
+	  $(B)/bench/$$b || exit 1; done
+
 clean:
 	rm -rf build out
 

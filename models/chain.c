@@ -65,6 +65,7 @@ typedef struct {
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
     double qtry[N_MAX], dq[N_MAX];
+    double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
@@ -73,13 +74,13 @@ typedef struct {
     int sv_rows, sv_cols, sv_transpose, sv_posonly;
 } Chain;
 
-/* Relative transform of joint i at q: link frame i in the parent frame. */
-static inline void chain_rel(Chain *c, int i, double q)
+/* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
+ * frame. */
+static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double sq)
 {
     const ChainJoint *jt = &c->j[i];
     double *R = c->Rrel[i], *r = c->rrel[i];
     if (jt->revolute) {
-        double cq = cos(q), sq = sin(q);
         for (int k = 0; k < 9; k++) R[k] = jt->C[k] + cq * jt->AmC[k] + sq * jt->B[k];
         v3_copy(r, jt->p0);
     } else {
@@ -90,11 +91,17 @@ static inline void chain_rel(Chain *c, int i, double q)
     }
 }
 
-/* Relative and world transforms of every link. */
-static void chain_fk_world(Chain *c, const double *q)
+/* Relative transform of joint i at q. */
+static inline void chain_rel(Chain *c, int i, double q)
+{
+    chain_rel_trig(c, i, q, cos(q), sin(q));
+}
+
+/* Relative and world transforms of every link, from q and the cos/sin of each joint value (revolute joints). */
+static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq)
 {
     for (int i = 0; i < c->n; i++) {
-        chain_rel(c, i, q[i]);
+        chain_rel_trig(c, i, q[i], cq[i], sq[i]);
         int p = c->j[i].parent;
         if (p < 0) {
             memcpy(c->Rw[i], c->Rrel[i], 9 * sizeof(double));
@@ -106,6 +113,16 @@ static void chain_fk_world(Chain *c, const double *q)
             v3_add(c->pw[i], c->pw[p], t);
         }
     }
+}
+
+/* Relative and world transforms of every link; c->cq, c->sq keep the cos/sin of q. */
+static void chain_fk_world(Chain *c, const double *q)
+{
+    for (int i = 0; i < c->n; i++) {
+        c->cq[i] = cos(q[i]);
+        c->sq[i] = sin(q[i]);
+    }
+    chain_fk_world_trig(c, q, c->cq, c->sq);
 }
 
 /* World pose of the tool point (after chain_fk_world). */
@@ -416,16 +433,42 @@ static void chain_clamp(const Chain *c, double *q)
     }
 }
 
+/* Rotation vector of Rb Ra^T (as m3_rotation_error). Below 1e-3 rad it comes from the skew part alone:
+ * v = vee(E - E^T) / 2 = sin(theta) axis, and theta / sin(theta) = 1 + s^2/6 + 3 s^4/40 + O(s^6) (s = |v|; the
+ * omitted terms are below 1e-19 relative), which skips the quaternion, atan2 and two square roots. */
+static void chain_rotation_error(double err[3], const double Ra[9], const double Rb[9])
+{
+    /* E_ij = row i of Rb . row j of Ra */
+    double e21 = Rb[6] * Ra[3] + Rb[7] * Ra[4] + Rb[8] * Ra[5], e12 = Rb[3] * Ra[6] + Rb[4] * Ra[7] + Rb[5] * Ra[8];
+    double e02 = Rb[0] * Ra[6] + Rb[1] * Ra[7] + Rb[2] * Ra[8], e20 = Rb[6] * Ra[0] + Rb[7] * Ra[1] + Rb[8] * Ra[2];
+    double e10 = Rb[3] * Ra[0] + Rb[4] * Ra[1] + Rb[5] * Ra[2], e01 = Rb[0] * Ra[3] + Rb[1] * Ra[4] + Rb[2] * Ra[5];
+    double v[3] = {0.5 * (e21 - e12), 0.5 * (e02 - e20), 0.5 * (e10 - e01)};
+    double s2 = v3_dot(v, v);
+    double tr = Rb[0] * Ra[0] + Rb[1] * Ra[1] + Rb[2] * Ra[2] + Rb[3] * Ra[3] + Rb[4] * Ra[4] + Rb[5] * Ra[5] +
+                Rb[6] * Ra[6] + Rb[7] * Ra[7] + Rb[8] * Ra[8];
+    if (s2 < 1e-6 && tr > 1.0) {   /* theta < 1e-3 rad (and not near pi, where sin is small too) */
+        v3_scale(err, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
+        return;
+    }
+    m3_rotation_error(err, Ra, Rb);
+}
+
+/* Pose error of the tool (world transforms computed) against the target; returns the squared norm, e[0..6). */
+static double chain_tool_error(Chain *c, const double pos[3], const double *Rt, double e[6])
+{
+    double p[3], R[9];
+    chain_tool_pose(c, p, R);
+    v3_sub(e, pos, p);
+    if (Rt) chain_rotation_error(e + 3, R, Rt);
+    else v3_set(e + 3, 0, 0, 0);
+    return v3_dot(e, e) + v3_dot(e + 3, e + 3);
+}
+
 /* Pose error of the tool at q against the target; returns the squared norm, e[0..rows). */
 static double chain_ik_error(Chain *c, const double *q, const double pos[3], const double *Rt, double e[6])
 {
-    double p[3], R[9];
     chain_fk_world(c, q);
-    chain_tool_pose(c, p, R);
-    v3_sub(e, pos, p);
-    if (Rt) m3_rotation_error(e + 3, R, Rt);
-    else v3_set(e + 3, 0, 0, 0);
-    return v3_dot(e, e) + v3_dot(e + 3, e + 3);
+    return chain_tool_error(c, pos, Rt, e);
 }
 
 /* Fast-path thresholds. A tracking seed (the previous cycle's answer, extrapolated) is off by ~1e-6..1e-4; the
@@ -544,17 +587,37 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
     }
 }
 
-/* The tracking path: Newton steps from q (within limits, world transforms of q computed, error e, residual *res)
- * with the analytic Jacobian, refactored only when a chord step (old factorisation) fails to contract tenfold.
- * On success q, e, *res hold the answer, the workspace is that of q, and the steps taken are returned. Returns -1
- * when it gives up (q untouched, workspace not); the caller then runs the damped least squares from the seed. */
+/* cos and sin of q + d from those of q: the angle-addition formulas with d's own cos/sin by Taylor series (for
+ * |d| < 1e-3 the omitted terms are below 1e-28), else libm at q + d. Within one IK call the values stay within
+ * a few ulp of libm's; every call starts from libm's at the seed. */
+static inline void chain_trig_step(double c0, double s0, double d, double q1, double *c1, double *s1)
+{
+    if (fabs(d) < 1e-3) {
+        double d2 = d * d;
+        double sd = d * (1.0 - d2 / 6.0 * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0)));
+        double h = 0.5 * d2 * (1.0 - d2 / 12.0 * (1.0 - d2 / 30.0));   /* 1 - cos d */
+        *c1 = c0 - (c0 * h + s0 * sd);
+        *s1 = s0 - (s0 * h - c0 * sd);
+    } else {
+        *c1 = cos(q1);
+        *s1 = sin(q1);
+    }
+}
+
+/* The tracking path: Newton steps from q (within limits, world transforms and c->cq/c->sq of q computed, error e,
+ * residual *res) with the analytic Jacobian, refactored only when a chord step (old factorisation) fails to
+ * contract tenfold. On success q, e, *res hold the answer, the workspace is that of q, and the steps taken are
+ * returned. Returns -1 when it gives up (q untouched, workspace not); the caller then runs the damped least
+ * squares from the seed. */
 static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, double *q, double e[6],
                            double *res)
 {
     int n = c->n, piv[6], steps = 0;
-    double lu[36], x[3], en[6], r = *res, qcur[N_MAX];
+    double lu[36], x[3], en[6], r = *res, qcur[N_MAX], tc[N_MAX], ts[N_MAX], cn[N_MAX], sn[N_MAX];
     double *qn = c->qtry, *dq = c->dq;
     memcpy(qcur, q, (size_t)n * sizeof(double));
+    memcpy(tc, c->cq, (size_t)n * sizeof(double));
+    memcpy(ts, c->sq, (size_t)n * sizeof(double));
     chain_tool_pose(c, x, NULL);
     chain_jac_world(c, c->tool_link, x, c->J);
     if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
@@ -566,11 +629,15 @@ static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int 
             if (!(fabs(dq[j]) <= FAST_MAX_STEP)) { c->ik_stats.fallback_step++; return -1; }
             qn[j] = qcur[j] + dq[j];
             if (qn[j] < c->j[j].qmin || qn[j] > c->j[j].qmax) { c->ik_stats.fallback_limit++; return -1; }
+            chain_trig_step(tc[j], ts[j], dq[j], qn[j], &cn[j], &sn[j]);
         }
-        chain_ik_error(c, qn, pos, Rt, en);
+        chain_fk_world_trig(c, qn, cn, sn);
+        chain_tool_error(c, pos, Rt, en);
         double rn = v3_norm(en) + v3_norm(en + 3);
         if (rn <= c->ik_tol || rn <= (fresh ? 0.5 : 0.1) * r) {
             memcpy(qcur, qn, (size_t)n * sizeof(double));
+            memcpy(tc, cn, (size_t)n * sizeof(double));
+            memcpy(ts, sn, (size_t)n * sizeof(double));
             memcpy(e, en, sizeof en);
             r = rn;
             fresh = 0;
@@ -579,7 +646,8 @@ static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int 
         }
         if (fresh) { c->ik_stats.fallback_contract++; return -1; }
         /* the chord step did not contract enough: refactor at the current point (its transforms were replaced) */
-        chain_ik_error(c, qcur, pos, Rt, e);
+        chain_fk_world_trig(c, qcur, tc, ts);
+        chain_tool_error(c, pos, Rt, e);
         chain_tool_pose(c, x, NULL);
         chain_jac_world(c, c->tool_link, x, c->J);
         if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
