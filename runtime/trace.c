@@ -234,7 +234,7 @@ int trace_row(Trace *tr, const Sample *s)
     if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
     int dg = tr->opt.digits;
     char *p = tr->buf + tr->len;
-    p += trace_format_double(p, s->t, dg);
+    p += trace_format_double(p, s->t, dg > 12 ? dg : 12); /* t: 12 digits keep 1 us resolution to 10^6 s */
     for (int d = 0; d < tr->lay->ndev; d++) {
         const SampleDeviceInfo *di = &tr->lay->dev[d];
         const SampleDevice *sd = &s->dev[d];

@@ -4,9 +4,9 @@
  * Columns: `t`, then per device (layout order) `dev.q1..n`, `dev.qd1..n`, `dev.qdd1..n`, `dev.tau1..n`, the
  * pose `dev.x dev.y dev.z dev.qw dev.qx dev.qy dev.qz` when the device has one, its extra outputs `dev.<name>`,
  * and last `line` (the source line of the statement being executed, 0 = none). SI units. Numbers are printed
- * by a hand-written formatter with TraceOptions.digits significant digits (like printf %.<digits>g, shortest
- * form, no trailing zeros; "nan", "inf", "-inf" for non-finite values): the same samples always give the same
- * bytes. Torques of a device without inverse dynamics are written as "nan". */
+ * by a hand-written formatter with TraceOptions.digits significant digits, t with at least 12 (exactly as
+ * printf's %.<digits>g: shortest form, no trailing zeros; "nan", "inf", "-inf" for non-finite values): the same
+ * samples always give the same bytes. Torques of a device without inverse dynamics are written as "nan". */
 #ifndef IRL_TRACE_H
 #define IRL_TRACE_H
 
