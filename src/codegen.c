@@ -1351,7 +1351,9 @@ static void gen_body(Gen *g, Node *unit, int ridx, int nvars, NodeList *decls)
     r = &g->c->routines[ridx];
     r->end = here(g);
     r->frame_size = g->maxreg;
-    if (g->maxreg > MAX_REG) gen_error(g, unit->loc, "this routine needs more than 65535 slots of storage");
+    if (g->maxreg > MAX_REG && !(ridx == 0 && nvars > MAX_REG)) /* (too many globals: reported already) */
+        gen_error(g, unit->loc, ridx == 0 ? "the program body needs more than 65535 slots of storage"
+                                          : "this routine needs more than 65535 slots of storage");
 }
 
 int codegen_program(Node *program, Chunk *c, Diag *diag)
