@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,26 +94,37 @@ static const ChecksChannel *panel_channel(const Checks *ck, const Figure *fg, in
     return NULL;
 }
 
-/* Panel title: "axis 2 · peak 1.23 rad/s at 0.52 s (line 14) · limit ±2 (margin 38 %)". */
+/* Append printf-formatted text to buf (size cap, current length *len), never past its end. */
+static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...) __attribute__((format(printf, 4, 5)));
+static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...)
+{
+    if (*len >= cap - 1) return;
+    va_list ap;
+    va_start(ap, fmtstr);
+    int n = vsnprintf(buf + *len, cap - *len, fmtstr, ap);
+    va_end(ap);
+    if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* Panel title: "axis 2 · peak 1.23 rad/s at 0.52 s (line 14) · limit ±2, margin 38 %". */
 static void panel_title(FILE *f, const Checks *ck, const Figure *fg, const ChecksChannel *c, int i)
 {
     char t[512], a[32], b[32];
-    int n = 0;
-    if (fg->qty == CHK_OUTPUT) n += snprintf(t + n, sizeof t - n, "%s", c ? checks_label(ck, c) : "?");
-    else n += snprintf(t + n, sizeof t - n, "axis %d", i + 1);
+    size_t n = 0, cap = sizeof t;
+    t[0] = 0;
+    if (fg->qty == CHK_OUTPUT) cat(t, cap, &n, "%s", c ? checks_label(ck, c) : "?");
+    else cat(t, cap, &n, "axis %d", i + 1);
     if (c && c->nsamples) {
         const ChecksPoint *p = checks_peak(c);
         const char *u = pretty_unit(checks_unit(ck, c));
-        n += snprintf(t + n, sizeof t - n, "  ·  peak %s%s%s at %s s", fmt(a, p->v), *u ? " " : "", u, fmt(b, p->t));
-        if (p->src.line > 0) n += snprintf(t + n, sizeof t - n, " (line %d)", p->src.line);
+        cat(t, cap, &n, "  ·  peak %s%s%s at %s s", fmt(a, p->v), *u ? " " : "", u, fmt(b, p->t));
+        if (p->src.line > 0) cat(t, cap, &n, " (line %d)", p->src.line);
         int flo = isfinite(c->lo), fhi = isfinite(c->hi);
-        if (flo || fhi) {
-            if (flo && fhi && c->lo == -c->hi) n += snprintf(t + n, sizeof t - n, "  ·  limit ±%s", fmt(a, c->hi));
-            else if (flo && fhi) n += snprintf(t + n, sizeof t - n, "  ·  limits %s, %s", fmt(a, c->lo), fmt(b, c->hi));
-            else n += snprintf(t + n, sizeof t - n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, fhi ? c->hi : c->lo));
-            double pct = checks_margin_pct(c);
-            if (isfinite(pct)) n += snprintf(t + n, sizeof t - n, ", margin %.3g %%", pct);
-        }
+        if (flo && fhi && c->lo == -c->hi) cat(t, cap, &n, "  ·  limit ±%s", fmt(a, c->hi));
+        else if (flo && fhi) cat(t, cap, &n, "  ·  limits %s, %s", fmt(a, c->lo), fmt(b, c->hi));
+        else if (flo || fhi) cat(t, cap, &n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, fhi ? c->hi : c->lo));
+        double pct = checks_margin_pct(c);
+        if ((flo || fhi) && isfinite(pct)) cat(t, cap, &n, ", margin %.3g %%", pct);
     }
     fputs("set title ", f);
     gp_str(f, t);
