@@ -261,14 +261,15 @@ dispatch:
     CASE(SETG) stack[INSTR_BX(ins)] = RA; NEXT;
     CASE(GADDR) RA.i = INSTR_BX(ins); NEXT;
     CASE(LADDR) RA.i = (base - stack) + INSTR_B(ins); NEXT;
-    CASE(OFFS) RA.i = RB.i + INSTR_C(ins); NEXT;
+    /* address arithmetic wraps (no UB on a forged value); every use of the address is bounds-checked */
+    CASE(OFFS) RA.i = (int64_t)((uint64_t)RB.i + INSTR_C(ins)); NEXT;
     CASE(CHKIDX) {
         int64_t i = RA.i;
         if (UNLIKELY(i < 1 || i > (int64_t)INSTR_BX(ins)))
             RAISE_ERR(IRL_ERR_INDEX, "index %lld out of range 1..%u", (long long)i, (unsigned)INSTR_BX(ins));
         NEXT;
     }
-    CASE(INDEX) RA.i += (RB.i - 1) * (int64_t)INSTR_C(ins); NEXT;
+    CASE(INDEX) RA.i = (int64_t)((uint64_t)RA.i + ((uint64_t)RB.i - 1) * INSTR_C(ins)); NEXT;
     CASE(JINDEX) {
         int64_t a = RA.i, i = RB.i;
         if (UNLIKELY(!addr_ok(a, 1 + 12))) RAISE_ERR(IRL_ERR_INDEX, "invalid JOINT reference");
