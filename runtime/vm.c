@@ -396,14 +396,18 @@ dispatch:
             goto on_error;
         }
         vm->frames[vm->nframes - 1].ret_pc = (int32_t)(pc - code);
-        vm->frames[vm->nframes++] = (VmFrame){.routine = INSTR_B(ins), .base = (int32_t)nb};
+        VmFrame *f = &vm->frames[vm->nframes++];
+        f->routine = (int32_t)INSTR_B(ins);
+        f->base = (int32_t)nb;
+        f->in_handler = 0;
         base = stack + nb;
         pc = code + r->entry;
         NEXT;
     }
     CASE(RET) {
         unsigned n = INSTR_B(ins);
-        if (n) memmove(base, &RA, n * sizeof(Value));
+        if (LIKELY(n == 1)) base[0] = RA;
+        else if (n) memmove(base, &RA, n * sizeof(Value));
         if (vm->nframes == 1) goto done;
         vm->nframes--;
         VmFrame *f = &vm->frames[vm->nframes - 1];
