@@ -72,7 +72,6 @@ typedef struct {
     double J[6 * N_MAX];
     double qtry[N_MAX], dq[N_MAX];
     double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world */
-    double rcq[N_MAX], rsq[N_MAX];     /* cos, sin of q in the RNE */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
@@ -244,34 +243,6 @@ static int chain_singularity(void *s, const double *q, double *measure)
     return MODEL_OK;
 }
 
-/* r = Rrel_i^T v, from the relative transform of joint i (chain_rel) or, for a DH-like joint, from A Rz(q) with
- * cos/sin (cq, sq): A^T v is a signed permutation of v, then a turn about z (4 multiplications instead of 9). */
-static inline void chain_rel_tmulv(const Chain *c, int i, double cq, double sq, double r[3], const double v[3])
-{
-    const ChainJoint *jt = &c->j[i];
-    if (!jt->dh) {
-        m3_tmulv(r, c->Rrel[i], v);
-        return;
-    }
-    double u0 = jt->psign[0] * v[jt->perm[0]], u1 = jt->psign[1] * v[jt->perm[1]];
-    r[0] = cq * u0 + sq * u1;
-    r[1] = cq * u1 - sq * u0;
-    r[2] = jt->psign[2] * v[jt->perm[2]];
-}
-
-/* r = Rrel_i v (see chain_rel_tmulv). */
-static inline void chain_rel_mulv(const Chain *c, int i, double cq, double sq, double r[3], const double v[3])
-{
-    const ChainJoint *jt = &c->j[i];
-    if (!jt->dh) {
-        m3_mulv(r, c->Rrel[i], v);
-        return;
-    }
-    r[jt->perm[0]] = jt->psign[0] * (cq * v[0] - sq * v[1]);
-    r[jt->perm[1]] = jt->psign[1] * (sq * v[0] + cq * v[1]);
-    r[jt->perm[2]] = jt->psign[2] * v[2];
-}
-
 /* Recursive Newton-Euler in link frames: tau = M(q) qdd + h(q, qd). Gravity enters as a base acceleration -g. */
 static int chain_inverse_dynamics(void *s, const double *q, const double *qd, const double *qdd, double *tau)
 {
@@ -279,12 +250,8 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
     int n = c->n;
     for (int i = 0; i < n; i++) {
         const ChainJoint *jt = &c->j[i];
-        double cq = cos(q[i]), sq = sin(q[i]);
-        c->rcq[i] = cq;
-        c->rsq[i] = sq;
-        if (!jt->dh) chain_rel_trig(c, i, q[i], cq, sq);
-        else v3_copy(c->rrel[i], jt->p0);
-        const double *r = c->rrel[i];
+        chain_rel(c, i, q[i]);
+        const double *R = c->Rrel[i], *r = c->rrel[i];
         double wp[3] = {0, 0, 0}, wdp[3] = {0, 0, 0}, ap[3], t1[3], t2[3];
         if (jt->parent >= 0) {
             int p = jt->parent;
@@ -299,9 +266,9 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
             v3_copy(ap, c->a0);
         }
         double *w = c->w[i], *wd = c->wd[i], *a = c->a[i];
-        chain_rel_tmulv(c, i, cq, sq, w, wp);
-        chain_rel_tmulv(c, i, cq, sq, wd, wdp);
-        chain_rel_tmulv(c, i, cq, sq, a, ap);
+        m3_tmulv(w, R, wp);
+        m3_tmulv(wd, R, wdp);
+        m3_tmulv(a, R, ap);
         const double *ax = jt->axis;
         if (jt->revolute) {
             double wqd[3];
@@ -333,8 +300,8 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
         int p = jt->parent;
         if (p >= 0) {
             double fp[3], np[3], t[3];
-            chain_rel_mulv(c, i, c->rcq[i], c->rsq[i], fp, c->f[i]);
-            chain_rel_mulv(c, i, c->rcq[i], c->rsq[i], np, c->nm[i]);
+            m3_mulv(fp, c->Rrel[i], c->f[i]);
+            m3_mulv(np, c->Rrel[i], c->nm[i]);
             v3_cross(t, c->rrel[i], fp);
             v3_add(c->f[p], c->f[p], fp);
             c->nm[p][0] += np[0] + t[0]; c->nm[p][1] += np[1] + t[1]; c->nm[p][2] += np[2] + t[2];
