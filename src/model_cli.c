@@ -566,8 +566,10 @@ int model_cli_main(int argc, char **argv)
 
     for (int i = 0; i < a->nplugins; i++) {
         if ((status = cli_check_input(a->plugin[i], "plugin"))) goto done;
-        char err[1024];
-        if (model_load_plugin(a->plugin[i], err, sizeof err) < 0) {
+        /* dlopen searches the library path for a name without '/': the file just found is meant. */
+        char path[4096], err[1024];
+        snprintf(path, sizeof path, "%s%s", strchr(a->plugin[i], '/') ? "" : "./", a->plugin[i]);
+        if (model_load_plugin(path, err, sizeof err) < 0) {
             fprintf(stderr, "irl model: %s\n", err);
             status = CLI_INVALID;
             goto done;
@@ -583,7 +585,11 @@ int model_cli_main(int argc, char **argv)
     }
     char err[1024];
     if (model_open(m, d, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: %s\n", a->machine, err[0] ? err : "the back-end rejected the machine");
+        /* Some back-ends name the file in their message already (d->source). */
+        if (err[0] && strncmp(err, a->machine, strlen(a->machine)) == 0)
+            fprintf(stderr, "%s\n", err);
+        else
+            fprintf(stderr, "%s: %s\n", a->machine, err[0] ? err : "the back-end rejected the machine");
         status = CLI_INVALID;
         goto done;
     }

@@ -48,6 +48,12 @@ expect_exit 65 "bad.irm:3:" "$tmpd/bad.irm" info || fail=1
 expect_exit 65 "error: effort" "$tmpd/bad.irm" info || fail=1
 printf 'MACHINE m : NOSUCH;\n  JOINT j1 : REVOLUTE;\n    mass = 1 kg;\n  ENDJOINT;\nENDMACHINE\n' >"$tmpd/nob.irm"
 expect_exit 65 "unknown model back-end 'nosuch'" "$tmpd/nob.irm" info || fail=1
+# The back-end refuses the description (create() fails): its message, once prefixed with the file, exit 65.
+printf 'MACHINE e : CHAIN;\nENDMACHINE\n' >"$tmpd/empty.irm"
+expect_exit 65 "empty.irm: chain needs 1..64 joints, got 0" "$tmpd/empty.irm" info || fail=1
+if "$IRL" model "$tmpd/empty.irm" info 2>&1 | grep -q 'empty.irm: .*empty.irm'; then echo "FAIL file named twice"; fail=1; fi
+printf 'MACHINE c : CENTRIFUGE;\n  JOINT a : REVOLUTE;\n  ENDJOINT;\nENDMACHINE\n' >"$tmpd/c1.irm"
+expect_exit 65 "c1.irm: centrifuge: needs exactly 3 joints" "$tmpd/c1.irm" info || fail=1
 printf '<robot name="r">\n  <link name="a"/>\n  <joint name="j" type="planar">\n' >"$tmpd/bad.urdf"
 expect_exit 65 "bad.urdf:" "$tmpd/bad.urdf" info || fail=1
 printf '<robot name="r">\n  <link name="a"/><link name="b"/>\n  <joint name="j" type="floating"><parent link="a"/><child link="b"/></joint>\n</robot>\n' >"$tmpd/float.urdf"

@@ -22,6 +22,9 @@ expect_exit 1 "ik: operation not supported by this model back-end (back-end 'pen
     $M ik --pose 0,0,-0.5,1,0,0,0 --plugin "$so" || fail=1
 expect_exit 64 "--q has 2 numbers, machine 'pend' has 1 joint" $M id --q 1,2 --plugin "$so" || fail=1
 
+# A bare file name is a file in the current directory (not a dlopen library-path search).
+(cd "$BUILD/plugin" && "$IRL" model --plugin example_plugin.so "$OLDPWD/$M" info >/dev/null) \
+    || { echo "FAIL --plugin example_plugin.so from its own directory"; fail=1; }
 info=$("$IRL" model --plugin "$so" $M info) || { echo "FAIL info"; fail=1; }
 [[ "$info" == '{"name": "pend", "backend": "pendulum", "dof": 1, "joints": [{"name": "swing", "type": "revolute", "min": null, "max": null, "vmax": null, "amax": null, "jmax": null, "effort": null}]}' ]] \
     || { echo "FAIL info: $info"; fail=1; }
