@@ -11,7 +11,9 @@
 #include "codegen.h"
 #include "diag.h"
 #include "disasm.h"
+#include "exec_offline.h"
 #include "frontend.h"
+#include "run_options.h"
 #include "model_cli.h"
 #include "vm.h"
 
@@ -23,7 +25,8 @@ static const char usage_text[] =
     "usage: irl check FILE.irl\n"
     "       irl compile FILE.irl [-o FILE.irlc]\n"
     "       irl disasm FILE(.irl|.irlc)\n"
-    "       irl run [--trace-exec] FILE(.irl|.irlc)\n"
+    "       irl run [--trace-exec] [--out DIR] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
+    "               [--input NAME=V@T | FILE.csv] [--no-plots] [--time-scale K] FILE(.irl|.irlc)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl --version | help\n";
 
@@ -149,17 +152,22 @@ static void trace_instr(void *ctx, const Chunk *c, int pc, const Value *base)
 
 static int cmd_run(int argc, char **argv)
 {
-    int trace = 0;
+    int trace = 0, n;
     const char *path = NULL;
+    RunOptions ro; /* the motion side's options (runtime/run_options.h) */
+    char err[300];
+    run_options_init(&ro);
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--trace-exec") == 0) trace = 1;
-        else if (argv[i][0] == '-' || path) return usage();
+        else if ((n = run_options_parse(&ro, argc - i, argv + i, err, sizeof err)) > 0) i += n - 1;
+        else if (n < 0) return fprintf(stderr, "irl: %s\n", err), run_options_free(&ro), usage();
+        else if (argv[i][0] == '-' || path) return run_options_free(&ro), usage();
         else path = argv[i];
     }
-    if (!path) return usage();
+    if (!path) return run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
-    if (status != EX_OK) return status;
+    if (status != EX_OK) return run_options_free(&ro), status;
     Vm vm;
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
@@ -172,11 +180,14 @@ static int cmd_run(int argc, char **argv)
         vm.trace = trace_instr;
         vm.trace_ctx = stderr;
     }
-    int rc = vm_run(&vm);
+    ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec_offline.h) */
+    status = exec_offline_begin(&ex, &vm, &c, path, &ro);
+    if (status == EX_OK) status = exec_offline_end(&ex, vm_run(&vm));
     fflush(stdout);
     vm_free(&vm);
     chunk_free(&c);
-    return rc == VM_OK ? EX_OK : EX_RUNTIME;
+    run_options_free(&ro);
+    return status;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,363 @@
+/* exec_offline.c — the virtual-clock executor of the dry-run (exec_offline.h). The cycle reads as its list of
+ * steps: inputs, then per device setpoint, pose, dynamics, outputs, singularity; then checks, trace, progress. */
+#include "exec_offline.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errcodes.h"
+#include "geom.h"
+#include "plot.h"
+#include "report.h"
+
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
+
+/* ---- Output folder. -------------------------------------------------------------------------------------- */
+
+/* mkdir -p. 0 or -1 (errno set). */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The output folder: --out DIR, a fresh temporary one (--out-temp), or out/<program name>. */
+static int out_dir(ExecOffline *ex, char *err, size_t errlen)
+{
+    if (ex->opt->out_temp) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(ex->out_dir, sizeof ex->out_dir, "%s/irl-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(ex->out_dir)) return snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno)), -1;
+        return 0;
+    }
+    if (ex->opt->out_dir) {
+        snprintf(ex->out_dir, sizeof ex->out_dir, "%s", ex->opt->out_dir);
+    } else {
+        const char *base = strrchr(ex->program, '/');
+        base = base ? base + 1 : ex->program;
+        const char *dot = strrchr(base, '.');
+        int n = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+        snprintf(ex->out_dir, sizeof ex->out_dir, "out/%.*s", n, base);
+    }
+    if (make_dirs(ex->out_dir) != 0)
+        return snprintf(err, errlen, "cannot create the output folder '%.400s': %s", ex->out_dir, strerror(errno)), -1;
+    return 0;
+}
+
+/* ---- Layout. --------------------------------------------------------------------------------------------- */
+
+/* The device's trace columns; a centrifuge's outputs are the commanded G and onset first, then the model's
+ * (its felt magnitude renamed Gfelt, checked against the G limit through the derived "Gfelt" limit). */
+static void layout(ExecOffline *ex)
+{
+    ex->lay.ndev = ex->devs.ndev;
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        SampleDeviceInfo *info = &ex->lay.dev[d];
+        sample_device_info_from_model(info, dv->name, &dv->model, dv->has_pose);
+        info->desc = &dv->check_desc;
+        ex->models[d] = &dv->model;
+        if (dv->is_centrifuge && info->nout + 2 <= SAMPLE_MAX_OUTPUTS) {
+            ex->gmove_outs[d] = 1;
+            for (int i = info->nout - 1; i >= 0; i--) {
+                memcpy(info->out_name[i + 2], info->out_name[i], sizeof info->out_name[i]);
+                if (strcmp(info->out_name[i + 2], "G") == 0) snprintf(info->out_name[i + 2], MODEL_NAME_LEN, "Gfelt");
+            }
+            snprintf(info->out_name[0], MODEL_NAME_LEN, "G");
+            snprintf(info->out_name[1], MODEL_NAME_LEN, "Gdot");
+            info->nout += 2;
+        }
+    }
+}
+
+/* ---- The cycle. ------------------------------------------------------------------------------------------ */
+
+/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline or its planner. */
+static int step_setpoint(ExecOffline *ex, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
+{
+    SampleDevice *sd = &ex->s.dev[d];
+    MotionDevice *md = &ex->motion.dev[d];
+    int n = ex->lay.dev[d].naxes;
+    sp->has_pose = 0;
+    sd->ik_status = 0;
+    GmoveSample gs;
+    SampleSrc src = {NULL, 0, 0};
+    int g = motion_gmove_sample(&md->gm, t, &gs, &src);
+    if (g < 0) return snprintf(msg, msglen, "GMOVE sampling failed"), IRL_ERR_MATH;
+    if (g == 1) {
+        for (int i = 0; i < n; i++) {
+            sd->q[i] = gs.q[i], sd->qd[i] = gs.qd[i], sd->qdd[i] = gs.qdd[i], sd->jerk[i] = gs.qddd[i];
+        }
+        sd->src = src;
+        if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
+        return 0;
+    }
+    int rc = planner_sample(&md->planner, t, sp);
+    for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
+    sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
+    if (rc == PLANNER_EIK) {
+        /* controlled stop: the planner holds the last good setpoint; drop what is queued */
+        sd->ik_status = MODEL_EUNREACH;
+        planner_reset(&md->planner, sp->q);
+        snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s in the cycle of the statement at %s:%d:%d; "
+                 "motion stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
+        return IRL_ERR_IK;
+    }
+    return 0;
+}
+
+/* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
+static void step_pose(ExecOffline *ex, int d, const PlannerSetpoint *sp)
+{
+    if (!ex->lay.dev[d].has_pose) return;
+    SampleDevice *sd = &ex->s.dev[d];
+    if (sp->has_pose) {
+        memcpy(sd->pose, sp->pos, 3 * sizeof(double));
+        memcpy(sd->pose + 3, sp->quat, 4 * sizeof(double));
+        return;
+    }
+    double R[9];
+    if (model_fk(ex->models[d], sd->q, -1, sd->pose, R) < 0) {
+        for (int i = 0; i < 7; i++) sd->pose[i] = NAN;
+        return;
+    }
+    m3_to_quat(sd->pose + 3, R);
+}
+
+/* Step: inverse dynamics at the sampled state. */
+static void step_dynamics(ExecOffline *ex, int d)
+{
+    SampleDevice *sd = &ex->s.dev[d];
+    sd->tau_ok = ex->devs.dev[d].has_id &&
+                 model_inverse_dynamics(ex->models[d], sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
+    if (!sd->tau_ok)
+        for (int i = 0; i < ex->lay.dev[d].naxes; i++) sd->tau[i] = NAN;
+}
+
+/* Step: the model's own outputs (G-load, ...); a centrifuge's commanded G falls back on the felt one. */
+static void step_outputs(ExecOffline *ex, int d)
+{
+    SampleDevice *sd = &ex->s.dev[d];
+    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off;
+    if (n <= 0) return;
+    if (model_outputs(ex->models[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
+        for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
+    if (off && isnan(sd->out[0])) sd->out[0] = sd->out[2];
+}
+
+/* Step: the singularity measure (NAN when the back-end has none). */
+static void step_singularity(ExecOffline *ex, int d)
+{
+    SampleDevice *sd = &ex->s.dev[d];
+    if (model_singularity(ex->models[d], sd->q, &sd->sing) < 0) sd->sing = NAN;
+}
+
+/* Sample every device at time t, check, trace. Returns the first device error (after finishing the cycle). */
+static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
+{
+    int err = 0;
+    ex->s.t = t;
+    ex->s.cycle = ex->cycle;
+    ex->s.src = ex->motion.cur;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        PlannerSetpoint sp;
+        int e = step_setpoint(ex, d, t, &sp, msg, msglen);
+        if (e && !err) err = e;
+        step_pose(ex, d, &sp);
+        step_dynamics(ex, d);
+        step_outputs(ex, d);
+        step_singularity(ex, d);
+    }
+    checks_sample(&ex->ck, &ex->s);
+    if (ex->tracing && trace_row(&ex->tr, &ex->s) < 0 && !err)
+        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %s", ex->trace_path);
+    progress_update(&ex->pg, t);
+    return err;
+}
+
+int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
+{
+    ExecOffline *ex = ctx;
+    ex->cycle++;
+    /* no accumulation; a whole number of cycles per second divides, so 1902 cycles of 1 ms are 1.902 s exactly */
+    double rate = round(1.0 / ex->opt->cycle);
+    double t = fabs(rate * ex->opt->cycle - 1.0) < 1e-12 ? (double)ex->cycle / rate : (double)ex->cycle * ex->opt->cycle;
+    ex->motion.t = t;
+    int off = 0;
+    for (int i = 0; i < SV_TIME; i++) off += irl_sysvarinfo[i].nslots;
+    ex->vm->sys[off].r = t;
+    devices_io_tick(&ex->devs, t);
+    if (!ex->active) return 0;
+    return sample_cycle(ex, t, msg, msglen);
+}
+
+/* ---- Begin and end. -------------------------------------------------------------------------------------- */
+
+int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
+{
+    memset(ex, 0, sizeof *ex);
+    ex->opt = o;
+    ex->chunk = c;
+    ex->program = program;
+    ex->vm = vm;
+    char err[600];
+    if (o->closed_loop) {
+        fprintf(stderr, "irl: --closed-loop is not supported yet: the closed-loop engine (runtime/closed_loop) "
+                        "has not landed\n");
+        return EX_USAGE;
+    }
+    int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
+    if (rc != DEVICES_OK) {
+        if (err[0]) fprintf(stderr, "irl: %s\n", err);
+        devices_free(&ex->devs);
+        return rc == DEVICES_EIO ? EX_NOINPUT : EX_DATA;
+    }
+    if (motion_init(&ex->motion, c, &ex->devs, vm->sys, o->cycle, o->time_scale, err, sizeof err) != 0) {
+        fprintf(stderr, "irl: %s\n", err);
+        motion_free(&ex->motion);
+        devices_free(&ex->devs);
+        return EX_DATA;
+    }
+    ex->motion.cycle = exec_offline_cycle;
+    ex->motion.cycle_ctx = ex;
+    vm->motion = &ex->motion;
+    ex->active = ex->devs.ndev > 0;
+    if (!ex->active) return EX_OK;
+
+    layout(ex);
+    sample_init(&ex->s, &ex->lay);
+    ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models};
+    if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
+    ex->have_checks = 1;
+    ex->motion.checks = &ex->ck;
+    if (out_dir(ex, err, sizeof err) < 0) goto fail;
+    if (!o->no_trace) {
+        snprintf(ex->trace_path, sizeof ex->trace_path, "%s/trace.csv", ex->out_dir);
+        TraceOptions to = {.digits = 12, .every = 1};
+        if (trace_open(&ex->tr, ex->trace_path, &ex->lay, &to, err, sizeof err) < 0) goto fail;
+        ex->tracing = 1;
+    }
+    progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
+    if (o->progress >= 0) progress_force(&ex->pg, o->progress);
+    char msg[256];
+    if (sample_cycle(ex, 0.0, msg, sizeof msg) != 0) {
+        snprintf(err, sizeof err, "%s", msg);
+        goto fail;
+    }
+    return EX_OK;
+fail:
+    fprintf(stderr, "irl: %s\n", err);
+    if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
+    if (ex->have_checks) checks_free(&ex->ck);
+    vm->motion = NULL;
+    motion_free(&ex->motion);
+    devices_free(&ex->devs);
+    return EX_RUNTIME;
+}
+
+/* The VM's unhandled error as "file:line:col: runtime error: message (ERR_NAME)". */
+static void vm_error_text(ExecOffline *ex)
+{
+    const Vm *vm = ex->vm;
+    const Chunk *c = ex->chunk;
+    const char *file = ex->program;
+    int line = 0, col = 0;
+    if (vm->err_pc >= 0 && vm->err_pc < c->ncode) {
+        ChunkLine l = c->lines[vm->err_pc];
+        if (l.file >= 0 && l.file < c->nfiles) file = c->kstr[c->files[l.file]].text;
+        line = l.line, col = l.col;
+    }
+    const char *name = vm_errname(vm->err_code);
+    snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", file, line, col, vm->err_msg,
+             name ? name : "?");
+}
+
+/* Print the report's error lines (violations with file:line:col) on stderr. */
+static void print_summary(ExecOffline *ex, const ReportInfo *info)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    report_text(f, &ex->ck, info);
+    fclose(f);
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        if (strstr(line, ": error: ") || strstr(line, ": note: every torque") || strstr(line, ": note: no time"))
+            fprintf(stderr, "%s\n", line);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(buf);
+}
+
+int exec_offline_end(ExecOffline *ex, int vm_status)
+{
+    int status = vm_status == VM_OK ? EX_OK : EX_RUNTIME;
+    if (vm_status != VM_OK) vm_error_text(ex);
+    if (vm_status == VM_OK) { /* the end of the program drains the queues */
+        char msg[256];
+        int e = motion_drain(&ex->motion, msg, sizeof msg);
+        if (e) {
+            const SampleSrc *s = &ex->motion.cur;
+            const char *name = vm_errname(e);
+            snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", s->file ? s->file : ex->program,
+                     s->line, s->col, msg, name ? name : "?");
+            fprintf(stderr, "%s\n", ex->error);
+            status = EX_RUNTIME;
+        }
+    }
+    if (ex->active) {
+        progress_end(&ex->pg);
+        char err[600];
+        if (ex->tracing && trace_close(&ex->tr, err, sizeof err) < 0) {
+            fprintf(stderr, "irl: %s\n", err);
+            status = EX_RUNTIME;
+        }
+        ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
+                           .trace = ex->tracing ? ex->trace_path : NULL};
+        char jp[4200], tp[4200];
+        snprintf(jp, sizeof jp, "%s/report.json", ex->out_dir);
+        snprintf(tp, sizeof tp, "%s/report.txt", ex->out_dir);
+        if (report_write(&ex->ck, &info, jp, tp, err, sizeof err) < 0) {
+            fprintf(stderr, "irl: %s\n", err);
+            status = EX_RUNTIME;
+        }
+        if (!checks_passed(&ex->ck)) {
+            print_summary(ex, &info);
+            status = EX_RUNTIME;
+        }
+        if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {
+            PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
+                              .progress = ex->opt->progress != 0};
+            int pr = plot_all(&ex->ck, &po, err, sizeof err);
+            if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr == PLOT_SKIPPED ? "warning: " : "", err);
+        }
+        checks_free(&ex->ck);
+        if (ex->opt->out_temp) nftw(ex->out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    ex->vm->motion = NULL;
+    motion_free(&ex->motion);
+    devices_free(&ex->devs);
+    return status;
+}

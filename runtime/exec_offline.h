@@ -1,0 +1,54 @@
+/* exec_offline.h — the offline executor (`irl run`, the dry-run): a virtual clock that advances in cycles of
+ * --cycle seconds whenever the motion door (motion.h) needs time to pass. Each cycle samples every device's
+ * timeline (planner or GMOVE), computes inverse dynamics, the model's outputs and the singularity measure,
+ * fills the Sample (sample.h), runs the checks, writes a trace row and moves the progress bar. Nothing in it
+ * reads a wall clock: the same program gives byte-identical trace.csv and report.json.
+ *
+ * Wiring (src/main.c): exec_offline_begin after vm_init (it installs vm->motion), vm_run, then
+ * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder and
+ * returns the exit status. A program without DEVICEs writes nothing and exits as the VM says. */
+#ifndef IRL_EXEC_OFFLINE_H
+#define IRL_EXEC_OFFLINE_H
+
+#include "checks.h"
+#include "devices.h"
+#include "motion.h"
+#include "progress.h"
+#include "run_options.h"
+#include "sample.h"
+#include "trace.h"
+#include "vm.h"
+
+typedef struct ExecOffline {
+    const RunOptions *opt;
+    const Chunk *chunk;
+    const char *program;
+    Vm *vm;
+    Devices devs;
+    Motion motion;
+    SampleLayout lay;
+    Sample s;
+    Checks ck;
+    int have_checks;
+    Trace tr;
+    int tracing;
+    Progress pg;
+    Model *models[SAMPLE_MAX_DEVICES];  /* for the checks' gravity callback */
+    int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
+    long cycle;                         /* index of the last sampled cycle */
+    int active;                         /* the program has devices: outputs are written */
+    char out_dir[4096];
+    char trace_path[4200];
+    char error[600];                    /* the run-time error that stopped the program, "" = none */
+} ExecOffline;
+
+/* Bind devices, set up motion, checks and trace, sample cycle 0, install the motion door in vm.
+ * Returns 0, or an exit status (64 usage, 65 invalid machine file, 66 file missing, 1 other) after a message. */
+int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *program, const RunOptions *o);
+/* One cycle of the virtual clock. 0, or an error code (errcodes.h) with a message (the motion door's callback). */
+int exec_offline_cycle(void *ex, char *msg, size_t msglen);
+/* Finish after vm_run returned vm_status: drain, write the outputs, free everything. Returns the exit status
+ * (0 every check passed; 1 a check failed or a run-time error). */
+int exec_offline_end(ExecOffline *ex, int vm_status);
+
+#endif

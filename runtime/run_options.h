@@ -1,0 +1,55 @@
+/* run_options.h — the options of `irl run` that concern the motion side (the offline executor, devices, I/O):
+ * parsed one at a time so the command's own loop (src/main.c) hands over whatever it does not know. */
+#ifndef IRL_RUN_OPTIONS_H
+#define IRL_RUN_OPTIONS_H
+
+#include <stddef.h>
+
+#define RUN_MAX_BIND 8
+#define RUN_NAME_LEN 64
+
+/* --device NAME=FILE */
+typedef struct {
+    char dev[RUN_NAME_LEN];
+    const char *path; /* borrowed from argv */
+} RunDeviceBind;
+
+/* --start NAME=q1,q2,... (SI: rad or m) */
+typedef struct {
+    char dev[RUN_NAME_LEN];
+    int n;
+    double q[64];
+} RunStart;
+
+/* --input NAME=VALUE@T: the input takes VALUE from program time T on */
+typedef struct {
+    char name[RUN_NAME_LEN];
+    double value, t;
+} RunInput;
+
+typedef struct RunOptions {
+    const char *out_dir;    /* --out DIR; NULL: out/<program>/ */
+    int out_temp;           /* --out-temp: a fresh temporary directory, removed at exit (tests) */
+    double cycle;           /* --cycle SECONDS (a unit suffix ms/s/us allowed); default 0.001 */
+    int no_plots;           /* --no-plots */
+    int no_trace;           /* --no-trace: no trace.csv (benchmarks); plots need the trace, so none either */
+    int closed_loop;        /* --closed-loop (not supported yet) */
+    double time_scale;      /* --time-scale K: every motion K times slower (K >= 1 fixes torques) */
+    int progress;           /* --progress / --no-progress: 1 / 0; -1 = when stderr is a terminal */
+    int nbind;
+    RunDeviceBind bind[RUN_MAX_BIND];
+    int nstart;
+    RunStart start[RUN_MAX_BIND];
+    int ninput, capinput;
+    RunInput *input;        /* owned */
+    int ncsv;
+    const char *csv[RUN_MAX_BIND]; /* --input FILE.csv: rows `t,name,value` (borrowed) */
+} RunOptions;
+
+void run_options_init(RunOptions *o);
+void run_options_free(RunOptions *o);
+/* Parse the option at argv[0] (with its argument). Returns the number of argv entries used (1 or 2), 0 when
+ * argv[0] is not one of these options, or -1 with a message in err when it is malformed. */
+int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t errlen);
+
+#endif
