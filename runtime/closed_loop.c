@@ -229,7 +229,6 @@ static int hold_input(ClosedLoop *cl, int j, double demand)
         cl->u_hold[j] = actuator_saturate(a, demand, &sat);
         o->u[j] = cl->u_hold[j];
         lim = a->vmax;
-        if (o->i[j] != o->i[j]) o->i[j] = 0;
         /* the current at t_k for L = 0 follows the new voltage at once */
         if (cl->icur[j] < 0) o->i[j] = actuator_current_static(a, cl->u_hold[j], cl->y[cl->n + j]);
     } else if (cl->kind[j] == CL_AXIS_TORQUE) {
