@@ -70,7 +70,7 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %token WITH "WITH"
 
 %type <node> unit routine stmt lvalue expr simple term factor postfix primary typeref unit_expr unit_term
-%type <node> mitem opt_kind case_arm label with_item opt_device opt_by opt_timeout motion gmotion param_type
+%type <node> mitem opt_kind label with_item opt_device opt_by opt_timeout motion gmotion param_type
 %type <list> decls decl const_items type_items var_items const_item type_item var_item idlist stmts elsifs
 %type <list> else_part case_arms labels args arglist exprs opt_with with_items params param_groups param_group
 %type <list> fields field mitems
@@ -130,7 +130,7 @@ decl
         { Node *n = mk(pc, D_IO, @2); n->name = $2; n->flags = syn_io_kind(pc, $4, @4); n->a = $5;
           $$ = one(pc, n); }
     | routine                  { $$ = one(pc, $1); }
-    | error ';'                { $$ = (NodeList){0}; }
+    | error ';'                { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
     ;
 
 const_items: const_item | const_items const_item { $$ = $1; push_all(pc, &$$, &$2); } ;
@@ -140,13 +140,13 @@ var_items: var_item | var_items var_item { $$ = $1; push_all(pc, &$$, &$2); } ;
 /* const_item: name = expr ; */
 const_item
     : IDENT '=' expr ';'   { Node *n = mk(pc, D_CONST, @1); n->name = $1; n->a = $3; $$ = one(pc, n); }
-    | error ';'            { $$ = (NodeList){0}; }
+    | error ';'            { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
     ;
 
 /* type_item: name = typeref ; */
 type_item
     : IDENT '=' typeref ';' { Node *n = mk(pc, D_TYPE, @1); n->name = $1; n->a = $3; $$ = one(pc, n); }
-    | error ';'             { $$ = (NodeList){0}; }
+    | error ';'             { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
     ;
 
 /* var_item: names : typeref [:= expr] ; | names := expr ; */
@@ -157,7 +157,7 @@ var_item
         { Node *n = mk(pc, D_VAR, @1); n->list = $1; n->a = $3; n->b = $5; $$ = one(pc, n); }
     | idlist ASSIGN expr ';'
         { Node *n = mk(pc, D_VAR, @1); n->list = $1; n->b = $3; $$ = one(pc, n); }
-    | error ';'            { $$ = (NodeList){0}; }
+    | error ';'            { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
     ;
 
 idlist
@@ -276,7 +276,7 @@ stmt
     | WAIT expr ';'                { $$ = mk(pc, S_WAIT, @1); $$->a = $2; }
     | WAIT FOR expr opt_timeout ';' { $$ = mk(pc, S_WAIT_FOR, @1); $$->a = $3; $$->b = $4; }
     | PULSE IDENT FOR expr ';'     { $$ = mk(pc, S_PULSE, @1); $$->a = mk_name(pc, $2, @2); $$->b = $4; }
-    | error ';'                    { $$ = NULL; }
+    | error ';'                    { $$ = NULL; pc->holes |= SYN_HOLE_STMT; }
     ;
 
 /* lvalue: name | $SYSVAR | lvalue . name | lvalue [ expr ] */
@@ -301,13 +301,15 @@ opt_by
     | IDENT expr           { $$ = $2; syn_contextual(pc, $1, "BY", "DO", @1); }
     ;
 
+/* case_arms: labels : stmts { labels : stmts }
+ * The arms are read as one flat run of "labels :" heads and statements so that a bare constant name can be a
+ * label: after an arm's statement, a name is only told apart from the start of the next statement by the token
+ * after it (':' or ',' make it a label; ':=', '.', '[', '(' or ';' a statement), which LALR(1) sees only once
+ * the name is shifted, i.e. in one rule set where both continue. Each head opens a new N_CASE_ARM. */
 case_arms
-    : case_arm             { $$ = one(pc, $1); }
-    | case_arms case_arm   { $$ = $1; push(pc, &$$, $2); }
-    ;
-/* case_arm: label {, label} : stmts   (labels: literals or parenthesised constant expressions) */
-case_arm
-    : labels ':' stmts     { $$ = mk(pc, N_CASE_ARM, @1); $$->list = $1; $$->list2 = $3; }
+    : labels ':'           { Node *arm = mk(pc, N_CASE_ARM, @1); arm->list = $1; $$ = one(pc, arm); }
+    | case_arms labels ':' { Node *arm = mk(pc, N_CASE_ARM, @2); arm->list = $2; $$ = $1; push(pc, &$$, arm); }
+    | case_arms stmt       { $$ = $1; if ($2) push(pc, &$$.items[$$.count - 1]->list2, $2); }
     ;
 labels
     : label                { $$ = one(pc, $1); }
@@ -320,6 +322,7 @@ label
     | TRUE                 { $$ = mk(pc, E_BOOL, @1); $$->lit.b = true; }
     | FALSE                { $$ = mk(pc, E_BOOL, @1); $$->lit.b = false; }
     | '(' expr ')'         { $$ = $2; }
+    | IDENT                { $$ = mk_name(pc, $1, @1); }
     ;
 
 /* Motion: MOVE [dev] PTP e | LIN e | CIRC via , target   [WITH name := e, ...] */

@@ -90,6 +90,7 @@ typedef struct Checker {
     Node *program;
     int loops;         /* loop nesting depth */
     bool in_handler;   /* inside ON ERROR ... ENDERROR */
+    unsigned holes;    /* CHECK_HOLE_* bits: what syntax-error recovery dropped from the tree */
     int global_slots;  /* next global slot */
     int frame_slots;   /* next frame slot of the routine being declared */
     int ndevices, nios;
@@ -156,6 +157,19 @@ static void error(Checker *c, SrcLoc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     diag_vreport(c->diag, "error", loc, fmt, ap); /* counts it */
+    va_end(ap);
+}
+
+/* An error that may echo a syntax error ("unknown X", EXIT outside a loop, RETRY outside ON ERROR): when the
+ * file had syntax errors the declaration or the enclosing LOOP / ON ERROR may be what the parser dropped, so in lenient mode it is not reported (the compile fails anyway; one mistake, one message). */
+static void echo_error(Checker *c, unsigned hole, SrcLoc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void echo_error(Checker *c, unsigned hole, SrcLoc loc, const char *fmt, ...) {
+    if (c->holes & hole)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vreport(c->diag, "error", loc, fmt, ap);
     va_end(ap);
 }
 
@@ -407,7 +421,7 @@ static Type *resolve_type(Checker *c, Node *ref, const char *name) {
     }
     Symbol *s = lookup(c, ref->name);
     if (!s) {
-        error(c, ref->loc, "unknown type '%s'", ref->name);
+        echo_error(c, CHECK_HOLE_DECL, ref->loc, "unknown type '%s'", ref->name);
         return T(TY_ERROR);
     }
     if (s->kind != SYM_TYPE) {
@@ -478,7 +492,7 @@ static Type *expr_name(Checker *c, Node *n) {
         return set(n, T(TY_INT));
     }
     if (!s) {
-        error(c, n->loc, "unknown name '%s'", n->name);
+        echo_error(c, CHECK_HOLE_DECL, n->loc, "unknown name '%s'", n->name);
         return set(n, T(TY_ERROR));
     }
     n->sym = s;
@@ -1065,7 +1079,7 @@ static Type *check_user_call(Checker *c, Node *n, Symbol *s, bool as_statement) 
 static Type *check_call(Checker *c, Node *n, bool as_statement) {
     Symbol *s = lookup(c, n->name);
     if (!s) {
-        error(c, n->loc, "unknown %s '%s'", as_statement ? "procedure" : "function", n->name);
+        echo_error(c, CHECK_HOLE_DECL, n->loc, "unknown %s '%s'", as_statement ? "procedure" : "function", n->name);
         for (int i = 0; i < n->list.count; i++) expr(c, n->list.items[i]);
         return set(n, T(TY_ERROR));
     }
@@ -1275,7 +1289,7 @@ static void device_of(Checker *c, Node *n, const char *stmt) {
     }
     Symbol *s = n->a->kind == E_NAME ? lookup(c, n->a->name) : NULL;
     if (!s) {
-        error(c, n->a->loc, "unknown device '%s'", n->a->name ? n->a->name : "?");
+        echo_error(c, CHECK_HOLE_DECL, n->a->loc, "unknown device '%s'", n->a->name ? n->a->name : "?");
         n->a->type = T(TY_ERROR);
         return;
     }
@@ -1328,7 +1342,7 @@ static void stmt_gmove(Checker *c, Node *n) {
 static void stmt_pulse(Checker *c, Node *n) {
     Symbol *s = n->a && n->a->kind == E_NAME ? lookup(c, n->a->name) : NULL;
     if (!s) {
-        error(c, n->a->loc, "unknown I/O point '%s'", n->a->name ? n->a->name : "?");
+        echo_error(c, CHECK_HOLE_DECL, n->a->loc, "unknown I/O point '%s'", n->a->name ? n->a->name : "?");
     } else {
         n->a->sym = s;
         n->a->type = s->type;
@@ -1374,7 +1388,7 @@ static void stmt(Checker *c, Node *n) {
     case S_FOR: stmt_for(c, n); return;
     case S_CASE: stmt_case(c, n); return;
     case S_EXIT:
-        if (!c->loops) error(c, n->loc, "EXIT outside a loop");
+        if (!c->loops) echo_error(c, CHECK_HOLE_STMT, n->loc, "EXIT outside a loop");
         return;
     case S_RETURN: stmt_return(c, n); return;
     case S_HALT: return;
@@ -1387,7 +1401,7 @@ static void stmt(Checker *c, Node *n) {
         return;
     case S_RAISE:
         if (!n->a) {
-            if (!c->in_handler) error(c, n->loc, "RAISE without a code re-raises ERRNO: only inside ON ERROR");
+            if (!c->in_handler) echo_error(c, CHECK_HOLE_STMT, n->loc, "RAISE without a code re-raises ERRNO: only inside ON ERROR");
             return;
         } else {
             Type *t = expr(c, n->a);
@@ -1396,7 +1410,7 @@ static void stmt(Checker *c, Node *n) {
         return;
     case S_RETRY:
     case S_SKIP:
-        if (!c->in_handler) error(c, n->loc, "%s only inside ON ERROR", n->kind == S_RETRY ? "RETRY" : "SKIP");
+        if (!c->in_handler) echo_error(c, CHECK_HOLE_STMT, n->loc, "%s only inside ON ERROR", n->kind == S_RETRY ? "RETRY" : "SKIP");
         return;
     case S_MOVE: stmt_move(c, n); return;
     case S_GMOVE: stmt_gmove(c, n); return;
@@ -1583,13 +1597,13 @@ static void check_routine(Checker *c, Node *r) {
     }
     stmts(c, &r->body);
     bool fn = (r->flags & NF_FUNCTION) != 0;
-    if (fn && !ends(&r->body))
+    if (fn && !(c->holes & CHECK_HOLE_STMT) && !ends(&r->body)) /* lenient: a dropped statement may have been the RETURN */
         error(c, r->loc, "FUNCTION %s can reach its end without RETURN", r->name);
     if (r->flags & NF_HANDLER) {
         c->in_handler = true;
         stmts(c, &r->handler);
         c->in_handler = false;
-        if (fn && !ends(&r->handler))
+        if (fn && !(c->holes & CHECK_HOLE_STMT) && !ends(&r->handler))
             error(c, r->loc, "the ON ERROR part of FUNCTION %s can reach ENDERROR without RETURN", r->name);
     }
     r->nslots = c->frame_slots;
@@ -1627,7 +1641,12 @@ static void predeclare(Checker *c) {
 }
 
 int check_program(Arena *arena, Diag *diag, Node *program) {
+    return check_program_ex(arena, diag, program, 0);
+}
+
+int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes) {
     Checker ck = {0}, *c = &ck;
+    c->holes = holes;
     c->arena = arena;
     c->diag = diag;
     c->errors0 = diag->errors;

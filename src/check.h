@@ -16,6 +16,14 @@
 /* Check `program` (an N_PROGRAM); returns the number of errors reported (0: the tree is fully annotated). */
 int check_program(Arena *arena, Diag *diag, Node *program);
 
+/* check_program for a tree the parser rebuilt after syntax errors: the parts that parsed are checked, but what
+ * may only echo what error recovery dropped is not reported. holes: CHECK_HOLE_DECL (a declaration or an import
+ * was dropped: unknown names, types, routines, devices and I/O points are no news), CHECK_HOLE_STMT (a statement
+ * was dropped: EXIT/RETRY/SKIP/RAISE; out of place and a FUNCTION's missing RETURN are no news). The caller has
+ * counted the syntax errors, so the compile fails either way. */
+enum { CHECK_HOLE_DECL = 1, CHECK_HOLE_STMT = 2 };
+int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes);
+
 /* The built-in types: shared, immutable singletons (never modify them). TY_REAL here is dimensionless; REAL
  * expressions with a dimension get their own Type (same kind and size, another dim). TY_RECORD and TY_ARRAY
  * have no singleton (NULL). */

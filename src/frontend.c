@@ -77,8 +77,11 @@ char *syntax_read_file(Arena *arena, const char *path, size_t *len)
     return buf;
 }
 
-/* Parse one text: the scanner and the parser share a SyntaxCtx; returns the root, NULL after any error. */
-Node *syntax_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors)
+/* Parse one text: the scanner and the parser share a SyntaxCtx. Returns the root, even after syntax errors when
+ * the parser recovered up to the end of the unit (the tree then lacks the statements and declarations it
+ * dropped); NULL when nothing could be built. */
+static Node *fe_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors,
+                      unsigned *holes)
 {
     SyntaxCtx pc = {.arena = arena, .diag = diag, .file = file, .line = 1, .col = 1};
     yyscan_t scanner;
@@ -101,7 +104,16 @@ Node *syntax_parse(Arena *arena, Diag *diag, const char *file, const char *text,
         pc.errors++;
     }
     *nerrors = pc.errors;
-    return pc.errors ? NULL : pc.root;
+    if (holes)
+        *holes = pc.holes;
+    return rc == 0 && !pc.lex_fatal ? pc.root : NULL;
+}
+
+/* Parse one text: the scanner and the parser share a SyntaxCtx; returns the root, NULL after any error. */
+Node *syntax_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors)
+{
+    Node *root = fe_parse(arena, diag, file, text, len, nerrors, NULL);
+    return *nerrors ? NULL : root;
 }
 
 /* Start with an empty arena and no files seen. */
@@ -314,7 +326,8 @@ int frontend_compile_file(Frontend *fe, const char *path, Node **out)
     diag_add_source(fe->diag, file, text, len);
     int errors_before = fe->diag->errors;
     int nerr;
-    Node *root = syntax_parse(&fe->arena, fe->diag, file, text, len, &nerr);
+    unsigned holes = 0;
+    Node *root = fe_parse(&fe->arena, fe->diag, file, text, len, &nerr, &holes);
     if (!root)
         return FE_ECOMPILE;
     if (root->flags & (SYN_LIBRARY | SYN_MACHINE)) {
@@ -327,10 +340,13 @@ int frontend_compile_file(Frontend *fe, const char *path, Node **out)
     if (canon)
         fe_add_file(fe, canon, FE_LOADING);
     FeStack top = {NULL, file, canon ? canon : file};
+    int errors_parsed = fe->diag->errors;
     fe_expand(fe, &root->list, &top);
-    if (fe->diag->errors > errors_before)
-        return FE_ECOMPILE; /* checking a tree with holes would only add follow-on messages */
-    if (check_program(&fe->arena, fe->diag, root) > 0 || fe->diag->errors > errors_before)
+    /* After syntax or import errors the parts that parsed are still checked, leniently: where the parser dropped
+     * a statement or a declaration (or an import brought nothing), what may only echo that hole is not reported. */
+    if (fe->diag->errors > errors_parsed)
+        holes |= SYN_HOLE_DECL; /* a library that failed to parse or open declared nothing */
+    if (check_program_ex(&fe->arena, fe->diag, root, holes) > 0 || fe->diag->errors > errors_before)
         return FE_ECOMPILE;
     *out = root;
     return FE_OK;

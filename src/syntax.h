@@ -32,7 +32,12 @@ typedef struct SyntaxCtx {
     SrcLoc comment_start;
     int lex_error_line;   /* line of the last lexical error: a syntax error there is its echo, not news */
     bool lex_fatal;       /* an unterminated comment ate the rest of the file */
+    unsigned holes;       /* SYN_HOLE_* bits: what error recovery dropped from the tree */
 } SyntaxCtx;
+
+/* What a parse with errors dropped (SyntaxCtx.holes): a declaration (so later uses of its name are no news), a
+ * statement (so an EXIT, RETRY or RETURN may have lost its LOOP, ON ERROR or place). */
+enum { SYN_HOLE_DECL = 1, SYN_HOLE_STMT = 2 };
 
 /* Parse `len` bytes of `text` (need not be NUL-terminated) as one unit of file `file`. Reports errors through
  * diag; returns the root (N_PROGRAM, flags may carry SYN_LIBRARY / SYN_MACHINE) or NULL. */
