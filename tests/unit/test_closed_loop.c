@@ -408,6 +408,35 @@ UTEST(pid_antiwindup)
     model_close(&m);
 }
 
+/* Default PID gains put a triple pole at −ω: on a free rotor J q̈ = τ started e0 off the setpoint at rest with an
+ * empty integrator, −J ë = Kp e + Kd ė + z, ż = Ki e gives e(t) = e0 (1 + ωt − ω²t²) e^{−ωt}
+ * (e(0) = e0, ė(0) = 0, ë(0) = −Kp e0/J = −3ω² e0). */
+UTEST(pid_triple_pole_closed_form)
+{
+    ModelDesc d;
+    Model m;
+    ClosedLoop cl;
+    ClosedLoopGains g;
+    char err[256];
+    double J = 0.5, w = 10, cycle = 1e-4, e0 = 0.1, q0 = -e0, zero = 0, dev = 0;
+    rotor_desc(&d, J, NULL);
+    CHECK(model_open(&m, &d, err, sizeof err) == 0);
+    CHECK(controller_gains_default(&g, &m, CONTROLLER_PID, w, cycle) == 0);
+    CHECK_REL(g.kp[0], 3 * J * w * w, 1e-12);
+    CHECK_REL(g.kd[0], 3 * J * w, 1e-12);
+    CHECK_REL(g.ki[0], J * w * w * w, 1e-12);
+    CHECK(closed_loop_init(&cl, &m, &g, &(ClosedLoopConfig){.cycle = cycle}, &q0, NULL, err, sizeof err) == 0);
+    for (long k = 0; k < 20000; k++) {
+        double t = k * cycle;
+        CHECK(closed_loop_step(&cl, &zero, &zero, &zero) == 0);
+        dev = fmax(dev, fabs(cl.out.e[0] - e0 * (1 + w * t - w * w * t * t) * exp(-w * t)));
+    }
+    printf("# PID triple pole: max deviation from e0(1+wt-w^2t^2)e^-wt %.3g (e0 = %g)\n", dev, e0);
+    CHECK(dev < 1e-3 * e0); /* ω h = 1e-3 */
+    closed_loop_free(&cl);
+    model_close(&m);
+}
+
 /* Independent-joint PID holds the 2R arm at a setpoint against gravity: the error goes to zero (integral
  * action), from a 0.05 rad offset. */
 UTEST(pid_2r_regulates_under_gravity)
@@ -537,6 +566,7 @@ int main(void)
     RUN(dc_motor_electrical_time_constant);
     RUN(voltage_saturation_limits_acceleration);
     RUN(pid_antiwindup);
+    RUN(pid_triple_pole_closed_form);
     RUN(pid_2r_regulates_under_gravity);
     RUN(gain_lists);
     RUN(puma_tracking_and_cost);
