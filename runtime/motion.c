@@ -303,7 +303,6 @@ static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, co
     if (rc < 0) return FAIL(IRL_ERR_MATH, "%s: %s", what, planner_error(p));
     if (info->lowered & PLANNER_LOWERED_SPEED) note(m, d, "SPEED", info->speed_req, info->speed_max, st->src);
     if (info->lowered & PLANNER_LOWERED_TIME) note(m, d, "TIME", info->time_req, info->duration, st->src);
-    if (info->lowered & PLANNER_LOWERED_APPROX) note(m, d, "APPROX", 0, info->overlap, st->src);
     return 0;
 }
 
@@ -359,8 +358,8 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
     int ts = (int)(st->shape & 15), vs = (int)(st->shape >> 4 & 15);
     int need = operand_slots(ts) + (vs ? operand_slots(vs) : 0);
     if (ts == MOTION_OPND_NONE || st->nops < need) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
-    /* CIRC: the via point comes first in the run */
-    const Value *via = vs ? st->ops : NULL, *tgt = vs ? st->ops + operand_slots(vs) : st->ops;
+    /* the run holds the target, then (CIRC) the via point */
+    const Value *tgt = st->ops, *via = vs ? st->ops + operand_slots(ts) : NULL;
     double qlast[PLANNER_MAX_AXES], plast[3], qtlast[4];
     int have_pose = planner_last_target(p, qlast, plast, qtlast);
     Pose mlast = {{plast[0], plast[1], plast[2]}, {qtlast[0], qtlast[1], qtlast[2], qtlast[3]}};
