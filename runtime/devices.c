@@ -77,8 +77,12 @@ static int bind_device(Device *dv, const Chunk *c, const ChunkDevice *cd, const 
     const char *given = NULL;
     for (int i = 0; i < o->nbind; i++)
         if (strcasecmp(o->bind[i].dev, dv->name) == 0) given = o->bind[i].path;
+    /* a .irlc resolves from the folder of the source it was compiled from (its file table), like the .irl */
+    const char *from = program;
+    if (ends_with_ci(program, ".irlc") && c->nfiles > 0 && c->files[0] >= 0 && c->files[0] < c->nkstr)
+        from = kstr(c, c->files[0]);
     if (given) snprintf(dv->path, sizeof dv->path, "%s", given);
-    else resolve_path(dv->path, sizeof dv->path, program, file);
+    else resolve_path(dv->path, sizeof dv->path, from, file);
     if (!*file && !given) {
         snprintf(err, errlen, "device %s has no machine file (give one with --device %s=FILE)", dv->name, dv->name);
         return DEVICES_EINVALID;
