@@ -45,7 +45,7 @@ LIB_OBJ  := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(GEN_OBJ)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps release debug asan test test-quick demo bench bench-vm clean fuzz
+.PHONY: all deps release debug asan test test-quick demo bench bench-vm clean fuzz bench-dryrun
 all: $(if $(wildcard src/main.c),$(B)/irl) $(TEST_BIN)
 
 # Debian packages the build and the tests need (no-op when installed).
@@ -130,11 +130,12 @@ clean:
 #   build/fuzz/fuzz_frontend -max_total_time=120 tests/fuzz/corpus_frontend
 FUZZ_CC    ?= clang
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I$(GEN) -Isrc -Iruntime -Imodels
-FUZZ_FE_SRC := src/arena.c src/ast.c src/diag.c src/units.c src/check.c src/frontend.c $(PARSE_C) $(LEX_C)
+FUZZ_FE_SRC := src/arena.c src/ast.c src/diag.c src/units.c src/check.c src/frontend.c $(PARSE_C) $(LEX_C) \
+               src/machine.c models/model.c
 fuzz: build/fuzz/fuzz_frontend
 build/fuzz/fuzz_frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) $(GEN)/parser.h $(GEN)/lexer.h $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-function -o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-function -o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) -lm -ldl
 
 # libFuzzer target for the .irlc loader and verifier: make fuzz-loader, then
 #   build/fuzz/fuzz_loader -max_total_time=120 tests/fuzz/corpus_loader   (IRL_FUZZ_RESTAMP=1 fixes the checksum)
@@ -164,3 +165,7 @@ $(B)/plugin/example_plugin_noentry.so: tests/plugin/example_plugin.c models/mode
 $(B)/plugin/example_plugin_incomplete.so: tests/plugin/example_plugin.c models/model.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_INCOMPLETE -fPIC -shared -o $@ $< $(LDFLAGS) -lm
+
+# Dry-run speed (issue 4 item 8): simulated s per CPU s, us per cycle, with and without the trace; 1 h memory.
+bench-dryrun: $(B)/irl
+	bench/dryrun/run.sh $(B)/irl

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with and without the
+# trace: simulated seconds per CPU second and µs per cycle (medians of 5 runs), and peak memory (max RSS) of a
+# 1-hour program (the same path repeated) against the 60 s one: it must not grow with the program's length.
+set -u
+IRL=$(realpath "${1:-build/release/irl}")
+cd "$(dirname "$0")"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+measure() { # $1 label, $2 program, rest: options
+    local label=$1 prog=$2; shift 2
+    local cpu=() rss=0 sim cycles
+    for r in 1 2 3 4 5; do
+        /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$IRL" run --no-plots --out "$tmp/o" "$@" "$prog" >/dev/null 2>&1
+        read -r u s m <"$tmp/time"; cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); rss=$m
+    done
+    sim=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1/p' "$tmp/o/report.txt")
+    cycles=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\2/p' "$tmp/o/report.txt")
+    local c; c=$(printf '%s\n' "${cpu[@]}" | median)
+    awk -v l="$label" -v s="$sim" -v n="$cycles" -v c="$c" -v m="$rss" 'BEGIN {
+        printf "%-28s %8.1f s simulated  %7.3f s CPU  %8.0fx real time  %6.2f us/cycle  max RSS %d KB\n", l, s, c, s / c, 1e6 * c / n, m }'
+}
+echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace
+measure "60 s LIN/CIRC, trace" lin_circ_60s.irl
+sed 's/FOR i := 1 TO 11 DO/FOR i := 1 TO 740 DO/; s/PROGRAM lin_circ_60s/PROGRAM lin_circ_1h/' lin_circ_60s.irl >"$tmp/lin_circ_1h.irl"
+sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
+/usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
+read -r u m <"$tmp/time1h"
+echo "1 h LIN/CIRC, trace: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace $(du -m "$tmp/h/trace.csv" | cut -f1) MB on disk"
