@@ -261,11 +261,15 @@ static void phase_bounds(const Profile *pr, double b[6])
 }
 
 /* The overlap window sampled uniformly and, for PTP profiles, just after every phase boundary of either
- * segment (the summed jerk is constant between boundaries, so this sees every jerk sum exactly). */
+ * segment (the summed jerk is constant between boundaries, so this sees every jerk sum exactly). The window's
+ * own ends are boundaries too: at tau = 0 the successor reports the jerk of rest (0), not that of its first
+ * phase, so the piece between the window start and the first phase boundary is sampled just inside it (that
+ * piece was missed, and a blend with twice the jerk limit there was accepted); likewise just before the end. */
 static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
 {
     int n = p->cfg.dof;
     double eps = 1e-9 * o, bd[6];
+    if (!blend_point_fits(p, a, b, o, eps) || !blend_point_fits(p, a, b, o, o - eps)) return 0;
     for (int i = 0; i < n; i++) {
         if (a->kind == PLANNER_PTP) {
             phase_bounds(&a->ax[i], bd);

@@ -1,6 +1,8 @@
 /* test_planner.c — the planner and interpolator on sampled streams: PTP synchronisation and exact stop,
  * seeded random PTP blends (continuity, limits), LIN on its line and CIRC on its circle through the PUMA 560's
- * IK, orientation slerp, Cartesian joint limits, IK failures with their source location, the queue. */
+ * IK, orientation slerp, Cartesian joint limits, IK failures with their source location, the queue (one thread
+ * with a late producer, deterministically; two threads as a stress test: IRL_PLANNER_STRESS=N pushes N moves
+ * instead of the default 300), and the blend check at the overlap window's ends (a regression). */
 #include <stdio.h>
 
 #include "planner.h"
@@ -31,20 +33,28 @@ typedef struct {
     int status;      /* first error returned, 0 if none */
 } Stream;
 
-static void run(Planner *p, double dt, Stream *s)
+#define STREAM_MAX 400000   /* samples (400 s at 1 ms): a stream that does not end by then is an error */
+
+/* Sample from t0 (the first cycle; later ones at k dt) until idle. The buffer grows with the stream (a stream
+ * is ~400 bytes a cycle: buffers sized for the longest run, or streams kept whole, are what made the binary's
+ * resident size grow). */
+static void run_from(Planner *p, double t0, double dt, Stream *s)
 {
     s->n = 0;
     s->status = 0;
-    if (!s->cap) {
-        s->cap = 200000;
-        s->sp = malloc((size_t)s->cap * sizeof *s->sp);
-    }
-    for (long k = 0; s->n < s->cap; k++) {
-        int st = planner_sample(p, k * dt, &s->sp[s->n++]);
+    for (long k = 0;; k++) {
+        if (s->n == s->cap) {
+            if (s->cap >= STREAM_MAX) { s->status = -100; break; }
+            s->cap = s->cap ? 2 * s->cap : 4096;
+            s->sp = realloc(s->sp, (size_t)s->cap * sizeof *s->sp);
+        }
+        int st = planner_sample(p, k ? k * dt : t0, &s->sp[s->n++]);
         if (st < 0) { s->status = st; break; }
         if (st == PLANNER_IDLE && planner_pending(p) == 0) break;
     }
 }
+
+static void run(Planner *p, double dt, Stream *s) { run_from(p, 0, dt, s); }
 
 /* Limits and continuity of one setpoint after the previous (NULL for the first): |qd| <= vmax, |qdd| <= amax,
  * the jerk (difference of qdd) <= jmax, and no jumps: |dq| <= vmax dt, |dqd| <= amax dt. rel_*: tolerances
@@ -223,10 +233,226 @@ UTEST(queue_full_and_flush)
 }
 
 
-/* The queue between two threads: a producer pushes 2000 blended PTP moves (retrying when full) while the
- * consumer samples; every segment is run once, in order, the stream keeps the limits and ends on the target. */
+/* The move sequence of the queue tests: targets in [-1, 1] rad on three axes, blended at APPROX_PTP 50 %. */
+static void seq_target(uint64_t *x, double q[3])
+{
+    for (int i = 0; i < 3; i++) {
+        *x ^= *x << 13; *x ^= *x >> 7; *x ^= *x << 17;
+        q[i] = ((double)(*x % 2001) - 1000) / 1000.0;
+    }
+}
+
+static PlannerParams seq_params(void)
+{
+    PlannerParams par = no_params;
+    par.approx_ptp = 0.5;
+    return par;
+}
+
+/* Plan-level check of one PTP blend, independent of the planner's own sampling: the summed jerk is constant
+ * between consecutive breakpoints (the window's ends and every phase boundary of either profile), so it is
+ * taken at each piece's midpoint; the summed acceleration is piecewise linear, taken at the breakpoints; the
+ * summed speed on a fine grid. Returns the number of violations. */
+static int blend_plan_violations(const PlannerConfig *c, const PlannerSegment *a, const PlannerSegment *b)
+{
+    double o = b->overlap, tb[2 + 2 * 8 * PLANNER_MAX_AXES];
+    if (!(o > 0)) return 0;
+    int nb = 0, bad = 0;
+    tb[nb++] = 0;
+    tb[nb++] = o;
+    for (int i = 0; i < c->dof; i++)
+        for (int side = 0; side < 2; side++) {
+            const Profile *pr = side ? &b->ax[i] : &a->ax[i];
+            double sh = side ? 0 : a->T - o;
+            double ph[8] = {0, pr->Tj, pr->Ta - pr->Tj, pr->Ta, pr->T - pr->Ta, pr->T - pr->Ta + pr->Tj,
+                            pr->T - pr->Tj, pr->T};
+            for (int k = 0; k < 8; k++)
+                if (ph[k] - sh > 0 && ph[k] - sh < o) tb[nb++] = ph[k] - sh;
+        }
+    for (int u = 1; u < nb; u++)   /* insertion sort */
+        for (int w = u; w > 0 && tb[w] < tb[w - 1]; w--) { double z = tb[w]; tb[w] = tb[w - 1]; tb[w - 1] = z; }
+    for (int i = 0; i < c->dof; i++) {
+        const ModelAxisLimits *L = &c->limits[i];
+        ProfileState sa, sb;
+        for (int k = 0; k < nb; k++) {
+            profile_at(&a->ax[i], a->T - o + tb[k], &sa);
+            profile_at(&b->ax[i], tb[k], &sb);
+            bad += !(fabs(sa.a + sb.a) <= L->amax * (1 + 1e-9));
+            if (k + 1 < nb && tb[k + 1] - tb[k] > 1e-12) {
+                double mid = 0.5 * (tb[k] + tb[k + 1]);
+                profile_at(&a->ax[i], a->T - o + mid, &sa);
+                profile_at(&b->ax[i], mid, &sb);
+                bad += !(fabs(sa.j + sb.j) <= L->jmax * (1 + 1e-9));
+            }
+        }
+        for (int k = 0; k <= 2000; k++) {
+            profile_at(&a->ax[i], a->T - o + o * k / 2000, &sa);
+            profile_at(&b->ax[i], o * k / 2000, &sb);
+            bad += !(fabs(sa.v + sb.v) <= L->vmax * (1 + 1e-9));
+        }
+    }
+    return bad;
+}
+
+/* Regression: the blend check missed the piece of the overlap window before the first phase boundary (there
+ * the successor's jerk was read at tau = 0, i.e. at rest), and accepted blends with twice the jerk limit for a
+ * few microseconds. Move 936 of the queue sequence is one: the two-thread test failed on it whenever the
+ * sampling phase (which depends on which earlier blends the late producer missed) put a sample just after the
+ * successor's start. Replayed here with chosen phases, and the plan checked exactly for the whole sequence
+ * and for random pairs. */
+UTEST(blend_window_start_jerk)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    c.capacity = 4;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    uint64_t x = 12345;
+    double q[937][3];
+    for (int m = 1; m <= 936; m++) seq_target(&x, q[m]);
+    PlannerParams par = seq_params();
+    double dt = 1e-3;
+    static const double delta[] = {2e-6, 26e-6, 100e-6, 400e-6, 900e-6};
+    Stream s = {0};
+    int bad = 0;
+    for (int d = 0; d < 5; d++) {
+        PlannerPushInfo ia, ib;
+        planner_reset(&p, q[934]);
+        CHECK(planner_push_ptp(&p, q[935], &par, (PlannerSrc){"thr.irl", 935, 1}, &ia) == 0);
+        CHECK(planner_push_ptp(&p, q[936], &par, (PlannerSrc){"thr.irl", 936, 1}, &ib) == 0);
+        CHECK(ib.overlap > 0);
+        /* the first cycle at t0 starts 935; 936 then starts at t0 + T - overlap, delta before a cycle */
+        double r = fmod(ia.duration - ib.overlap + delta[d], dt), t0 = r > 0 ? dt - r : 0;
+        if (t0 >= dt) t0 = 0;
+        run_from(&p, t0, dt, &s);
+        bad += s.status != 0;
+        bad += stream_limits(&p, &s, dt, 1e-9, 1e-6);
+        for (int i = 0; i < 3; i++) bad += s.sp[s.n - 1].q[i] != q[936][i];
+        bad += blend_plan_violations(&c, &p.ring[0], &p.ring[1]);
+    }
+    CHECK(bad == 0);
+    /* the whole sequence, planned as the producer plans it (one queue holding all of it), and random pairs */
+    int plan_bad = 0, blends = 0, lowered = 0;
+    Planner pq;
+    PlannerConfig cq = c;
+    cq.capacity = 2000;
+    CHECK(planner_init(&pq, &cq) == PLANNER_OK);
+    x = 12345;
+    for (int m = 0; m < 2000; m++) {
+        double t[3];
+        PlannerPushInfo info;
+        seq_target(&x, t);
+        CHECK(planner_push_ptp(&pq, t, &par, (PlannerSrc){0}, &info) == 0);
+        blends += info.overlap > 0;
+        if (m > 0) plan_bad += blend_plan_violations(&c, &pq.ring[m - 1], &pq.ring[m]);
+    }
+    planner_free(&pq);
+    for (int k = 0; k < 4000; k++) {
+        double qa[3], qb[3];
+        PlannerParams pa = no_params, pb = no_params;
+        PlannerPushInfo info;
+        for (int i = 0; i < 3; i++) { qa[i] = (urand() - 0.5) * 2; qb[i] = (urand() - 0.5) * 2; }
+        pa.approx_ptp = urand();
+        pa.speed_ptp = pb.speed_ptp = 0.3 + 0.7 * urand();
+        pa.acc_ptp = 0.3 + 0.7 * urand();
+        pb.acc_ptp = 0.3 + 0.7 * urand();
+        planner_reset(&p, (double[3]){0, 0, 0});
+        planner_push_ptp(&p, qa, &pa, (PlannerSrc){0}, NULL);
+        CHECK(planner_push_ptp(&p, qb, &pb, (PlannerSrc){0}, &info) == 0);
+        blends += info.overlap > 0;
+        lowered += (info.lowered & PLANNER_LOWERED_APPROX) != 0;
+        plan_bad += blend_plan_violations(&c, &p.ring[0], &p.ring[1]);
+    }
+    printf("#   %d blends checked exactly (%d shortened), %d violations\n", blends, lowered, plan_bad);
+    CHECK(plan_bad == 0);
+    CHECK(blends > 3000);
+    free(s.sp);
+    planner_free(&p);
+}
+
+/* The producer late, in one thread and deterministically: move m + 1 is published `late[m % 9]` cycles after
+ * (or before) the cycle at which the consumer reaches move m's approximation zone, or only once the machine is
+ * at rest. The consumer must blend exactly when the successor was published before it reached the zone (and
+ * the plan found an overlap), otherwise stop exactly and start the successor from rest; every move runs once,
+ * in order, within the limits, and the last stop is exact. */
+UTEST(late_producer_single_thread)
+{
+    PlannerConfig c;
+    Planner p;
+    planner_config_init(&c, 3);
+    limits3(&c);
+    c.capacity = 4;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    static const int late[9] = {-300, -2, -1, 0, 1, 2, 20, 80, 1 << 30};
+    enum { NM = 90 };
+    int expect_blend[NM + 2] = {0}, blended[NM + 2] = {0}, pushed = 0, bad = 0, printed = 0, order_bad = 0;
+    int last_line = 0, mismatch = 0, nblend = 0, nstop = 0;
+    double overlap[NM + 2] = {0}, q[3], last[3];
+    uint64_t x = 99;
+    PlannerParams par = seq_params();
+    PlannerSetpoint sp[2];
+    double dt = 1e-3;
+    long k = 0;
+    for (;; k++) {
+        /* the producer's turn, between two cycles */
+        if (pushed < NM) {
+            int due;
+            if (pushed == 0) due = 1;
+            else {
+                int off = late[pushed % 9];
+                const PlannerSegment *g = p.main.seg;
+                if (off == 1 << 30) due = planner_pending(&p) == 0;
+                else due = planner_pending(&p) == 0 ||
+                           (g && g->id == pushed && k * dt - p.main.start >= g->zone_t + off * dt);
+            }
+            if (due) {
+                PlannerPushInfo info;
+                /* blend expected: the predecessor is running and has not reached its zone yet */
+                int before = p.main.seg && p.main.seg->id == pushed && !p.zone_decided;
+                seq_target(&x, q);
+                CHECK(planner_push_ptp(&p, q, &par, (PlannerSrc){"late.irl", pushed + 1, 1}, &info) == 0);
+                pushed++;
+                overlap[pushed] = info.overlap;
+                expect_blend[pushed] = before && info.overlap > 0;
+                memcpy(last, q, sizeof q);
+            }
+        }
+        PlannerSetpoint *cur = &sp[k & 1], *prev = k ? &sp[(k - 1) & 1] : NULL;
+        int st = planner_sample(&p, k * dt, cur);
+        if (p.next.seg) blended[p.next.seg->id] = 1;
+        bad += st < 0;
+        bad += step_limits(&p, prev, cur, dt, 1e-9, 1e-6, &printed);
+        if (cur->src.line) {
+            order_bad += cur->src.line < last_line || cur->src.line > last_line + 1;
+            last_line = cur->src.line;
+        }
+        if (st == PLANNER_IDLE && pushed == NM && planner_pending(&p) == 0) break;
+        if (k > 2000000) { bad++; break; }
+    }
+    for (int m = 2; m <= NM; m++) {
+        if (blended[m] != expect_blend[m] && mismatch++ < 5)
+            printf("#   move %d: blended %d, expected %d (overlap %g, late %d)\n", m, blended[m], expect_blend[m],
+                   overlap[m], late[(m - 1) % 9]);
+        nblend += blended[m];
+        nstop += !blended[m];
+    }
+    printf("#   %ld cycles, %d blends, %d exact stops\n", k + 1, nblend, nstop);
+    CHECK(bad == 0);
+    CHECK(order_bad == 0);
+    CHECK(last_line == NM);
+    CHECK(mismatch == 0);
+    CHECK(nblend >= 8 && nstop >= 40);   /* many pairs have no overlap that keeps the limits */
+    for (int i = 0; i < 3; i++) CHECK(sp[k & 1].q[i] == last[i]);
+    planner_free(&p);
+}
+
+/* The queue between two threads (a stress test; the deterministic version is above): a producer pushes
+ * blended PTP moves (retrying when full) while the consumer samples; every segment is run once, in order, the
+ * stream keeps the limits and ends on the target. */
 typedef struct {
     Planner *p;
+    int moves;
     double last[3];
     atomic_int done;
 } Producer;
@@ -235,14 +461,10 @@ static void *producer_main(void *arg)
 {
     Producer *pr = arg;
     uint64_t x = 12345;
-    for (int m = 0; m < 2000; m++) {
+    for (int m = 0; m < pr->moves; m++) {
         double q[3];
-        for (int i = 0; i < 3; i++) {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            q[i] = ((double)(x % 2001) - 1000) / 1000.0;
-        }
-        PlannerParams par = no_params;
-        par.approx_ptp = 0.5;
+        seq_target(&x, q);
+        PlannerParams par = seq_params();
         while (planner_push_ptp(pr->p, q, &par, (PlannerSrc){"thr.irl", m + 1, 1}, NULL) == PLANNER_EFULL)
             sched_yield();
         memcpy(pr->last, q, sizeof q);
@@ -259,7 +481,8 @@ UTEST(two_threads_spsc)
     limits3(&c);
     c.capacity = 4;
     CHECK(planner_init(&p, &c) == PLANNER_OK);
-    Producer pr = {.p = &p};
+    const char *env = getenv("IRL_PLANNER_STRESS");
+    Producer pr = {.p = &p, .moves = env && atoi(env) > 0 ? atoi(env) : 300};
     atomic_init(&pr.done, 0);
     pthread_t th;
     pthread_create(&th, NULL, producer_main, &pr);
@@ -280,9 +503,9 @@ UTEST(two_threads_spsc)
         if (st == PLANNER_IDLE && atomic_load(&pr.done) && planner_pending(&p) == 0) break;
     }
     pthread_join(th, NULL);
-    printf("#   %ld cycles, last line %d\n", k + 1, last_line);
+    printf("#   %d moves, %ld cycles, last line %d\n", pr.moves, k + 1, last_line);
     CHECK(order_bad == 0);
-    CHECK(last_line == 2000);
+    CHECK(last_line == pr.moves);
     CHECK(bad == 0);
     for (int i = 0; i < 3; i++) CHECK(sp[k & 1].q[i] == pr.last[i]);
     planner_free(&p);
@@ -576,6 +799,8 @@ int main(void)
     RUN(ptp_synchronised_exact_stop);
     RUN(random_ptp_blends);
     RUN(queue_full_and_flush);
+    RUN(blend_window_start_jerk);
+    RUN(late_producer_single_thread);
     RUN(two_threads_spsc);
     RUN(ik_failure_reported_with_location);
     RUN(slerp_orientation);
