@@ -668,14 +668,16 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         YYTRANSLATE('='), YYTRANSLATE('<'), YYTRANSLATE('>'), YYTRANSLATE('.'), YYTRANSLATE('['), YYSYMBOL_NE,
         YYSYMBOL_LE, YYSYMBOL_GE, YYSYMBOL_DIV, YYSYMBOL_MOD, YYSYMBOL_AND, YYSYMBOL_OR};
     const yysymbol_kind_t label_start[] = {
-        YYSYMBOL_NUMBER, YYSYMBOL_STRING, YYSYMBOL_TRUE, YYSYMBOL_FALSE, YYTRANSLATE('('), YYTRANSLATE('-')};
+        YYSYMBOL_NUMBER, YYSYMBOL_STRING, YYSYMBOL_TRUE, YYSYMBOL_FALSE, YYTRANSLATE('('), YYTRANSLATE('-'),
+        YYSYMBOL_IDENT};
     yysymbol_kind_t exp[YYNTOKENS];
     int n = yypcontext_expected_tokens(ctx, exp, YYNTOKENS);
     if (n < 0)
         n = 0;
     int is_stmt = syn_in(YYSYMBOL_IF, exp, n), is_decl = syn_in(YYSYMBOL_CONST, exp, n);
     int is_expr = syn_in(YYSYMBOL_NOT, exp, n), is_op = syn_in(YYTRANSLATE('*'), exp, n);
-    int is_label = !is_expr && syn_in(YYSYMBOL_NUMBER, exp, n) && syn_in(YYSYMBOL_ENDCASE, exp, n);
+    int is_label = !is_expr && syn_in(YYSYMBOL_NUMBER, exp, n) && syn_in(YYSYMBOL_STRING, exp, n) &&
+                   syn_in(YYTRANSLATE('-'), exp, n);
     char want[512] = "", item[64];
     const char *words[YYNTOKENS + 4];
     char texts[YYNTOKENS][40];
@@ -720,7 +722,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
     const YYLTYPE *loc = yypcontext_location(ctx);
     SrcLoc at = L(pc, *loc);
     /* A missing ';' at the end of a line is reported where it belongs, after the previous token. */
-    if (k == 1 && strcmp(words[0], "';'") == 0 && pc->prev_line > 0 &&
+    if (got == YYSYMBOL_YYEOF && pc->tok_end_line > 0) {
+        /* So is anything missing at the end of the file: right after the last token (the end of file itself
+         * is no token, so the scanner's last token is that one). */
+        at.line = pc->tok_end_line;
+        at.col = pc->tok_end_col;
+    } else if (k == 1 && strcmp(words[0], "';'") == 0 && pc->prev_line > 0 &&
         pc->prev_line < loc->first_line) {
         at.line = pc->prev_line;
         at.col = pc->prev_end_col;

@@ -90,6 +90,7 @@ typedef struct Checker {
     Node *program;
     int loops;         /* loop nesting depth */
     bool in_handler;   /* inside ON ERROR ... ENDERROR */
+    int depth;         /* expr() nesting: 0 at the top of an expression */
     unsigned holes;    /* CHECK_HOLE_* bits: what syntax-error recovery dropped from the tree */
     int global_slots;  /* next global slot */
     int frame_slots;   /* next frame slot of the routine being declared */
@@ -698,8 +699,36 @@ static Type *expr_unary(Checker *c, Node *n) {
     return set(n, a);
 }
 
+/* Is the tree under n deeper than `budget` levels? (The recursion itself stops at budget.) */
+static bool too_deep(const Node *n, int budget) {
+    if (!n) return false;
+    if (budget <= 0) return true;
+    if (too_deep(n->a, budget - 1) || too_deep(n->b, budget - 1)) return true;
+    for (int i = 0; i < n->list.count; i++)
+        if (too_deep(n->list.items[i], budget - 1)) return true;
+    return false;
+}
+
+static Type *expr_node(Checker *c, Node *n);
+
+/* Check an expression. A whole expression deeper than CHECK_MAX_DEPTH (a 30,000-term sum is a left spine that
+ * deep) is refused once, at its start, before anything recurses down it: the checker, the constant folder and
+ * the code generator all walk expressions recursively, and the C stack is the limit. */
+enum { CHECK_MAX_DEPTH = 1000 };
 static Type *expr(Checker *c, Node *n) {
     if (!n) return T(TY_ERROR);
+    if (c->depth == 0 && too_deep(n, CHECK_MAX_DEPTH)) {
+        error(c, start_loc(n), "expression nested too deeply (more than %d levels)", CHECK_MAX_DEPTH);
+        return set(n, T(TY_ERROR));
+    }
+    c->depth++;
+    Type *t = expr_node(c, n);
+    c->depth--;
+    return t;
+}
+
+/* Check one expression node by kind. */
+static Type *expr_node(Checker *c, Node *n) {
     switch (n->kind) {
     case E_INT:
         if (n->flags & NF_HAS_UNIT) { /* `5 s`: a REAL with a dimension */

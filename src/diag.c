@@ -103,10 +103,37 @@ static void diag_quote(Diag *d, SrcLoc loc)
     size_t n = (size_t)(eol - p);
     if (n > 0 && p[n - 1] == '\r')
         n--;
-    fprintf(d->out, "%.*s\n", (int)n, p);
-    int col = loc.col < 1 ? 1 : loc.col;
-    for (int i = 0; i < col - 1; i++)
-        fputc(i < (int)n && p[i] == '\t' ? '\t' : ' ', d->out);
+    /* Columns count bytes. The caret is placed by characters: tabs are copied (so it lines up whatever the tab
+     * width), UTF-8 continuation bytes take no place, NUL and other control bytes are shown as spaces. A line
+     * longer than DIAG_QUOTE_MAX bytes is quoted as a window around the column, with "..." at the cut ends. */
+    enum { DIAG_QUOTE_MAX = 160 };
+    size_t col = loc.col < 1 ? 0 : (size_t)loc.col - 1;
+    size_t ws = 0, we = n;
+    if (n > DIAG_QUOTE_MAX) {
+        ws = col > DIAG_QUOTE_MAX / 2 ? col - DIAG_QUOTE_MAX / 2 : 0;
+        if (ws > n)
+            ws = n;
+        while (ws > 0 && ws < n && ((unsigned char)p[ws] & 0xC0) == 0x80)
+            ws--; /* start on a character */
+        we = ws + DIAG_QUOTE_MAX < n ? ws + DIAG_QUOTE_MAX : n;
+        while (we < n && ((unsigned char)p[we] & 0xC0) == 0x80)
+            we++;
+    }
+    if (ws > 0)
+        fputs("...", d->out);
+    for (size_t i = ws; i < we; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        fputc(ch < 0x20 && ch != '\t' ? ' ' : ch, d->out);
+    }
+    fputs(we < n ? "...\n" : "\n", d->out);
+    if (ws > 0)
+        fputs("   ", d->out);
+    for (size_t i = ws; i < col; i++) {
+        unsigned char ch = i < n ? (unsigned char)p[i] : ' ';
+        if ((ch & 0xC0) == 0x80)
+            continue;
+        fputc(ch == '\t' ? '\t' : ' ', d->out);
+    }
     fputs("^\n", d->out);
 }
 

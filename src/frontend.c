@@ -80,8 +80,8 @@ char *syntax_read_file(Arena *arena, const char *path, size_t *len)
 /* Parse one text: the scanner and the parser share a SyntaxCtx. Returns the root, even after syntax errors when
  * the parser recovered up to the end of the unit (the tree then lacks the statements and declarations it
  * dropped); NULL when nothing could be built. */
-static Node *fe_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors,
-                      unsigned *holes)
+Node *syntax_parse_partial(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors,
+                           unsigned *holes)
 {
     SyntaxCtx pc = {.arena = arena, .diag = diag, .file = file, .line = 1, .col = 1};
     yyscan_t scanner;
@@ -112,7 +112,7 @@ static Node *fe_parse(Arena *arena, Diag *diag, const char *file, const char *te
 /* Parse one text: the scanner and the parser share a SyntaxCtx; returns the root, NULL after any error. */
 Node *syntax_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors)
 {
-    Node *root = fe_parse(arena, diag, file, text, len, nerrors, NULL);
+    Node *root = syntax_parse_partial(arena, diag, file, text, len, nerrors, NULL);
     return *nerrors ? NULL : root;
 }
 
@@ -327,7 +327,7 @@ int frontend_compile_file(Frontend *fe, const char *path, Node **out)
     int errors_before = fe->diag->errors;
     int nerr;
     unsigned holes = 0;
-    Node *root = fe_parse(&fe->arena, fe->diag, file, text, len, &nerr, &holes);
+    Node *root = syntax_parse_partial(&fe->arena, fe->diag, file, text, len, &nerr, &holes);
     if (!root)
         return FE_ECOMPILE;
     if (root->flags & (SYN_LIBRARY | SYN_MACHINE)) {

@@ -490,6 +490,30 @@ static void mfill(MCtx *m, Node *root, const char *path)
         merr(m, tool_link->loc, "tool_link '%s' is not a joint of this machine", nm);
 }
 
+/* Parse and evaluate the text of a machine file (`file` names it in messages) into *out. */
+int machine_load_text(const char *file, const char *text, size_t len, ModelDesc *out, Diag *diag)
+{
+    model_desc_init(out);
+    Arena arena;
+    arena_init(&arena);
+    file = arena_strdup(&arena, file);
+    diag_add_source(diag, file, text, len);
+    MCtx m = {.diag = diag, .d = out};
+    int nerr;
+    Node *root = syntax_parse(&arena, diag, file, text, len, &nerr);
+    m.errors += nerr;
+    if (root && !(root->flags & SYN_MACHINE)) {
+        merr(&m, (SrcLoc){file, 1, 1}, "'%s' is not a machine file: it should start with MACHINE name : backend;",
+             file);
+        root = NULL;
+    }
+    if (root)
+        mfill(&m, root, file);
+    diag_drop_source(diag, file);
+    arena_free(&arena);
+    return m.errors ? MACHINE_EINVALID : MACHINE_OK;
+}
+
 /* Read, parse and evaluate a machine file into *out. */
 int machine_load(const char *path, ModelDesc *out, Diag *diag)
 {
@@ -503,20 +527,7 @@ int machine_load(const char *path, ModelDesc *out, Diag *diag)
         arena_free(&arena);
         return MACHINE_EIO;
     }
-    const char *file = arena_strdup(&arena, path);
-    diag_add_source(diag, file, text, len);
-    MCtx m = {.diag = diag, .d = out};
-    int nerr;
-    Node *root = syntax_parse(&arena, diag, file, text, len, &nerr);
-    m.errors += nerr;
-    if (root && !(root->flags & SYN_MACHINE)) {
-        merr(&m, (SrcLoc){file, 1, 1}, "'%s' is not a machine file: it should start with MACHINE name : backend;",
-             path);
-        root = NULL;
-    }
-    if (root)
-        mfill(&m, root, path);
-    diag_drop_source(diag, file);
+    int rc = machine_load_text(path, text, len, out, diag);
     arena_free(&arena);
-    return m.errors ? MACHINE_EINVALID : MACHINE_OK;
+    return rc;
 }

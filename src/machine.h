@@ -16,4 +16,8 @@ enum {
 /* Read `path` into *out (initialised with model_desc_init first). Returns MACHINE_OK or a MACHINE_E* code. */
 int machine_load(const char *path, ModelDesc *out, Diag *diag);
 
+/* machine_load for a text already in memory (`len` bytes, need not be NUL-terminated); `file` names it in
+ * messages and in out->source. Never MACHINE_EIO. */
+int machine_load_text(const char *file, const char *text, size_t len, ModelDesc *out, Diag *diag);
+
 #endif

@@ -43,6 +43,11 @@ enum { SYN_HOLE_DECL = 1, SYN_HOLE_STMT = 2 };
  * diag; returns the root (N_PROGRAM, flags may carry SYN_LIBRARY / SYN_MACHINE) or NULL. */
 Node *syntax_parse(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors);
 
+/* syntax_parse that keeps the tree after syntax errors when the parser recovered to the end of the unit (it then
+ * lacks what recovery dropped; *holes gets the SYN_HOLE_* bits, holes may be NULL). NULL when nothing was built. */
+Node *syntax_parse_partial(Arena *arena, Diag *diag, const char *file, const char *text, size_t len, int *nerrors,
+                           unsigned *holes);
+
 /* Read a whole file into the arena (NUL-terminated). Returns NULL with errno set when it cannot. */
 char *syntax_read_file(Arena *arena, const char *path, size_t *len);
 

@@ -1,13 +1,19 @@
-/* fuzz_frontend.c — libFuzzer target for the front end: any bytes are scanned and parsed as one unit; a
- * PROGRAM that parses cleanly (and imports nothing, so no file is touched) also goes through the checker.
- * Diagnostics go to /dev/null; the only failures are crashes, sanitizer reports, leaks and hangs. */
+/* fuzz_frontend.c — libFuzzer target for the front end: any bytes are scanned and parsed as one unit, the way
+ * frontend_compile_file does it: a PROGRAM without imports (so no file is touched) goes through the checker,
+ * also after syntax errors (the lenient check of the parts that parsed); the same bytes are also read as a
+ * machine file (src/machine.c, which evaluates MACHINE units into a ModelDesc). Diagnostics go to /dev/null;
+ * the only failures are crashes, sanitizer reports, leaks and hangs. */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "check.h"
+#include "machine.h"
 #include "syntax.h"
 
-/* One input: parse, then check when it is a clean program without imports. */
+/* models/model.c names the built-in back-ends; the fuzz target never opens a model, so empty ones do. */
+const ModelType model_chain, model_centrifuge;
+
+/* One input: parse (keeping a recovered tree), check when it is a program without imports; then as a machine. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
@@ -22,14 +28,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = arena_strndup(&arena, (const char *)data, size);
     diag_add_source(&diag, "fuzz.irl", text, size);
     int nerr;
-    Node *root = syntax_parse(&arena, &diag, "fuzz.irl", text, size, &nerr);
+    unsigned holes = 0;
+    Node *root = syntax_parse_partial(&arena, &diag, "fuzz.irl", text, size, &nerr, &holes);
     if (root && !(root->flags & (SYN_LIBRARY | SYN_MACHINE))) {
         int imports = 0;
         for (int i = 0; i < root->list.count; i++)
             imports += root->list.items[i]->kind == D_IMPORT;
         if (!imports)
-            check_program(&arena, &diag, root);
+            check_program_ex(&arena, &diag, root, holes);
     }
+    ModelDesc desc;
+    machine_load_text("fuzz.irm", text, size, &desc, &diag);
     arena_free(&arena);
     diag_free(&diag);
     return 0;
