@@ -144,10 +144,30 @@ static void step_pose(ExecOffline *ex, int d, const PlannerSetpoint *sp)
     m3_to_quat(sd->pose + 3, R);
 }
 
-/* Step: inverse dynamics at the sampled state. */
+/* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
+static int step_closed_loop(ExecOffline *ex, int d, double t, char *msg, size_t msglen)
+{
+    ClosedLoop *cl = ex->cl[d];
+    SampleDevice *sd = &ex->s.dev[d];
+    int nev = cl->stats.nev;
+    int st = closed_loop_step(cl, sd->q, sd->qd, sd->qdd);
+    for (int k = nev; k < cl->stats.nev; k++) ex->cl_ev_src[d][k] = sd->src;
+    closed_loop_channel_values(cl, sd->cl);
+    if (st < 0)
+        return snprintf(msg, msglen, "the closed-loop simulation of device %s failed at t = %.6g s: %s",
+                        ex->lay.dev[d].name, t, closed_loop_strerror(st)), IRL_ERR_DEVICE;
+    return 0;
+}
+
+/* Step: inverse dynamics at the sampled state; under --closed-loop the controller's torque demand instead. */
 static void step_dynamics(ExecOffline *ex, int d)
 {
     SampleDevice *sd = &ex->s.dev[d];
+    if (ex->cl[d]) {
+        memcpy(sd->tau, ex->cl[d]->out.tau, (size_t)ex->lay.dev[d].naxes * sizeof(double));
+        sd->tau_ok = 1;
+        return;
+    }
     sd->tau_ok = ex->devs.dev[d].has_id &&
                  model_inverse_dynamics(ex->models[d], sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
     if (!sd->tau_ok)
@@ -183,6 +203,7 @@ static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
         PlannerSetpoint sp;
         int e = step_setpoint(ex, d, t, &sp, msg, msglen);
         if (e && !err) err = e;
+        if (ex->cl[d] && (e = step_closed_loop(ex, d, t, msg, msglen)) != 0 && !err) err = e;
         step_pose(ex, d, &sp);
         step_dynamics(ex, d);
         step_outputs(ex, d);
@@ -211,6 +232,96 @@ int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
     return sample_cycle(ex, t, msg, msglen);
 }
 
+/* ---- Closed loop. ---------------------------------------------------------------------------------------- */
+
+/* Gains from the machine file's PARAM `name` (one value, or one per axis) into v. 0 (absent or read), -1 (bad,
+ * message in err). */
+static int machine_gain(const Device *dv, const char *name, double *v, int n, char *err, size_t errlen)
+{
+    const ModelParam *p = model_desc_param(&dv->model.desc, name);
+    if (!p) return 0;
+    if (p->n != 1 && p->n != n)
+        return snprintf(err, errlen, "%.300s: PARAM %s has %d values; device %s has %d axes (give one value or %d)",
+                        dv->path, name, p->n, dv->name, n, n), -1;
+    for (int j = 0; j < n; j++) {
+        double x = p->v[p->n == 1 ? 0 : j];
+        if (!(isfinite(x) && x >= 0)) return snprintf(err, errlen, "%.300s: PARAM %s: gains must be finite and >= 0",
+                                                      dv->path, name), -1;
+        v[j] = x;
+    }
+    return 0;
+}
+
+/* The gains of device d: defaults from the bandwidth, then the machine file, then the command line. 0, or an
+ * exit status after a message in err. */
+static int closed_loop_gains(ExecOffline *ex, int d, ClosedLoopGains *g, char *err, size_t errlen)
+{
+    const RunOptions *o = ex->opt;
+    Device *dv = &ex->devs.dev[d];
+    int n = dv->model.dof, pid = o->controller == RUN_CONTROLLER_PID;
+    int st = controller_gains_default(g, &dv->model, pid ? CONTROLLER_PID : CONTROLLER_CT, o->bandwidth, o->cycle);
+    if (st < 0)
+        return snprintf(err, errlen, "--closed-loop: device %s: no default gains (%s)", dv->name,
+                        model_strerror(st)), EX_RUNTIME;
+    const char *pre = pid ? "pid_" : "ct_";
+    static const char *const which[3] = {"kp", "kd", "ki"};
+    double *dst[3] = {g->kp, g->kd, g->ki};
+    const char *arg[3] = {o->kp, o->kd, o->ki};
+    for (int k = 0; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%s", pre, which[k]);
+        if (!pid && k == 2) { /* computed torque has no integral term */
+            if (model_desc_param(&dv->model.desc, name))
+                return snprintf(err, errlen, "%.300s: PARAM %s: the computed-torque controller has no integral gain",
+                                dv->path, name), EX_DATA;
+            if (arg[k])
+                return snprintf(err, errlen, "--ki applies to --controller pid only (computed torque has no "
+                                "integral term)"), EX_USAGE;
+            continue;
+        }
+        if (machine_gain(dv, name, dst[k], n, err, errlen) < 0) return EX_DATA;
+        if (arg[k] && controller_parse_list(arg[k], dst[k], n) < 0)
+            return snprintf(err, errlen, "--%s %s: give one value or %d (device %s has %d axes)", which[k], arg[k],
+                            n, dv->name, n), EX_USAGE;
+    }
+    return 0;
+}
+
+/* Set up one engine per device, and the layout's closed-loop channels. 0, or an exit status (message in err). */
+static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
+{
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        ClosedLoopGains g;
+        int st = closed_loop_gains(ex, d, &g, err, errlen);
+        if (st) return st;
+        ex->cl[d] = calloc(1, sizeof *ex->cl[d]);
+        ex->cl_ev_src[d] = calloc(CLOSED_LOOP_MAX_EVENTS, sizeof *ex->cl_ev_src[d]);
+        if (!ex->cl[d] || !ex->cl_ev_src[d]) return snprintf(err, errlen, "out of memory"), EX_RUNTIME;
+        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle};
+        char e[400];
+        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, dv->start, NULL, e, sizeof e) < 0) {
+            free(ex->cl[d]), ex->cl[d] = NULL;
+            return snprintf(err, errlen, "--closed-loop: device %s: %s", dv->name, e), EX_RUNTIME;
+        }
+        SampleDeviceInfo *info = &ex->lay.dev[d];
+        static const char *const grp[SAMPLE_MAX_CL_GROUPS] = {"qa", "e", "u", "i"};
+        info->ncl_groups = info->naxes ? closed_loop_channel_count(ex->cl[d]) / info->naxes : 0;
+        for (int k = 0; k < info->ncl_groups; k++) snprintf(info->cl_group[k], sizeof info->cl_group[k], "%s", grp[k]);
+    }
+    return 0;
+}
+
+/* Free the engines. */
+static void closed_loop_teardown(ExecOffline *ex)
+{
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) {
+        if (ex->cl[d]) closed_loop_free(ex->cl[d]);
+        free(ex->cl[d]), ex->cl[d] = NULL;
+        free(ex->cl_ev_src[d]), ex->cl_ev_src[d] = NULL;
+    }
+}
+
 /* ---- Begin and end. -------------------------------------------------------------------------------------- */
 
 int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
@@ -221,11 +332,6 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     ex->program = program;
     ex->vm = vm;
     char err[600];
-    if (o->closed_loop) {
-        fprintf(stderr, "irl: --closed-loop is not supported yet: the closed-loop engine (runtime/closed_loop) "
-                        "has not landed\n");
-        return EX_USAGE;
-    }
     int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
     if (rc != DEVICES_OK) {
         if (err[0]) fprintf(stderr, "irl: %s\n", err);
@@ -245,6 +351,14 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     if (!ex->active) return EX_OK;
 
     layout(ex);
+    if (o->closed_loop && (rc = closed_loop_setup(ex, err, sizeof err)) != 0) {
+        fprintf(stderr, "irl: %s\n", err);
+        closed_loop_teardown(ex);
+        vm->motion = NULL;
+        motion_free(&ex->motion);
+        devices_free(&ex->devs);
+        return rc;
+    }
     sample_init(&ex->s, &ex->lay);
     ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models};
     if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
@@ -269,6 +383,7 @@ fail:
     fprintf(stderr, "irl: %s\n", err);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
     if (ex->have_checks) checks_free(&ex->ck);
+    closed_loop_teardown(ex);
     vm->motion = NULL;
     motion_free(&ex->motion);
     devices_free(&ex->devs);
@@ -304,7 +419,8 @@ static void print_summary(ExecOffline *ex, const ReportInfo *info)
     for (char *line = buf; line && *line;) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
-        if (strstr(line, ": error: ") || strstr(line, ": note: every torque") || strstr(line, ": note: no time"))
+        if (strstr(line, ": error: ") || strstr(line, ": warning: ") || strstr(line, ": note: every torque") ||
+            strstr(line, ": note: no time"))
             fprintf(stderr, "%s\n", line);
         line = nl ? nl + 1 : NULL;
     }
@@ -336,6 +452,12 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
                            .trace = ex->tracing ? ex->trace_path : NULL};
+        int nsat = 0;
+        if (ex->opt->closed_loop) {
+            info.closed_loop = (const ClosedLoop *const *)ex->cl;
+            info.cl_ev_src = (const SampleSrc *const *)ex->cl_ev_src;
+            for (int d = 0; d < ex->lay.ndev; d++) nsat += ex->cl[d] ? ex->cl[d]->stats.nev : 0;
+        }
         char jp[4200], tp[4200];
         snprintf(jp, sizeof jp, "%s/report.json", ex->out_dir);
         snprintf(tp, sizeof tp, "%s/report.txt", ex->out_dir);
@@ -343,10 +465,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
-        if (!checks_passed(&ex->ck)) {
-            print_summary(ex, &info);
-            status = EX_RUNTIME;
-        }
+        if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
+        if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {
             PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
                               .progress = ex->opt->progress != 0};
@@ -356,6 +476,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         checks_free(&ex->ck);
         if (ex->opt->out_temp) nftw(ex->out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     }
+    closed_loop_teardown(ex);
     ex->vm->motion = NULL;
     motion_free(&ex->motion);
     devices_free(&ex->devs);

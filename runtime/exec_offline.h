@@ -6,11 +6,19 @@
  *
  * Wiring (src/main.c): exec_offline_begin after vm_init (it installs vm->motion), vm_run, then
  * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder and
- * returns the exit status. A program without DEVICEs writes nothing and exits as the VM says. */
+ * returns the exit status. A program without DEVICEs writes nothing and exits as the VM says.
+ *
+ * Under --closed-loop (RunOptions.closed_loop) every device also gets a closed-loop engine (closed_loop.h): each
+ * cycle, after its setpoint is sampled, the engine steps with it; the trace gains the engine's channels (actual
+ * position, tracking error, motor voltage and current), the torques become the controller's demands at the
+ * simulated state, and the report gains the peak tracking errors and the saturation events. Gains: --kp/--kd/--ki,
+ * else the machine file's PARAMs ct_kp ct_kd (computed torque) or pid_kp pid_kd pid_ki (PID), else the defaults
+ * from --bandwidth (controller_gains_default). */
 #ifndef IRL_EXEC_OFFLINE_H
 #define IRL_EXEC_OFFLINE_H
 
 #include "checks.h"
+#include "closed_loop.h"
 #include "devices.h"
 #include "motion.h"
 #include "progress.h"
@@ -35,6 +43,8 @@ typedef struct ExecOffline {
     Progress pg;
     Model *models[SAMPLE_MAX_DEVICES];  /* for the checks' gravity callback */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
+    ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
+    SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
     long cycle;                         /* index of the last sampled cycle */
     int active;                         /* the program has devices: outputs are written */
     char out_dir[4096];

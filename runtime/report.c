@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "closed_loop.h"
+
 /* {====================================================================== shared helpers */
 
 const char *report_verdict(const Checks *ck, const ReportInfo *info)
@@ -223,6 +225,92 @@ static void json_limited(FILE *f, const Checks *ck, const ChecksLimited *l, cons
     fputc('}', f);
 }
 
+/* "key": [v1, v2, ...] over n axes */
+static void jvec(FILE *f, const char *key, const double *v, int n)
+{
+    fprintf(f, "\"%s\": [", key);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        jnum(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+/* The statement under which saturation event k of device d began. */
+static SampleSrc cl_event_src(const ReportInfo *info, int d, int k)
+{
+    SampleSrc none = {NULL, 0, 0};
+    return info->cl_ev_src && info->cl_ev_src[d] ? info->cl_ev_src[d][k] : none;
+}
+
+/* One device's closed-loop results. */
+static void json_closed_loop_device(FILE *f, const Checks *ck, int d, const ReportInfo *info)
+{
+    const ClosedLoop *cl = info->closed_loop[d];
+    const ClosedLoopStats *st = &cl->stats;
+    const ClosedLoopGains *g = &cl->ctl.g;
+    int n = cl->n;
+    fputs("    {\"device\": ", f);
+    report_json_string(f, ck->lay->dev[d].name);
+    fputs(", \"controller\": ", f);
+    report_json_string(f, g->kind == CONTROLLER_CT ? "ct" : "pid");
+    fputs(", ", f);
+    jkv_num(f, "bandwidth", g->omega);
+    fputs(",\n     ", f);
+    jvec(f, "kp", g->kp, n);
+    fputs(", ", f);
+    jvec(f, "kd", g->kd, n);
+    fputs(", ", f);
+    jvec(f, "ki", g->ki, n);
+    fputs(",\n     \"axes\": [\n", f);
+    for (int j = 0; j < n; j++) {
+        int motor = cl->kind[j] == CL_AXIS_MOTOR;
+        fprintf(f, "       {\"axis\": %d, \"drive\": \"%s\", ", j + 1,
+                motor ? "motor" : cl->kind[j] == CL_AXIS_TORQUE ? "torque" : "passive");
+        jkv_num(f, "peak_error", st->emax[j]);
+        fputs(", ", f);
+        jkv_num(f, "peak_error_t", st->emax_t[j]);
+        fputs(", ", f);
+        jkv_num(f, "peak_voltage", motor ? st->umax[j] : NAN);
+        fputs(", ", f);
+        jkv_num(f, "peak_current", motor ? st->imax[j] : NAN);
+        fprintf(f, ", \"saturated_cycles\": %ld}%s\n", st->sat_cycles[j], j + 1 < n ? "," : "");
+    }
+    fprintf(f, "     ],\n     \"saturation_events_not_listed\": %ld, \"saturation_events\": [\n", st->ev_dropped);
+    for (int k = 0; k < st->nev; k++) {
+        const ClosedLoopSatEvent *e = &st->ev[k];
+        fprintf(f, "       {\"axis\": %d, \"kind\": \"%s\", ", e->axis + 1, e->voltage ? "voltage" : "torque");
+        jkv_num(f, "limit", e->limit);
+        fputs(", ", f);
+        jkv_num(f, "t_start", e->t_start);
+        fputs(", ", f);
+        jkv_num(f, "t_end", e->t_end);
+        fprintf(f, ", \"cycles\": %ld, ", e->cycles);
+        jkv_num(f, "demand", e->worst);
+        fputs(", ", f);
+        jkv_num(f, "demand_t", e->worst_t);
+        fputs(", ", f);
+        jsrc(f, cl_event_src(info, d, k), info);
+        fprintf(f, "}%s\n", k + 1 < st->nev ? "," : "");
+    }
+    fprintf(f, "     ],\n     \"integrator\": {\"steps\": %ld, \"rejected\": %ld, \"evaluations\": %ld}}", st->steps,
+            st->failed_steps, st->rhs_evals);
+}
+
+/* The closed loop's section (only under --closed-loop). */
+static void json_closed_loop(FILE *f, const Checks *ck, const ReportInfo *info)
+{
+    fputs(",\n  \"closed_loop\": {\"torques\": \"controller demand\", \"devices\": [\n", f);
+    int first = 1;
+    for (int d = 0; d < ck->lay->ndev; d++) {
+        if (!info->closed_loop[d]) continue;
+        if (!first) fputs(",\n", f);
+        first = 0;
+        json_closed_loop_device(f, ck, d, info);
+    }
+    fputs("\n  ]}", f);
+}
+
 void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
 {
     fputs("{\n  \"format\": \"irl-report-1\",\n  \"program\": ", f);
@@ -266,7 +354,9 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
         json_limited(f, ck, &ck->limited[i], info);
         fputs(i + 1 < ck->nlimited ? ",\n" : "\n", f);
     }
-    fputs("  ]\n}\n", f);
+    fputs("  ]", f);
+    if (info->closed_loop) json_closed_loop(f, ck, info);
+    fputs("\n}\n", f);
 }
 
 /* }====================================================================== */
@@ -360,6 +450,49 @@ static void text_notes(FILE *f, const Checks *ck, const ReportInfo *info)
     if (ck->limited_dropped) fprintf(f, "note: %ld more lowered requests not listed\n", ck->limited_dropped);
 }
 
+/* file:line:col: warning: arm axis 2 motor voltage saturated at its limit 5 V ... (one per saturation event) */
+static void text_saturation(FILE *f, const Checks *ck, const ReportInfo *info)
+{
+    char a[32], b[32], c[32], w[32], wt[32];
+    for (int d = 0; d < ck->lay->ndev; d++) {
+        const ClosedLoop *cl = info->closed_loop[d];
+        if (!cl) continue;
+        for (int k = 0; k < cl->stats.nev; k++) {
+            const ClosedLoopSatEvent *e = &cl->stats.ev[k];
+            SampleSrc s = cl_event_src(info, d, k);
+            const char *u = e->voltage ? "V" : "Nm";
+            fprintf(f, "%s:%d:%d: warning: %s axis %d %s saturated at its limit %s %s from t = %s to %s s (%ld "
+                       "cycle%s); demand up to %s %s at t = %s s (closed loop)\n",
+                    src_file(s, info), s.line, s.col, ck->lay->dev[d].name, e->axis + 1,
+                    e->voltage ? "motor voltage" : "torque", num(a, e->limit), u, num(b, e->t_start),
+                    num(c, e->t_end), e->cycles, e->cycles == 1 ? "" : "s", num(w, e->worst), u, num(wt, e->worst_t));
+        }
+        if (cl->stats.ev_dropped)
+            fprintf(f, "note: %s: %ld more saturation events not listed\n", ck->lay->dev[d].name, cl->stats.ev_dropped);
+    }
+}
+
+/* The closed loop's own summary per device (closed_loop_report): peak tracking error, |u|, |i|, events. */
+static void text_closed_loop(FILE *f, const Checks *ck, const ReportInfo *info)
+{
+    fputs("\nclosed loop (torques in the trace and the checks are the controller's torque demands at the simulated "
+          "state;\nthe other checks are on the setpoint stream):\n", f);
+    for (int d = 0; d < ck->lay->ndev; d++) {
+        const ClosedLoop *cl = info->closed_loop[d];
+        if (!cl) continue;
+        const ClosedLoopGains *g = &cl->ctl.g;
+        fprintf(f, "%s: gains", ck->lay->dev[d].name);
+        for (int k = 0; k < 3; k++) {
+            const double *v = k == 0 ? g->kp : k == 1 ? g->kd : g->ki;
+            if (k == 2 && g->kind == CONTROLLER_CT) break;
+            fprintf(f, " %s", k == 0 ? "kp" : k == 1 ? "kd" : "ki");
+            for (int j = 0; j < cl->n; j++) fprintf(f, "%c%.6g", j ? ',' : ' ', v[j]);
+        }
+        fprintf(f, " (bandwidth %.6g rad/s)\n", g->omega);
+        closed_loop_report(cl, ck->lay->dev[d].name, f);
+    }
+}
+
 /* The peaks table of one device. */
 static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info)
 {
@@ -402,14 +535,19 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
         size_t n = strlen(info->error);
         fprintf(f, "\nthe program stopped: %s%s", info->error, n && info->error[n - 1] == '\n' ? "" : "\n");
     }
-    if (nv || ck->k_dev >= 0 || ck->nlimited) fputc('\n', f);
+    int nsat = 0;
+    for (int d = 0; info->closed_loop && d < ck->lay->ndev; d++)
+        if (info->closed_loop[d]) nsat += info->closed_loop[d]->stats.nev;
+    if (nv || ck->k_dev >= 0 || ck->nlimited || nsat) fputc('\n', f);
     for (int i = 0; i < ck->nviol; i++) text_violation(f, ck, &ck->viol[i], info);
+    if (info->closed_loop) text_saturation(f, ck, info);
     if (ck->viol_dropped)
         fprintf(f, "note: %ld more violations not listed (the list holds %d; see the peaks below)\n",
                 ck->viol_dropped, ck->viol_cap);
     text_notes(f, ck, info);
     fputs("\npeaks (! = out of limits; margin = limit - |peak|, % of the limit or of the range):\n", f);
     for (int d = 0; d < ck->lay->ndev; d++) text_device(f, ck, d, info);
+    if (info->closed_loop) text_closed_loop(f, ck, info);
     if (info->trace) fprintf(f, "\ntrace: %s\n", info->trace);
 }
 

@@ -103,10 +103,26 @@ static int parse_input(RunOptions *o, const char *arg)
     return 0;
 }
 
+/* A gain list "v" or "v1,v2,...": finite numbers >= 0 separated by commas (the count is checked later). */
+static int gain_list_ok(const char *s)
+{
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || errno || !isfinite(x) || x < 0) return 0;
+        p = end;
+        if (*p == '\0') return 1;
+        if (*p++ != ',') return 0;
+    }
+}
+
 int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t errlen)
 {
     const char *a = argv[0];
-    static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale"};
+    static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
+                                         "--controller", "--bandwidth", "--kp", "--kd", "--ki"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -134,6 +150,17 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         char *end;
         o->time_scale = strtod(v, &end);
         bad = end == v || *end || !(o->time_scale >= 1e-3 && o->time_scale <= 1e3);
+    } else if (strcmp(a, "--controller") == 0) {
+        if (strcasecmp(v, "ct") == 0) o->controller = RUN_CONTROLLER_CT;
+        else if (strcasecmp(v, "pid") == 0) o->controller = RUN_CONTROLLER_PID;
+        else bad = 1;
+    } else if (strcmp(a, "--bandwidth") == 0) {
+        char *end;
+        o->bandwidth = strtod(v, &end);
+        bad = end == v || *end || !(o->bandwidth > 0 && o->bandwidth <= 1e6);
+    } else if (strcmp(a, "--kp") == 0 || strcmp(a, "--kd") == 0 || strcmp(a, "--ki") == 0) {
+        bad = !gain_list_ok(v);
+        if (!bad) *(a[3] == 'p' ? &o->kp : a[3] == 'd' ? &o->kd : &o->ki) = v;
     } else if (strcmp(a, "--device") == 0) {
         if (o->nbind >= RUN_MAX_BIND) bad = 1;
         else if (!(bad = split_name(v, o->bind[o->nbind].dev, &o->bind[o->nbind].path) || !*o->bind[o->nbind].path))

@@ -8,6 +8,8 @@
 #define RUN_MAX_BIND 8
 #define RUN_NAME_LEN 64
 
+enum { RUN_CONTROLLER_CT = 0, RUN_CONTROLLER_PID = 1 };
+
 /* --device NAME=FILE */
 typedef struct {
     char dev[RUN_NAME_LEN];
@@ -33,7 +35,11 @@ typedef struct RunOptions {
     double cycle;           /* --cycle SECONDS (a unit suffix ms/s/us allowed); default 0.001 */
     int no_plots;           /* --no-plots */
     int no_trace;           /* --no-trace: no trace.csv (benchmarks); plots need the trace, so none either */
-    int closed_loop;        /* --closed-loop (not supported yet) */
+    int closed_loop;        /* --closed-loop: simulate the machine following the setpoints (closed_loop.h) */
+    int controller;         /* --controller ct|pid: RUN_CONTROLLER_CT (default) or RUN_CONTROLLER_PID */
+    double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */
+    const char *kp, *kd, *ki; /* --kp/--kd/--ki "v" or "v1,...,vn" (borrowed from argv; checked against each
+                               * device's axis count when the devices are bound); NULL = not given */
     double time_scale;      /* --time-scale K: every motion K times slower (K >= 1 fixes torques) */
     int progress;           /* --progress / --no-progress: 1 / 0; -1 = when stderr is a terminal */
     int nbind;

@@ -18,6 +18,8 @@
  *   - out[] in the layout's output order (model_outputs), nout = layout's count.
  *   - sing: the back-end's singularity measure (>= 0, 0 at a singularity), NAN when it offers none.
  *   - ik_status: 0, or a MODEL_E* code (< 0) when IK failed this cycle (the setpoint then holds the last good q).
+ *   - cl[]: under --closed-loop, the layout's ncl_groups groups of naxes values (closed_loop_channel_values);
+ *     tau is then the controller's torque demand at the simulated state, not the setpoint's inverse dynamics.
  *   - src: the motion statement whose segment produced this device's setpoint (violations are blamed on it);
  *     line = 0 when the device is not moving under any statement (at rest before its first MOVE).
  *   - Sample.src: the statement the program is executing (the trace's `line` column).
@@ -45,6 +47,7 @@
 #define SAMPLE_MAX_AXES MODEL_MAX_DOF /* axes of one device (a JOINT value holds at most IRL_JOINT_MAX) */
 #define SAMPLE_MAX_OUTPUTS MODEL_MAX_OUTPUTS
 #define SAMPLE_NAME_LEN 64
+#define SAMPLE_MAX_CL_GROUPS 4        /* closed-loop channel groups per device: qa, e, u, i */
 
 /* A place in the program: file:line:col (1-based; line 0 = no statement). */
 typedef struct {
@@ -60,6 +63,11 @@ typedef struct {
     int nout;                                           /* named extra outputs (G-load, ...) */
     char out_name[SAMPLE_MAX_OUTPUTS][MODEL_NAME_LEN];  /* model_output_name(m, i) */
     const ModelDesc *desc; /* borrowed: limits (joint[i].limits, motor, output_limit); NULL = no limits */
+    /* Closed loop (`irl run --closed-loop`): ncl_groups groups of naxes channels each, after the device's usual
+     * columns, named "<name>.<cl_group[g]><axis>" (qa actual position, e tracking error, u motor voltage, i motor
+     * current; closed_loop.h). 0 = open loop, no such channels. */
+    int ncl_groups;
+    char cl_group[SAMPLE_MAX_CL_GROUPS][8];
 } SampleDeviceInfo;
 
 /* The devices of a run, in declaration order (trace columns and report follow this order). */
@@ -83,6 +91,7 @@ typedef struct {
     int has_grav;                 /* 1: grav is valid */
     int ik_status;                /* 0 or MODEL_E* (< 0) when IK failed this cycle */
     SampleSrc src;                /* statement producing this device's motion */
+    double cl[SAMPLE_MAX_CL_GROUPS * SAMPLE_MAX_AXES]; /* closed-loop channels, group-major (layout ncl_groups) */
 } SampleDevice;
 
 /* One cycle. */

@@ -115,7 +115,7 @@ int trace_format_double(char *out, double x, int digits)
 /* Columns of one device. */
 static int device_columns(const SampleDeviceInfo *di)
 {
-    return 4 * di->naxes + (di->has_pose ? 7 : 0) + di->nout;
+    return 4 * di->naxes + (di->has_pose ? 7 : 0) + di->nout + di->ncl_groups * di->naxes;
 }
 
 int trace_column_count(const SampleLayout *lay)
@@ -137,6 +137,7 @@ int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i)
         return i < n ? col + (int)g * n + i : 0;
     case TRACE_POSE: return di->has_pose && i < 7 ? col + 4 * n + i : 0;
     case TRACE_OUT: return i < di->nout ? col + 4 * n + (di->has_pose ? 7 : 0) + i : 0;
+    case TRACE_CL: return i < di->ncl_groups * n ? col + 4 * n + (di->has_pose ? 7 : 0) + di->nout + i : 0;
     }
     return 0;
 }
@@ -164,6 +165,8 @@ static void write_header(Trace *tr)
             for (int i = 0; i < di->naxes; i++) header_col(tr->f, di->name, axis_cols[k], i + 1);
         for (int k = 0; di->has_pose && k < 7; k++) header_col(tr->f, di->name, pose_cols[k], 0);
         for (int o = 0; o < di->nout; o++) header_col(tr->f, di->name, di->out_name[o], 0);
+        for (int g = 0; g < di->ncl_groups; g++)
+            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di->name, di->cl_group[g], i + 1);
     }
     fputs(",line\n", tr->f);
 }
@@ -246,6 +249,7 @@ int trace_row(Trace *tr, const Sample *s)
         else for (int i = 0; i < n; i++) memcpy(p, ",nan", 4), p += 4;
         if (di->has_pose) p = put_vec(p, sd->pose, 7, dg);
         p = put_vec(p, sd->out, di->nout, dg);
+        p = put_vec(p, sd->cl, di->ncl_groups * n, dg);
     }
     p = put_line(p, s->src.line > 0 ? s->src.line : 0);
     tr->len = (size_t)(p - tr->buf);

@@ -3,7 +3,8 @@
  *
  * Columns: `t`, then per device (layout order) `dev.q1..n`, `dev.qd1..n`, `dev.qdd1..n`, `dev.tau1..n`, the
  * pose `dev.x dev.y dev.z dev.qw dev.qx dev.qy dev.qz` when the device has one, its extra outputs `dev.<name>`,
- * and last `line` (the source line of the statement being executed, 0 = none). SI units. Numbers are printed
+ * under --closed-loop its closed-loop channels (`dev.qa1..n`, `dev.e1..n`, then `dev.u1..n dev.i1..n` when it
+ * has motors: SampleDeviceInfo.ncl_groups), and last `line` (the source line of the statement being executed, 0 = none). SI units. Numbers are printed
  * by a hand-written formatter with TraceOptions.digits significant digits, t with at least 12 (exactly as
  * printf's %.<digits>g: shortest form, no trailing zeros; "nan", "inf", "-inf" for non-finite values): the same
  * samples always give the same bytes. Torques of a device without inverse dynamics are written as "nan". */
@@ -38,9 +39,10 @@ int trace_row(Trace *tr, const Sample *s);
 int trace_close(Trace *tr, char *err, size_t errlen);
 
 /* Column groups of a device, in trace order. */
-typedef enum { TRACE_Q, TRACE_QD, TRACE_QDD, TRACE_TAU, TRACE_POSE, TRACE_OUT } TraceGroup;
+typedef enum { TRACE_Q, TRACE_QD, TRACE_QDD, TRACE_TAU, TRACE_POSE, TRACE_OUT, TRACE_CL } TraceGroup;
 
-/* 1-based column number of item i of group g of device dev (t is column 1), or 0 when absent. */
+/* 1-based column number of item i of group g of device dev (t is column 1), or 0 when absent. TRACE_CL counts
+ * i over all closed-loop channels, group-major (i = g * naxes + axis). */
 int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i);
 /* Number of columns (t and line included). */
 int trace_column_count(const SampleLayout *lay);
