@@ -478,7 +478,7 @@ static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, siz
     gp.onset = st->has[MP_ONSET] ? st->with[MP_ONSET] / G_SI : 0;
     gp.hold = st->has[MP_HOLD] ? st->with[MP_HOLD] : 0;
     gp.jerk = st->has[MP_JERK] ? st->with[MP_JERK] / G_SI : 0;
-    gp.interp = GMOVE_INTERP_LINEAR;
+    gp.interp = st->has[MP_INTERP] && st->with[MP_INTERP] == 1 ? GMOVE_INTERP_CSPLINE : GMOVE_INTERP_LINEAR;
     GmoveInfo info;
     memset(&info, 0, sizeof info);
     int rc;
@@ -501,7 +501,13 @@ static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, siz
         rc = gmove_plan_profile(&gm->mc, &from, t, G, rows, &gp, &sl->tab, &sl->seg, &info);
         free(t);
     }
-    if (rc != GMOVE_OK) return gmove_status(rc, &info, what, msg, msglen);
+    if (rc != GMOVE_OK) {
+        /* the report keeps what was achievable even when ON ERROR handles the error (SI: m/s^3) */
+        if (kind == MK_GMOVE_TO && info.onset_max > 0 && gp.onset > 0)
+            note(m, d, "GMOVE TO cannot be flown (not executed); largest feasible ONSET from this baseline: requested",
+                 gp.onset * G_SI, info.onset_max * G_SI, st->src);
+        return gmove_status(rc, &info, what, msg, msglen);
+    }
     if (gp.onset > 0 && info.onset > 0 && info.onset < gp.onset * (1 - 1e-9))
         note(m, d, "ONSET", gp.onset, info.onset, st->src);
     sl->src = st->src;

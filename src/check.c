@@ -1273,7 +1273,22 @@ static const WithParam with_params[] = {
     {"ONSET", {1, 0, -3, 0}, W_GTO | W_GPROF},
     {"HOLD", {0, 0, 1, 0}, W_GTO},
     {"JERK", {1, 0, -4, 0}, W_GTO | W_GPROF},
+    {"INTERP", {0, 0, 0, 0}, W_GPROF}, /* LINEAR | CSPLINE, compiled as the REAL 0 | 1 (opcodes.h MP_INTERP) */
 };
+
+/* INTERP := LINEAR | CSPLINE: a keyword-like name, not an expression; rewrite it into the literal 0 or 1. */
+static bool with_interp(Checker *c, Node *w) {
+    if (!w->a || w->a->kind != E_NAME || !w->a->name ||
+        (strcasecmp(w->a->name, "LINEAR") != 0 && strcasecmp(w->a->name, "CSPLINE") != 0)) {
+        error(c, w->a ? start_loc(w->a) : w->loc, "WITH INTERP: expected LINEAR or CSPLINE");
+        return false;
+    }
+    w->a->lit.r = strcasecmp(w->a->name, "CSPLINE") == 0 ? 1.0 : 0.0;
+    w->a->kind = E_REAL;
+    w->a->flags &= ~NF_HAS_UNIT;
+    w->a->type = real_type(c, dim_none());
+    return true;
+}
 
 static void with_list(Checker *c, Node *n, unsigned kind, const char *stmt) {
     for (int i = 0; i < n->list.count; i++) {
@@ -1281,7 +1296,11 @@ static void with_list(Checker *c, Node *n, unsigned kind, const char *stmt) {
         const WithParam *p = NULL;
         for (size_t j = 0; j < sizeof with_params / sizeof with_params[0]; j++)
             if (strcasecmp(with_params[j].name, w->name) == 0) p = &with_params[j];
-        if (w->a) expr(c, w->a);
+        if (p && strcasecmp(p->name, "INTERP") == 0) {
+            if ((p->kinds & kind) && !with_interp(c, w)) continue;
+        } else if (w->a) {
+            expr(c, w->a);
+        }
         if (!p) {
             error(c, w->loc, "unknown WITH parameter '%s'", w->name);
             continue;
