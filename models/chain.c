@@ -75,9 +75,9 @@ typedef struct {
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
-    gsl_matrix *sv_A, *sv_V; /* singular values of the normalised Jacobian */
-    gsl_vector *sv_S, *sv_work;
-    int sv_rows, sv_cols, sv_transpose, sv_posonly;
+    /* singularity measure: one-sided Jacobi SVD of the normalised Jacobian, warm-started from the last V */
+    double sv_B[6][N_MAX], sv_V[6][6];
+    int sv_posonly;
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -222,23 +222,113 @@ static int chain_jacobian(void *s, const double *q, double *J)
     return chain_point_jacobian(s, q, -1, NULL, J);
 }
 
+/* One-sided Jacobi (Hestenes) on the k columns of B (each m long, k <= 6): rotates pairs of columns until every
+ * pair is orthogonal to m * eps relative, applying the same rotations to the columns of V. Afterwards the column
+ * norms are the singular values of the matrix B had on entry (times V's, which stay orthogonal), those below
+ * m * eps * |B|_F to that absolute accuracy. Returns the
+ * number of sweeps, or -1 when 30 sweeps were not enough. */
+static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
+{
+    double tol = m * 2.220446049250313e-16, frob2 = 0;
+    for (int p = 0; p < k; p++)
+        for (int i = 0; i < m; i++) frob2 += B[p][i] * B[p][i];
+    /* a column below tol * |B|_F is rounding noise (a rank-deficient B): no rotation can make it orthogonal to
+     * the others to tol relative, and its norm is a singular value to that noise level already */
+    double floor2 = tol * tol * frob2;
+    for (int sweep = 1; sweep <= 30; sweep++) {
+        int rotated = 0;
+        for (int p = 0; p < k - 1; p++)
+            for (int r = p + 1; r < k; r++) {
+                double *bp = B[p], *br = B[r], alpha = 0, beta = 0, gamma = 0;
+                for (int i = 0; i < m; i++) {
+                    alpha += bp[i] * bp[i];
+                    beta += br[i] * br[i];
+                    gamma += bp[i] * br[i];
+                }
+                if (fabs(gamma) <= tol * sqrt(alpha * beta) || alpha <= floor2 || beta <= floor2) continue;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+                for (int i = 0; i < m; i++) {
+                    double x = bp[i], y = br[i];
+                    bp[i] = cs * x - sn * y;
+                    br[i] = sn * x + cs * y;
+                }
+                for (int i = 0; i < k; i++) {
+                    double x = V[p][i], y = V[r][i];
+                    V[p][i] = cs * x - sn * y;
+                    V[r][i] = sn * x + cs * y;
+                }
+                rotated = 1;
+            }
+        if (!rotated) return sweep;
+    }
+    return -1;
+}
+
 /* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
  * are divided by the machine's characteristic length (so metres and radians weigh alike). Machines with fewer
  * than 6 joints use the position rows only (their orientation is not theirs to choose). 0 at a singularity,
- * 1 for an isotropic configuration. */
+ * 1 for an isotropic configuration.
+ *
+ * The singular values come from a one-sided Jacobi SVD of the k = min(rows, n) columns of A (or of A^T when
+ * n > rows), warm-started from the previous call's right singular vectors V: in a 1 ms cycle A V is already
+ * orthogonal to ~1e-3, so two or three sweeps finish where GSL's Golub-Kahan SVD cost ~35,000 instructions.
+ * V is re-orthonormalised (Gram-Schmidt) before each use, so the history changes the answer by rounding only. */
 static int chain_singularity(void *s, const double *q, double *measure)
 {
     Chain *c = s;
-    int n = c->n, rows = c->sv_posonly ? 3 : 6;
+    int n = c->n, rows = c->sv_posonly ? 3 : 6, k = n < rows ? n : rows, m = n < rows ? rows : n;
     chain_jacobian(s, q, c->J);
-    for (int r = 0; r < rows; r++)
-        for (int k = 0; k < n; k++) {
-            double v = c->J[r * n + k] / (r < 3 ? c->char_len : 1.0);
-            if (c->sv_transpose) gsl_matrix_set(c->sv_A, k, r, v);
-            else gsl_matrix_set(c->sv_A, r, k, v);
+    /* V: orthonormal columns (modified Gram-Schmidt); a column that collapses is reset to the unit vector. */
+    for (int p = 0; p < k; p++) {
+        double *vp = c->sv_V[p];
+        for (int r = 0; r < p; r++) {
+            double d = 0;
+            for (int i = 0; i < k; i++) d += vp[i] * c->sv_V[r][i];
+            for (int i = 0; i < k; i++) vp[i] -= d * c->sv_V[r][i];
         }
-    if (gsl_linalg_SV_decomp(c->sv_A, c->sv_V, c->sv_S, c->sv_work) != GSL_SUCCESS) return MODEL_ENUMERIC;
-    double smax = gsl_vector_get(c->sv_S, 0), smin = gsl_vector_get(c->sv_S, c->sv_S->size - 1);
+        double nn = 0;
+        for (int i = 0; i < k; i++) nn += vp[i] * vp[i];
+        if (!(nn > 0.25)) { /* lost (never after a reset to the identity, which is orthonormal) */
+            for (int p2 = 0; p2 < k; p2++)
+                for (int i = 0; i < k; i++) c->sv_V[p2][i] = p2 == i;
+            p = -1;
+            continue;
+        }
+        nn = 1 / sqrt(nn);
+        for (int i = 0; i < k; i++) vp[i] *= nn;
+    }
+    /* B = A' V, A' = the normalised Jacobian (m x k: A, or A^T when n > rows), column-major B[col][row] */
+    double Aw[6 * N_MAX]; /* A' row-major, m x k */
+    for (int r = 0; r < rows; r++) {
+        double scale = r < 3 ? 1.0 / c->char_len : 1.0;
+        for (int j = 0; j < n; j++) {
+            double v = c->J[r * n + j] * scale;
+            if (n > rows) Aw[j * k + r] = v;
+            else Aw[r * k + j] = v;
+        }
+    }
+    for (int col = 0; col < k; col++)
+        for (int i = 0; i < m; i++) {
+            double acc = 0;
+            for (int j = 0; j < k; j++) acc += Aw[i * k + j] * c->sv_V[col][j];
+            c->sv_B[col][i] = acc;
+        }
+    int sweeps = chain_jacobi_sv(m, k, c->sv_B, c->sv_V);
+    if (sweeps < 0) {
+        for (int p = 0; p < k; p++)
+            for (int i = 0; i < k; i++) c->sv_V[p][i] = p == i;
+        return MODEL_ENUMERIC;
+    }
+    double smax = 0, smin = INFINITY;
+    for (int p = 0; p < k; p++) {
+        double nn = 0;
+        for (int i = 0; i < m; i++) nn += c->sv_B[p][i] * c->sv_B[p][i];
+        nn = sqrt(nn);
+        if (nn > smax) smax = nn;
+        if (nn < smin) smin = nn;
+    }
     *measure = smax > 0 ? smin / smax : 0.0;
     return MODEL_OK;
 }
@@ -792,10 +882,6 @@ static void chain_destroy(void *s)
     gsl_matrix_free(c->L6);
     gsl_vector_free(c->e6);
     gsl_vector_free(c->y6);
-    gsl_matrix_free(c->sv_A);
-    gsl_matrix_free(c->sv_V);
-    gsl_vector_free(c->sv_S);
-    gsl_vector_free(c->sv_work);
     free(c);
 }
 
@@ -903,17 +989,9 @@ static int chain_alloc(Chain *c)
     c->e6 = gsl_vector_alloc(6);
     c->y6 = gsl_vector_alloc(6);
     c->sv_posonly = n < 6;
-    int rows = c->sv_posonly ? 3 : 6;
-    c->sv_transpose = n > rows;
-    c->sv_rows = c->sv_transpose ? n : rows;
-    c->sv_cols = c->sv_transpose ? rows : n;
-    c->sv_A = gsl_matrix_alloc(c->sv_rows, c->sv_cols);
-    c->sv_V = gsl_matrix_alloc(c->sv_cols, c->sv_cols);
-    c->sv_S = gsl_vector_alloc(c->sv_cols);
-    c->sv_work = gsl_vector_alloc(c->sv_cols);
-    if (!c->L6 || !c->e6 || !c->y6 || !c->sv_A ||
-        !c->sv_V || !c->sv_S || !c->sv_work)
-        return MODEL_ENOMEM;
+    for (int p = 0; p < 6; p++)
+        for (int i = 0; i < 6; i++) c->sv_V[p][i] = p == i;
+    if (!c->L6 || !c->e6 || !c->y6) return MODEL_ENOMEM;
     return MODEL_OK;
 }
 
