@@ -33,6 +33,7 @@ typedef struct {
     const char *file;  /* file name part: "positions" */
     const char *title; /* "positions" */
     int n;             /* panels (axes or outputs) */
+    int seed000;       /* 1: the centrifuge's planetary-axis figure of seed 000 section 4 (figure_seed000) */
 } Figure;
 
 /* {====================================================================== script pieces */
@@ -230,28 +231,85 @@ static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const F
     fputs("unset multiplot\nset output\nprint 'figure'\n", f);
 }
 
+/* Index of the output named `name` of a device, or -1. */
+static int output_index(const Checks *ck, int dev, const char *name)
+{
+    const SampleDeviceInfo *di = &ck->lay->dev[dev];
+    for (int i = 0; i < di->nout; i++)
+        if (strcmp(di->out_name[i], name) == 0) return i;
+    return -1;
+}
+
+/* The six graphs of seed 000 section 4 (Figs. 3-8) for a centrifuge: commanded G, planetary actuator moment, its
+ * angular acceleration, the x component of the seat's linear acceleration in the base frame, its angular velocity
+ * and its angle. The seat moves on the horizontal circle (a1 cos q1, a1 sin q1, 0) (ERRATA C17), so its base-frame
+ * x acceleration is exactly -q1'^2 x - q1'' y from the trace's own columns; the back-end has no such output. */
+static void figure_seed000(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg)
+{
+    static const struct { ChecksQty qty; TraceGroup group; const char *label; } panel[6] = {
+        {CHK_OUTPUT, TRACE_OUT, "commanded G (Fig. 3)"},
+        {CHK_TORQUE, TRACE_TAU, "planetary actuator moment, Nm (Fig. 4)"},
+        {CHK_ACCEL, TRACE_QDD, "planetary angular acceleration, rad/s^2 (Fig. 5)"},
+        {CHK_OUTPUT, TRACE_POSE, "seat linear acceleration x, base frame, m/s^2 (Fig. 6)"},
+        {CHK_SPEED, TRACE_QD, "planetary angular velocity, rad/s (Fig. 7)"},
+        {CHK_POSITION, TRACE_Q, "planetary angle, rad (Fig. 8)"},
+    };
+    int d = fg->dev, iG = output_index(ck, d, "G");
+    char t[256];
+    snprintf(t, sizeof t, "%s — planetary axis (seed 000, section 4)", ck->lay->dev[d].name);
+    fputs("set multiplot layout 3,2 title ", f);
+    gp_str(f, t);
+    fputs(" font ',12'\n", f);
+    if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
+    for (int k = 0; k < 6; k++) {
+        fputs("set title ", f);
+        gp_str(f, panel[k].label);
+        fputs(" tc rgb '#202020'\nset ylabel ''\n", f);
+        fputs(k >= 4 ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
+        if (panel[k].group == TRACE_POSE) { /* derived: no channel, no limit */
+            fputs("unset object\nunset label\nplot ", f);
+            gp_str(f, o->trace);
+            fprintf(f, " every ::1 using 1:(-column(%d)**2 * column(%d) - column(%d) * column(%d)) with lines "
+                       "lc rgb '%s' lw 1.4 notitle\n",
+                    trace_column(ck->lay, d, TRACE_QD, 0), trace_column(ck->lay, d, TRACE_POSE, 0),
+                    trace_column(ck->lay, d, TRACE_QDD, 0), trace_column(ck->lay, d, TRACE_POSE, 1),
+                    palette[k % NPALETTE]);
+            continue;
+        }
+        int i = panel[k].qty == CHK_OUTPUT ? iG : 0;
+        Figure pf = *fg;
+        pf.qty = panel[k].qty, pf.group = panel[k].group;
+        const ChecksChannel *c = checks_channel(ck, d, pf.qty, i);
+        panel_marks(f, ck, c);
+        panel_plot(f, ck, o, &pf, c, i);
+    }
+    fputs("unset multiplot\nset output\nprint 'figure'\n", f);
+}
+
 /* }====================================================================== */
 
 /* Collect the figures of every device. */
 static int list_figures(const Checks *ck, Figure *out, int max)
 {
     int n = 0;
-    for (int d = 0; d < ck->lay->ndev && n + 5 <= max; d++) {
+    for (int d = 0; d < ck->lay->ndev && n + 6 <= max; d++) {
         const SampleDeviceInfo *di = &ck->lay->dev[d];
         if (di->naxes <= 0) continue;
-        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes};
-        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes};
-        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes};
+        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, 0};
+        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, 0};
+        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, 0};
         const ChecksChannel *tc = checks_channel(ck, d, CHK_TORQUE, 0);
         if (tc && tc->nsamples) {
             int nrev = 0;
             const ModelDesc *m = di->desc;
             for (int i = 0; i < di->naxes; i++) nrev += !(m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC);
             const char *title = nrev == di->naxes ? "torques" : nrev == 0 ? "forces" : "torques and forces";
-            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes};
+            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, 0};
         }
         if (di->nout > 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d)};
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), 0};
+        if (di->naxes == 3 && di->has_pose && output_index(ck, d, "G") >= 0 && output_index(ck, d, "Gfelt") >= 0)
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "planetary", "planetary axis", 6, 1};
     }
     return n;
 }
@@ -298,7 +356,8 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
             fputs("set output ", f);
             gp_str(f, path);
             fputc('\n', f);
-            figure_body(f, ck, o, fg, rows_p, cols);
+            if (fg->seed000) figure_seed000(f, ck, o, fg);
+            else figure_body(f, ck, o, fg, rows_p, cols);
             nfiles++;
         }
     }
@@ -424,8 +483,8 @@ static int thin_copy(const char *src, const char *dst, long every, char *err, si
 
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
 {
-    Figure fig[SAMPLE_MAX_DEVICES * 5];
-    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 5);
+    Figure fig[SAMPLE_MAX_DEVICES * 6];
+    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 6);
     if (nfig == 0 || ck->ncycles == 0) return PLOT_OK;
     PlotOptions o = *opt;
     char thin[4096];
