@@ -75,6 +75,11 @@ static void chan_init(ChecksChannel *c, int dev, int qty, int index, double lo, 
     memset(c, 0, sizeof *c);
     c->dev = dev, c->qty = qty, c->index = index;
     c->lo = lo, c->hi = hi;
+    c->lo_ok = lo, c->hi_ok = hi;
+    if (qty == CHK_JERK || qty == CHK_OUTPUT_RATE) { /* differentiated: CHECKS_DIFF_RTOL (checks.h) */
+        c->lo_ok = lo - CHECKS_DIFF_RTOL * fabs(lo);
+        c->hi_ok = hi + CHECKS_DIFF_RTOL * fabs(hi);
+    }
     c->min.v = INFINITY, c->max.v = -INFINITY;
     c->rec = -1;
     c->src_output = -1;
@@ -244,7 +249,7 @@ static int chan_update(Checks *ck, ChecksChannel *c, double v, double t, SampleS
     c->nsamples++;
     if (v > c->max.v) c->max.v = v, c->max.t = t, c->max.src = src;
     if (v < c->min.v) c->min.v = v, c->min.t = t, c->min.src = src;
-    int bad = !(v >= c->lo && v <= c->hi);
+    int bad = !(v >= c->lo_ok && v <= c->hi_ok);
     if (bad) {
         c->nbad++;
         if (c->open) extend_violation(ck, c, v, t, src);
@@ -487,11 +492,13 @@ const char *checks_label(const Checks *ck, const ChecksChannel *c)
     return checks_qty_name((ChecksQty)c->qty);
 }
 
-/* Distance of the extremes to the nearer limit (negative: crossed). */
+/* Distance of the extremes to the nearer limit (negative: crossed; 0 when a differentiated channel's extreme lies
+ * beyond its limit but within CHECKS_DIFF_RTOL, which is not a violation). */
 double checks_margin(const ChecksChannel *c)
 {
     if (c->nsamples == 0) return NAN;
-    return fmin(c->hi - c->max.v, c->min.v - c->lo);
+    double m = fmin(c->hi - c->max.v, c->min.v - c->lo);
+    return (m < 0 && c->nbad == 0) ? 0.0 : m;
 }
 
 /* The margin as % of the limit (symmetric) or of the range (asymmetric). */

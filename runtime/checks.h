@@ -44,6 +44,12 @@ typedef enum {
 
 #define CHK_NAXISQTY (CHK_VOLTAGE + 1)
 
+/* Relative tolerance of the differentiated channels (jerk, output rates): a value within 1e-6 of its limit's
+ * magnitude beyond it is accepted. A difference quotient of two sampled values carries their rounding divided by
+ * the cycle (~1e-12 of the limit for a PUMA), so a profile planned exactly at its jerk limit would otherwise show
+ * as "60 exceeds its limit 60". Directly sampled quantities are compared exactly. */
+#define CHECKS_DIFF_RTOL 1e-6
+
 /* Gravity part of inverse dynamics, g(q) = τ(q, 0, 0), for device `dev`: 0 or < 0 on failure. */
 typedef int (*ChecksGravityFn)(void *ud, int dev, const double *q, double *g);
 
@@ -66,6 +72,7 @@ typedef struct {
 typedef struct {
     int dev, qty, index;       /* index: axis (0-based), output number, or -1 */
     double lo, hi;             /* allowed interval; ±INFINITY when absent */
+    double lo_ok, hi_ok;       /* accepted interval: [lo, hi], widened by CHECKS_DIFF_RTOL on differentiated channels */
     ChecksPoint min, max;      /* extremes over the run (v = ±INFINITY before the first sample) */
     long nsamples;             /* cycles that gave a value */
     long nbad;                 /* cycles outside [lo, hi] (or NaN) */

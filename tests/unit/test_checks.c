@@ -474,6 +474,47 @@ UTEST(cycle_cost)
     checks_free(&ck);
 }
 
+/* A jerk planned exactly at its limit (q̈ ramps at jmax = 60; the difference quotient rounds to 60 ± a few ulps,
+ * some cycles above 60) passes; 1e-5 beyond the limit does not; directly sampled quantities get no tolerance
+ * (an acceleration one ulp above amax is a violation). */
+UTEST(jerk_tolerance)
+{
+    const double jmax = 60, amax = 100;
+    setup(1, INFINITY, INFINITY, amax, jmax, INFINITY);
+    Checks ck;
+    init_checks(&ck, 10);
+    int above = 0;
+    double prev = 0;
+    for (long i = 0; i < 1000; i++) {
+        at(i, 5);
+        smp.dev[0].qdd[0] = jmax * (0.1 + 0.001 * (double)i); /* q̈(t) = jmax (t + 0.1) at t = 1 ms steps */
+        if (i > 0 && (smp.dev[0].qdd[0] - prev) / DT > jmax) above++;
+        prev = smp.dev[0].qdd[0];
+        checks_sample(&ck, &smp);
+    }
+    const ChecksChannel *jc = checks_channel(&ck, 0, CHK_JERK, 0);
+    printf("#   jerk at its limit: %d of 999 cycles rounded above 60, peak %.17g, margin %g\n", above,
+           checks_peak(jc)->v, checks_margin(jc));
+    CHECK(above > 0);                 /* the case the tolerance exists for really occurs */
+    CHECK(jc->max.v > jmax);          /* the peak is reported as measured */
+    CHECK(ck.nviol == 0 && jc->nbad == 0 && checks_passed(&ck));
+    CHECK(checks_margin(jc) == 0.0);  /* on its limit, not crossed */
+    checks_free(&ck);
+
+    init_checks(&ck, 10);
+    for (long i = 0; i < 10; i++) {
+        at(i, 6);
+        smp.dev[0].qdd[0] = i == 5 ? nextafter(amax, INFINITY) : jmax * (1 + 1e-5) * DT * (double)i;
+        checks_sample(&ck, &smp);
+    }
+    int njerk = 0, nacc = 0;
+    for (int i = 0; i < ck.nviol; i++) njerk += ck.viol[i].qty == CHK_JERK, nacc += ck.viol[i].qty == CHK_ACCEL;
+    CHECK(nacc == 1);                 /* one ulp above amax */
+    CHECK(njerk >= 1);                /* 1e-5 above jmax (and the jump to amax) */
+    CHECK(!checks_passed(&ck));
+    checks_free(&ck);
+}
+
 int main(void)
 {
     RUN(sine_peaks);
@@ -489,6 +530,7 @@ int main(void)
     RUN(limited_notes);
     RUN(motor_voltage);
     RUN(power_limits);
+    RUN(jerk_tolerance);
     RUN(cycle_cost);
     return utest_done();
 }
