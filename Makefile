@@ -98,7 +98,10 @@ demo:
 	$(MAKE) CFG=release all
 	$(BUILD_ROOT)/release/irl run programs/demo.irl
 
-bench: bench-vm
+# Every benchmark, after installing its peers.
+bench:
+	.ci/install-deps --bench
+	$(MAKE) bench-vm bench-compile bench-dynamics bench-cycle bench-dryrun
 
 bench-vm: all
 	bench/vm/run.sh $(B)/irl

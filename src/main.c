@@ -25,8 +25,10 @@ static const char usage_text[] =
     "usage: irl check FILE.irl\n"
     "       irl compile FILE.irl [-o FILE.irlc]\n"
     "       irl disasm FILE(.irl|.irlc)\n"
-    "       irl run [--trace-exec] [--out DIR] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
-    "               [--input NAME=V@T | FILE.csv] [--no-plots] [--time-scale K] FILE(.irl|.irlc)\n"
+    "       irl run [--trace-exec] [--out DIR | --out-temp] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
+    "               [--input NAME=V@T | FILE.csv] [--no-plots] [--no-trace] [--[no-]progress] [--time-scale K]\n"
+    "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
+    "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl --version | help\n";
 
