@@ -237,14 +237,18 @@ static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
     double floor2 = tol * tol * frob2;
     for (int sweep = 1; sweep <= 30; sweep++) {
         int rotated = 0;
+        /* squared column norms, exact at the start of each sweep and updated by each rotation (alpha - t gamma,
+         * beta + t gamma): one dot product per pair instead of three */
+        double nrm[6];
+        for (int p = 0; p < k; p++) {
+            double a = 0;
+            for (int i = 0; i < m; i++) a += B[p][i] * B[p][i];
+            nrm[p] = a;
+        }
         for (int p = 0; p < k - 1; p++)
             for (int r = p + 1; r < k; r++) {
-                double *bp = B[p], *br = B[r], alpha = 0, beta = 0, gamma = 0;
-                for (int i = 0; i < m; i++) {
-                    alpha += bp[i] * bp[i];
-                    beta += br[i] * br[i];
-                    gamma += bp[i] * br[i];
-                }
+                double *bp = B[p], *br = B[r], alpha = nrm[p], beta = nrm[r], gamma = 0;
+                for (int i = 0; i < m; i++) gamma += bp[i] * br[i];
                 if (fabs(gamma) <= tol * sqrt(alpha * beta) || alpha <= floor2 || beta <= floor2) continue;
                 double zeta = (beta - alpha) / (2 * gamma);
                 double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
@@ -259,6 +263,8 @@ static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
                     V[p][i] = cs * x - sn * y;
                     V[r][i] = sn * x + cs * y;
                 }
+                nrm[p] = alpha - t * gamma;
+                nrm[r] = beta + t * gamma;
                 rotated = 1;
             }
         if (!rotated) return sweep;
