@@ -34,6 +34,7 @@ static Node *syn_unit_combine(SyntaxCtx *pc, Node *a, Node *b, int sign);
 static int syn_io_kind(SyntaxCtx *pc, const char *name, YYLTYPE loc);
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, SyntaxCtx *pc, const char *msg);
 static void syn_contextual(SyntaxCtx *pc, const char *got, const char *want, const char *alt, YYLTYPE loc);
+static void syn_dropped(SyntaxCtx *pc, YYLTYPE from, YYLTYPE to);
 static void syn_block_end(SyntaxCtx *pc, const char *open, const char *close, YYLTYPE loc);
 static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 }
@@ -276,7 +277,7 @@ stmt
     | WAIT expr ';'                { $$ = mk(pc, S_WAIT, @1); $$->a = $2; }
     | WAIT FOR expr opt_timeout ';' { $$ = mk(pc, S_WAIT_FOR, @1); $$->a = $3; $$->b = $4; }
     | PULSE IDENT FOR expr ';'     { $$ = mk(pc, S_PULSE, @1); $$->a = mk_name(pc, $2, @2); $$->b = $4; }
-    | error ';'                    { $$ = NULL; pc->holes |= SYN_HOLE_STMT; }
+    | error ';'                    { $$ = NULL; pc->holes |= SYN_HOLE_STMT; syn_dropped(pc, @1, @2); }
     ;
 
 /* lvalue: name | $SYSVAR | lvalue . name | lvalue [ expr ] */
@@ -648,6 +649,28 @@ static int syn_in(yysymbol_kind_t sym, const yysymbol_kind_t *set, int n)
     return 0;
 }
 
+/* A statement from `from` to `to` was dropped by error recovery: the blocks it opened and did not close will
+ * have their closing words (ENDWHILE …) come as stray tokens, which are echoes of this mistake, not news; a
+ * dropped span made of such stray words counts them off again. */
+static void syn_dropped(SyntaxCtx *pc, YYLTYPE from, YYLTYPE to)
+{
+    int net = 0;
+    unsigned n = pc->nblk < SYN_BLOCK_LOG ? pc->nblk : SYN_BLOCK_LOG;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = (pc->nblk - 1 - k) % SYN_BLOCK_LOG;
+        int line = pc->blk[i].line, col = pc->blk[i].col;
+        bool after_from = line > from.first_line || (line == from.first_line && col >= from.first_column);
+        bool before_to = line < to.last_line || (line == to.last_line && col < to.last_column);
+        if (after_from && before_to)
+            net += pc->blk[i].delta;
+    }
+    /* The stray closing words are dropped the same way (also silently, when bison is still recovering from the
+     * first error), so a dropped span that closes more than it opens pays the count back. */
+    pc->stray_closers += net;
+    if (pc->stray_closers < 0)
+        pc->stray_closers = 0;
+}
+
 /* A syntax error: "expected A, B or C, found X", with families of tokens named by what they start. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, SyntaxCtx *pc)
 {
@@ -731,6 +754,12 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         pc->prev_line < loc->first_line) {
         at.line = pc->prev_line;
         at.col = pc->prev_end_col;
+    }
+    if (pc->stray_closers > 0 &&
+        (got == YYSYMBOL_ENDIF || got == YYSYMBOL_ENDWHILE || got == YYSYMBOL_ENDFOR || got == YYSYMBOL_ENDCASE ||
+         got == YYSYMBOL_ENDLOOP || got == YYSYMBOL_UNTIL)) {
+        return 0; /* the closing word of a block whose opening was dropped with a broken statement; recovery
+                   * drops it with the rest of its statement, and syn_dropped counts it off */
     }
     if (pc->lex_fatal || (pc->lex_error_line > 0 && (pc->lex_error_line == at.line ||
                                                      pc->lex_error_line == loc->first_line)))

@@ -33,7 +33,14 @@ typedef struct SyntaxCtx {
     int lex_error_line;   /* line of the last lexical error: a syntax error there is its echo, not news */
     bool lex_fatal;       /* an unterminated comment ate the rest of the file */
     unsigned holes;       /* SYN_HOLE_* bits: what error recovery dropped from the tree */
+    /* The last SYN_BLOCK_LOG block keywords read (IF WHILE FOR CASE LOOP REPEAT open, their END words and UNTIL
+     * close), so that a statement dropped by error recovery can tell how many blocks it opened and did not
+     * close: their closing words will come as stray tokens, echoes of that one mistake (stray_closers). */
+    struct { int line, col, delta; } blk[64];
+    unsigned nblk;
+    int stray_closers;
 } SyntaxCtx;
+enum { SYN_BLOCK_LOG = 64 };
 
 /* What a parse with errors dropped (SyntaxCtx.holes): a declaration (so later uses of its name are no news), a
  * statement (so an EXIT, RETRY or RETURN may have lost its LOOP, ON ERROR or place). */
