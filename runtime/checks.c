@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +178,9 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
     ck->chan = calloc(total ? (size_t)total : 1, sizeof *ck->chan);
     ck->viol = calloc((size_t)ck->viol_cap, sizeof *ck->viol);
     ck->limited = calloc((size_t)ck->limited_cap, sizeof *ck->limited);
-    if (!ck->chan || !ck->viol || !ck->limited) {
+    ck->notes_cap = CHECKS_MAX_NOTES;
+    ck->notes = calloc((size_t)ck->notes_cap, sizeof *ck->notes);
+    if (!ck->chan || !ck->viol || !ck->limited || !ck->notes) {
         checks_free(ck);
         snprintf(err, errlen, "checks: out of memory");
         return -1;
@@ -195,7 +198,8 @@ void checks_free(Checks *ck)
     free(ck->chan);
     free(ck->viol);
     free(ck->limited);
-    ck->chan = NULL, ck->viol = NULL, ck->limited = NULL;
+    free(ck->notes);
+    ck->chan = NULL, ck->viol = NULL, ck->limited = NULL, ck->notes = NULL;
 }
 
 /* }====================================================================== */
@@ -433,6 +437,30 @@ void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double
     ChecksLimited *l = &ck->limited[ck->nlimited++];
     l->dev = dev, l->axis = axis, l->what = what;
     l->requested = requested, l->applied = applied, l->t = t, l->src = src, l->count = 1;
+}
+
+/* Record a free-text note; the same text from the same statement again only counts. */
+void checks_note_text(Checks *ck, int dev, double t, SampleSrc src, const char *fmt, ...)
+{
+    char text[CHECKS_NOTE_TEXT];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (int i = 0; i < ck->nnotes; i++) {
+        ChecksNote *n = &ck->notes[i];
+        if (n->dev == dev && same_src(n->src, src) && strcmp(n->text, text) == 0) {
+            n->count++;
+            return;
+        }
+    }
+    if (ck->nnotes >= ck->notes_cap) {
+        ck->notes_dropped++;
+        return;
+    }
+    ChecksNote *n = &ck->notes[ck->nnotes++];
+    n->dev = dev, n->t = t, n->src = src, n->count = 1;
+    memcpy(n->text, text, sizeof text);
 }
 
 /* Violation runs recorded and dropped. */

@@ -23,7 +23,7 @@
  * the smallest such k in closed form (per axis k² = (τ − g)/(±L − g)); the run's k is the maximum over cycles.
  *
  * Memory: checks_init allocates everything (channels and the fixed-capacity violation and limited-request
- * lists); checks_sample and checks_note_limited never allocate. A full list counts what it drops. */
+ * lists and the note list); checks_sample, checks_note_limited and checks_note_text never allocate. A full list counts what it drops. */
 #ifndef IRL_CHECKS_H
 #define IRL_CHECKS_H
 
@@ -105,6 +105,17 @@ typedef struct {
     long count;                /* repeated identical notes (same statement and what) merged */
 } ChecksLimited;
 
+/* A free-text note tied to a statement (e.g. what governed a GMOVE spin-up). Fixed-size text, no allocation. */
+#define CHECKS_NOTE_TEXT 192
+#define CHECKS_MAX_NOTES 256   /* capacity of the note list */
+typedef struct {
+    int dev;                   /* -1: not tied to a device */
+    char text[CHECKS_NOTE_TEXT]; /* the note after "note: ", device name included by the caller */
+    double t;                  /* program time of the first occurrence */
+    SampleSrc src;
+    long count;                /* the same text from the same statement again only counts */
+} ChecksNote;
+
 typedef struct {
     ChecksConfig cfg;
     const SampleLayout *lay;   /* borrowed */
@@ -117,6 +128,9 @@ typedef struct {
     int nlimited, limited_cap;
     ChecksLimited *limited;
     long limited_dropped;
+    int nnotes, notes_cap;     /* free-text notes (checks_note_text) */
+    ChecksNote *notes;
+    long notes_dropped;
     /* torque time scale */
     double k;                  /* smallest uniform k >= 1 (1 when no torque violation; INFINITY: none) */
     double k_t;                /* where the largest k was needed */
@@ -145,6 +159,10 @@ void checks_sample(Checks *ck, const Sample *s);
 /* Record a request the planner lowered to a limit. Never allocates. */
 void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double requested, double applied,
                          double t, SampleSrc src);
+/* Record a free-text note (printf format) about statement src; repeated identical notes from the same statement
+ * are merged (count). Never allocates; a full list counts what it drops. */
+void checks_note_text(Checks *ck, int dev, double t, SampleSrc src, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* 1 when nothing was violated (IK failures and NaNs count; lowered requests do not). */
 int checks_passed(const Checks *ck);
 /* Total number of violation runs (recorded + dropped). */

@@ -285,6 +285,24 @@ static int leave_gmove(Motion *m, int d, const char *what, char *msg, size_t msg
     return 0;
 }
 
+/* Note a GMOVE spin-up from rest (or spin-down to rest) and what governed its length: the onset rate or an axis
+ * limit (issue 5: the report says where the axis limits rather than the onset governed). */
+static void spin_note(Motion *m, int d, const GmoveInfo *info, double t, SampleSrc src)
+{
+    const char *g = info->spin_limit;
+    char why[96];
+    if (strcmp(g, "onset") == 0) snprintf(why, sizeof why, "the onset rate");
+    else if (strcmp(g, "none") == 0 || g[0] == '\0') snprintf(why, sizeof why, "no limit (the shortest spin tried)");
+    else if (strcmp(g, "monotone") == 0) snprintf(why, sizeof why, "keeping the arm speed monotone");
+    else snprintf(why, sizeof why, "the %s limit", g);
+    if (info->spin > 0)
+        checks_note_text(m->checks, d, t, src, "%s spin-up from rest: %.3g s to %.4g G, governed by %s",
+                         m->devs->dev[d].name, info->spin_T, info->spin_G, why);
+    else
+        checks_note_text(m->checks, d, t, src, "%s spin-down to rest: %.3g s from %.4g G, governed by %s",
+                         m->devs->dev[d].name, info->spin_T, info->spin_G, why);
+}
+
 /* Note a request the planner lowered (for the report). */
 static void note(Motion *m, int d, const char *what, double req, double applied, SampleSrc src)
 {
@@ -503,11 +521,14 @@ static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, siz
     }
     if (rc != GMOVE_OK) {
         /* the report keeps what was achievable even when ON ERROR handles the error (SI: m/s^3) */
-        if (kind == MK_GMOVE_TO && info.onset_max > 0 && gp.onset > 0)
-            note(m, d, "GMOVE TO cannot be flown (not executed); largest feasible ONSET from this baseline: requested",
-                 gp.onset * G_SI, info.onset_max * G_SI, st->src);
+        if (m->checks && kind == MK_GMOVE_TO && info.onset_max > 0 && gp.onset > 0)
+            checks_note_text(m->checks, d, start, st->src,
+                             "%s GMOVE TO %.4g G refused: onset %.4g G/s cannot be flown from %.4g G; the largest "
+                             "feasible onset rate is %.3g G/s", m->devs->dev[d].name, st->ops[0].r / G_SI, gp.onset,
+                             from.G, info.onset_max);
         return gmove_status(rc, &info, what, msg, msglen);
     }
+    if (m->checks && info.spin) spin_note(m, d, &info, start, st->src);
     if (gp.onset > 0 && info.onset > 0 && info.onset < gp.onset * (1 - 1e-9))
         note(m, d, "ONSET", gp.onset, info.onset, st->src);
     sl->src = st->src;

@@ -355,6 +355,20 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
         fputs(i + 1 < ck->nlimited ? ",\n" : "\n", f);
     }
     fputs("  ]", f);
+    fprintf(f, ",\n  \"notes_not_listed\": %ld,\n  \"notes\": [\n", ck->notes_dropped);
+    for (int i = 0; i < ck->nnotes; i++) {
+        const ChecksNote *n = &ck->notes[i];
+        fputs("    {\"device\": ", f);
+        report_json_string(f, n->dev >= 0 && n->dev < ck->lay->ndev ? ck->lay->dev[n->dev].name : NULL);
+        fputs(", \"text\": ", f);
+        report_json_string(f, n->text);
+        fputs(", ", f);
+        jkv_num(f, "t", n->t);
+        fprintf(f, ", \"count\": %ld, ", n->count);
+        jsrc(f, n->src, info);
+        fputs(i + 1 < ck->nnotes ? "},\n" : "}\n", f);
+    }
+    fputs("  ]", f);
     if (info->closed_loop) json_closed_loop(f, ck, info);
     fputs("\n}\n", f);
 }
@@ -448,6 +462,13 @@ static void text_notes(FILE *f, const Checks *ck, const ReportInfo *info)
         fputc('\n', f);
     }
     if (ck->limited_dropped) fprintf(f, "note: %ld more lowered requests not listed\n", ck->limited_dropped);
+    for (int i = 0; i < ck->nnotes; i++) {
+        const ChecksNote *n = &ck->notes[i];
+        fprintf(f, "%s:%d:%d: note: %s", src_file(n->src, info), n->src.line, n->src.col, n->text);
+        if (n->count > 1) fprintf(f, " (%ld times)", n->count);
+        fputc('\n', f);
+    }
+    if (ck->notes_dropped) fprintf(f, "note: %ld more notes not listed\n", ck->notes_dropped);
 }
 
 /* file:line:col: warning: arm axis 2 motor voltage saturated at its limit 5 V ... (one per saturation event) */
@@ -538,7 +559,7 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
     int nsat = 0;
     for (int d = 0; info->closed_loop && d < ck->lay->ndev; d++)
         if (info->closed_loop[d]) nsat += info->closed_loop[d]->stats.nev;
-    if (nv || ck->k_dev >= 0 || ck->nlimited || nsat) fputc('\n', f);
+    if (nv || ck->k_dev >= 0 || ck->nlimited || ck->nnotes || nsat) fputc('\n', f);
     for (int i = 0; i < ck->nviol; i++) text_violation(f, ck, &ck->viol[i], info);
     if (info->closed_loop) text_saturation(f, ck, info);
     if (ck->viol_dropped)

@@ -79,7 +79,32 @@ else
     note "gradual: no trace for the energy balance"
 fi
 
-# glimit: the refused GMOVE is reported with the largest feasible onset (5.937 G/s = 58.24 m/s^3 from 2 G)
-grep -q 'centrifuge_glimit.irl:9:3: note: hc GMOVE TO cannot be flown.*lowered to 58\.2' "$tmp/glimit.a/report.txt" \
-    || note "glimit: report.txt does not name the refused GMOVE and the largest feasible onset"
+# glimit: the refused GMOVE is reported in G/s with the largest feasible onset from 2 G (5.937 G/s by the planner's bisection)
+grep -q '^centrifuge_glimit.irl:9:3: note: hc GMOVE TO 8 G refused: onset 12 G/s cannot be flown from 2 G; the largest feasible onset rate is 5\.9[34] G/s$' \
+    "$tmp/glimit.a/report.txt" \
+    || note "glimit: report.txt does not name the refused GMOVE and the largest feasible onset in G/s"
+
+# Spin-up notes (issue 5 item 4): the report says what governed each spin from/to rest. centrifuge_gradual's
+# 0.1 G/s spin-up is slow enough for the onset rate to govern; the hand-over G is where the G ramp takes over.
+grep -q '^centrifuge_gradual.irl:8:3: note: hc spin-up from rest: [0-9.]* s to 1\.[0-9]* G, governed by the onset rate$' \
+    "$tmp/gradual.a/report.txt" || note "gradual: no spin-up note governed by the onset rate in report.txt"
+grep -q '^centrifuge_gradual.irl:11:3: note: hc spin-down to rest: [0-9.]* s from 1\.[0-9]* G, governed by' \
+    "$tmp/gradual.a/report.txt" || note "gradual: no spin-down note in report.txt"
+grep -q '"text": "hc spin-up from rest: .*governed by the onset rate", "t": 0, "count": 1, "file": "centrifuge_gradual.irl", "line": 8' \
+    "$tmp/gradual.a/report.json" || note "gradual: no spin-up note in report.json"
+# A fast onset from rest (3 G/s, as tests/unit/test_gmove.c's axis-governed case) cannot be held while the arm
+# spins up: an axis limit governs, and the note names it rather than the onset.
+cat >"$tmp/fastspin.irl" <<EOF
+PROGRAM fastspin;
+  DEVICE hc : CENTRIFUGE "$PWD/../models/centrifuge.irm";
+BEGIN
+  GMOVE hc TO 3 G WITH ONSET := 3 G/s;
+  GMOVE hc TO 1 G WITH ONSET := 3 G/s;
+ENDPROGRAM
+EOF
+"$IRL" run --no-plots --no-trace --out "$tmp/fastspin" "$tmp/fastspin.irl" >/dev/null 2>&1 || note "fastspin: exit $?"
+grep -q 'fastspin.irl:4:3: note: hc spin-up from rest: [0-9.]* s to [0-9.]* G, governed by the [a-z]* [a-z]* limit$' \
+    "$tmp/fastspin/report.txt" \
+    || note "fastspin: the spin-up note does not name the axis limit that governed: $(grep spin-up "$tmp/fastspin/report.txt")"
+
 exit $fail
