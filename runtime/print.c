@@ -10,8 +10,12 @@
  * with enough precision that numbers below 1e17 stay in plain notation ("10", not "1e+01"). */
 const char *print_real_str(double x, char *buf, size_t n)
 {
-    if (!isfinite(x)) {
-        snprintf(buf, n, "%g", x);
+    if (isnan(x)) { /* the sign of a NaN means nothing: always "nan" (printf would say "-nan" for some) */
+        snprintf(buf, n, "nan");
+        return buf;
+    }
+    if (isinf(x)) {
+        snprintf(buf, n, "%s", x < 0 ? "-inf" : "inf");
         return buf;
     }
     int prec = 1;
