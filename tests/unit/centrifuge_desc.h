@@ -98,7 +98,7 @@ static inline void centrifuge_desc_fill(ModelDesc *d)
     centrifuge_desc_param(d, "head_height", CENTRIFUGE_DESC_HEAD);
 
     d->noutput_limits = 2;
-    d->output_limit[0] = (ModelOutputLimit){"G", 0.0, 9.0};
+    d->output_limit[0] = (ModelOutputLimit){"G", -INFINITY, 9.0}; /* upper limit only */
     d->output_limit[1] = (ModelOutputLimit){"Gdot", -6.0, 6.0};
 }
 
