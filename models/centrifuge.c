@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "geom.h"
+#include "spd_solve.h"
 
 typedef struct {
     double a1, head;     /* arm length, head height above the seat along +z3 */
@@ -250,32 +251,6 @@ static int centrifuge_bias(void *st, const double *q, const double *qd, double *
     return MODEL_OK;
 }
 
-/* Solve the n x n symmetric positive-definite system A x = b in place by Cholesky (n <= 3). */
-static int spd_solve(int n, double *A, int lda, double *b)
-{
-    for (int j = 0; j < n; j++) {
-        double d = A[j * lda + j];
-        for (int p = 0; p < j; p++) d -= A[j * lda + p] * A[j * lda + p];
-        if (!(d > 1e-12 * (1.0 + fabs(A[j * lda + j])))) return MODEL_ESINGULAR;
-        d = sqrt(d);
-        A[j * lda + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double v = A[i * lda + j];
-            for (int p = 0; p < j; p++) v -= A[i * lda + p] * A[j * lda + p];
-            A[i * lda + j] = v / d;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        for (int p = 0; p < i; p++) b[i] -= A[i * lda + p] * b[p];
-        b[i] /= A[i * lda + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        for (int p = i + 1; p < n; p++) b[i] -= A[p * lda + i] * b[p];
-        b[i] /= A[i * lda + i];
-    }
-    return MODEL_OK;
-}
-
 /* qdd = a^-1 (tau - h). */
 static int centrifuge_forward_dynamics(void *st, const double *q, const double *qd, const double *tau, double *qdd)
 {
@@ -285,7 +260,7 @@ static int centrifuge_forward_dynamics(void *st, const double *q, const double *
     metric(st, &k, a, da);
     bias_terms(st, &k, da, qd, h);
     for (int i = 0; i < 3; i++) qdd[i] = tau[i] - h[i];
-    return spd_solve(3, a, 3, qdd);
+    return spd_solve(a, qdd, 3, 3, 1e-12);
 }
 
 /* Powered joints: qdd given, tau computed; unpowered: tau given, qdd from a_NN qdd_N = tau_N - h_N - a_NP qdd_P. */
@@ -306,7 +281,7 @@ static int centrifuge_semi_inverse(void *st, const double *q, const double *qd, 
             if (s->powered[c]) b[r] -= a[3 * idx[r] + c] * qdd[c];
         for (int c = 0; c < n; c++) A[3 * r + c] = a[3 * idx[r] + idx[c]];
     }
-    int st2 = spd_solve(n, A, 3, b);
+    int st2 = spd_solve(A, b, n, 3, 1e-12);
     if (st2 < 0) return st2;
     for (int r = 0; r < n; r++) qdd[idx[r]] = b[r];
     for (int i = 0; i < 3; i++) {

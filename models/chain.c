@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "geom.h"
+#include "spd_solve.h"
 
 #define N_MAX MODEL_MAX_DOF
 
@@ -470,39 +471,6 @@ static int chain_mass_matrix(void *s, const double *q, double *M)
     return MODEL_OK;
 }
 
-/* Solve A x = b in place (A: n x n symmetric positive definite, row-major with leading dimension lda, its lower
- * triangle overwritten by the Cholesky factor; b becomes x). Plain C: for the small dense matrices of a robot,
- * GSL's blocked Cholesky costs more in call overhead than the arithmetic. MODEL_ESINGULAR when A is not
- * positive definite to working precision. */
-static int chain_cholesky_solve(double *A, double *b, int n, int lda)
-{
-    for (int j = 0; j < n; j++) {
-        double *Aj = A + (size_t)j * lda, d = Aj[j];
-        for (int k = 0; k < j; k++) d -= Aj[k] * Aj[k];
-        if (!(d > 0)) return MODEL_ESINGULAR;
-        d = sqrt(d);
-        Aj[j] = d;
-        double inv = 1.0 / d;
-        for (int i = j + 1; i < n; i++) {
-            double *Ai = A + (size_t)i * lda, sum = Ai[j];
-            for (int k = 0; k < j; k++) sum -= Ai[k] * Aj[k];
-            Ai[j] = sum * inv;
-        }
-    }
-    for (int i = 0; i < n; i++) {          /* L y = b */
-        const double *Ai = A + (size_t)i * lda;
-        double sum = b[i];
-        for (int k = 0; k < i; k++) sum -= Ai[k] * b[k];
-        b[i] = sum / Ai[i];
-    }
-    for (int i = n - 1; i >= 0; i--) {     /* L^T x = y */
-        double sum = b[i];
-        for (int k = i + 1; k < n; k++) sum -= A[(size_t)k * lda + i] * b[k];
-        b[i] = sum / A[(size_t)i * lda + i];
-    }
-    return MODEL_OK;
-}
-
 /* qdd = M^-1 (tau - h) by Cholesky. */
 static int chain_forward_dynamics(void *s, const double *q, const double *qd, const double *tau, double *qdd)
 {
@@ -511,7 +479,7 @@ static int chain_forward_dynamics(void *s, const double *q, const double *qd, co
     chain_mass_matrix(s, q, c->M);
     chain_bias(s, q, qd, c->h);
     for (int i = 0; i < n; i++) qdd[i] = tau[i] - c->h[i];
-    return chain_cholesky_solve(c->M, qdd, n, n);
+    return spd_solve(c->M, qdd, n, n, 0);
 }
 
 /* Seed 002 eqs. 2.5-2.6 (ERRATA V2-V4): with C the powered and N the unpowered joints,
@@ -531,7 +499,7 @@ static int chain_semi_inverse(void *s, const double *q, const double *qd, double
         for (int k = 0; k < c->nc; k++) r -= c->M[ia * n + c->idx_c[k]] * qdd[c->idx_c[k]];
         c->v[a] = r;
     }
-    if ((st = chain_cholesky_solve(c->Mnn, c->v, c->nn, N_MAX)) < 0) return st;
+    if ((st = spd_solve(c->Mnn, c->v, c->nn, N_MAX, 0)) < 0) return st;
     for (int a = 0; a < c->nn; a++) qdd[c->idx_n[a]] = c->v[a];
     for (int k = 0; k < c->nc; k++) {
         int ic = c->idx_c[k];
@@ -681,7 +649,7 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
             lu[r * 6 + k] = sum;
         }
     double y[6] = {0};
-    if (chain_cholesky_solve(lu, y, rows, 6) < 0) return -1;
+    if (spd_solve(lu, y, rows, 6, 0) < 0) return -1;
     double dmax = 0, dmin = INFINITY;
     for (int r = 0; r < rows; r++) {
         dmax = fmax(dmax, lu[r * 6 + r]);

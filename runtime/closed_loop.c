@@ -1,6 +1,7 @@
 /* closed_loop.c — the closed-loop dry-run engine: controller at the cycle rate, actuators, and the plant
  * integrated by GSL's odeiv2 driver between cycles. */
 #include "closed_loop.h"
+#include "spd_solve.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -27,34 +28,6 @@ static double friction(const ClosedLoop *cl, int j, double qd)
     double f = c->viscous[j] * qd;
     if (c->coulomb[j] != 0) f += c->coulomb[j] * tanh(qd / CLOSED_LOOP_COULOMB_V);
     return f;
-}
-
-/* Solve A x = b in place (A n x n row-major, symmetric positive definite, overwritten by its Cholesky factor). */
-static int cholesky_solve(double *A, double *b, int n)
-{
-    for (int j = 0; j < n; j++) {
-        double d = A[j * n + j];
-        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
-        if (!(d > 0)) return MODEL_ESINGULAR;
-        d = sqrt(d);
-        A[j * n + j] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = A[i * n + j];
-            for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
-            A[i * n + j] = s / d;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        double s = b[i];
-        for (int k = 0; k < i; k++) s -= A[i * n + k] * b[k];
-        b[i] = s / A[i * n + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double s = b[i];
-        for (int k = i + 1; k < n; k++) s -= A[k * n + i] * b[k];
-        b[i] = s / A[i * n + i];
-    }
-    return MODEL_OK;
 }
 
 /* The joint torque axis j delivers with the held inputs, at speed qd and current i (motored axes). */
@@ -92,7 +65,7 @@ static int rhs(double t, const double y[], double dydt[], void *p)
     if (cl->own_solve) {
         if ((st = model_mass_matrix(cl->m, q, cl->M)) < 0 || (st = model_bias(cl->m, q, qd, cl->h)) < 0) goto bad;
         for (int j = 0; j < n; j++) cl->M[j * n + j] += cl->D[j], cl->qdd[j] = cl->tj[j] - cl->h[j];
-        if ((st = cholesky_solve(cl->M, cl->qdd, n)) < 0) goto bad;
+        if ((st = spd_solve(cl->M, cl->qdd, n, n, 0)) < 0) goto bad;
     } else if ((st = model_forward_dynamics(cl->m, q, qd, cl->tj, cl->qdd)) < 0) {
         goto bad;
     }
