@@ -2,6 +2,8 @@
 # bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with and without the
 # trace: simulated seconds per CPU second and µs per cycle (medians of 5 runs), and peak memory (max RSS) of a
 # 1-hour program (the same path repeated) against the 60 s one: it must not grow with the program's length.
+# Then centrifuge_training_10min.irl (a 10-minute GMOVE training session on models/centrifuge.irm, issue 5 item 7):
+# simulated seconds per wall-clock second and µs per cycle, with and without the trace, medians of 3 runs.
 set -u
 IRL=$(realpath "${1:-build/release/irl}")
 cd "$(dirname "$0")"
@@ -28,3 +30,19 @@ sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
 read -r u m <"$tmp/time1h"
 echo "1 h LIN/CIRC, trace: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace $(du -m "$tmp/h/trace.csv" | cut -f1) MB on disk"
+
+measure_wall() { # $1 label, $2 program, rest: options (wall-clock time, medians of 3)
+    local label=$1 prog=$2; shift 2
+    local wall=() sim cycles
+    for r in 1 2 3; do
+        /usr/bin/time -f "%e %M" -o "$tmp/time" "$IRL" run --no-plots --out "$tmp/c" "$@" "$prog" >/dev/null 2>&1
+        read -r e m <"$tmp/time"; wall+=("$e")
+    done
+    sim=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1/p' "$tmp/c/report.txt")
+    cycles=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\2/p' "$tmp/c/report.txt")
+    local w; w=$(printf '%s\n' "${wall[@]}" | median)
+    awk -v l="$label" -v s="$sim" -v n="$cycles" -v w="$w" -v m="$m" 'BEGIN {
+        printf "%-28s %8.1f s simulated  %7.3f s wall  %8.0f sim s / wall s  %6.2f us/cycle  max RSS %d KB\n", l, s, w, s / w, 1e6 * w / n, m }'
+}
+measure_wall "10 min centrifuge, no trace" centrifuge_training_10min.irl --no-trace
+measure_wall "10 min centrifuge, trace" centrifuge_training_10min.irl
