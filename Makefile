@@ -1,7 +1,7 @@
 # irl — hand-written Makefile.
 #   make            release build: build/release/irl
-#   make demo       build, then dry-run the demo program (outputs in out/)
-#   make test       the whole suite: release build, then again under ASan + UBSan
+#   make demo       install missing Debian packages, build, dry-run the demo program (outputs in out/demo/)
+#   make test       install missing Debian packages; the whole suite: release build, then again under ASan + UBSan
 #   make debug      debug build: build/debug/irl      make asan   sanitizer build: build/asan/irl
 #   make bench      all benchmarks (bench-vm, ...)     make fuzz   libFuzzer targets (clang)
 # Sources are discovered: grammar/*.{l,y}, src/*.c, runtime/*.c, models/*.c, tests/unit/test_*.c.
@@ -83,7 +83,7 @@ $(LEX_C) $(GEN)/lexer.h: grammar/lexer.l $(GEN)/parser.h
 	flex --header-file=$(GEN)/lexer.h -o $(LEX_C) $<
 
 # The whole suite, plain and under sanitizers; the runner prints "N passed, N failed" last.
-test:
+test: deps
 	$(MAKE) CFG=release all
 	$(MAKE) CFG=asan all
 	tests/run.sh $(BUILD_ROOT)/release $(BUILD_ROOT)/asan
@@ -94,7 +94,7 @@ test-quick:
 	tests/run.sh $(BUILD_ROOT)/release
 
 # Recursive makes re-read pkg-config after `make deps` installed the libraries.
-demo:
+demo: deps
 	$(MAKE) CFG=release all
 	$(BUILD_ROOT)/release/irl run programs/demo.irl
 
