@@ -2,7 +2,7 @@
  * centrifuge_kin.c, inverse dynamics by the covariant Lagrange equations (metric tensor, Christoffel symbols of the
  * first kind, gravity's generalized force: eqs. 15-18) and the G-load outputs at the seat and the head.
  *
- * Description mapping (docs/MODELS-centrifuge.md): joint[0] = planetary arm (link 1), joint[1] = gondola pitch ring
+ * Description mapping (docs/MODELS.md §9): joint[0] = planetary arm (link 1), joint[1] = gondola pitch ring
  * (link 2), joint[2] = gondola/cabin with occupant (link 3). Each joint gives its link's mass, centre of mass and
  * inertia about it in the link frame (frame 1 has its origin on the planetary axis at the arm's height, frames 2
  * and 3 at the seat E), limits and the powered flag. The geometry is the paper's: origin_xyz, origin_R and axis are

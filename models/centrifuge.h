@@ -1,7 +1,7 @@
 /* centrifuge.h — the 3-DoF human centrifuge of seed 000 (planetary arm q1, gondola pitch q2, gondola roll q3):
  * its pure kinematics in the paper's frames (as corrected by ERRATA C1-C17), its metric tensor, and the GMOVE map
  * from a commanded G profile to the three axes. The back-end itself is `model_centrifuge` (model.h); the
- * functions here are what the runtime's GMOVE planner and the tests call directly. See docs/MODELS-centrifuge.md.
+ * functions here are what the runtime's GMOVE planner and the tests call directly. See docs/MODELS.md §9.
  *
  * Frames: base 0 has z0 up along the planetary axis. A01 = Rz(q1); A12 = Rodrigues rotation by q2 about
  * e2 = -y1, i.e. [[c2,0,-s2],[0,1,0],[s2,0,c2]]; A23 = Rx(q3). The seat E sits at the intersection of the gondola

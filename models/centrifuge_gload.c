@@ -1,6 +1,6 @@
 /* centrifuge_gload.c — the GMOVE map (commanded G -> planetary rate and gondola angles with their derivatives) and
  * the C2-blended G ramp a GMOVE TO ... WITH ONSET segment follows. Pure functions; derivation in
- * docs/MODELS-centrifuge.md. */
+ * docs/MODELS.md §9. */
 #include "centrifuge.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* gmove.h — the GMOVE profile planner: turns `GMOVE TO`, `GMOVE HOLD` and `GMOVE PROFILE` into time-parameterised
  * joint setpoints (q, q', q'', q''') of the centrifuge's three axes, with the commanded G, its onset rate and the
- * felt G, sampled exactly at any time. See docs/LANGUAGE.md (GMOVE) and docs/MODELS-centrifuge.md (the map).
+ * felt G, sampled exactly at any time. See docs/LANGUAGE.md (GMOVE) and docs/MODELS.md §9 (the map).
  *
  * Producer side (the VM's motion door): gmove_machine_init once per device, then one gmove_plan_* per statement.
  * A plan builds one GmoveSegment (a plain struct: up to GMOVE_MAX_PIECES pieces, all numbers inside), checks it

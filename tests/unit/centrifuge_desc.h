@@ -8,7 +8,7 @@
  * limits are sized so that the ERRATA test profile (1.4 -> 9 G at 3 G/s, 0.5 s blend) and a 2 -> 9 G rapid-onset
  * run at 6 G/s stay inside them, while 1.4 -> 9 G at 6 G/s does not (roll and pitch rates: high onset rates need a
  * pre-spun baseline, background/language.md 3.2). The peaks measured on those runs are in
- * docs/MODELS-centrifuge.md. Products of inertia are non-zero on purpose, so the
+ * docs/MODELS.md §9. Products of inertia are non-zero on purpose, so the
  * tests exercise full tensors.
  *
  * The joint origins and axes are filled as a "chain" description of the very same machine (the centrifuge back-end
