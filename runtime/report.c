@@ -118,17 +118,23 @@ static void jpoint(FILE *f, const ChecksPoint *p, const ReportInfo *info)
     fputc('}', f);
 }
 
-/* One channel's peaks and margin. */
-static void json_channel(FILE *f, const Checks *ck, const ChecksChannel *c, const ReportInfo *info)
+/* The "name", "axis" and "unit" members that identify a channel (shared by peaks and violations). */
+static void json_channel_id(FILE *f, const Checks *ck, const ChecksChannel *c)
 {
-    fputs("        {\"quantity\": ", f);
-    report_json_string(f, checks_qty_name((ChecksQty)c->qty));
     fputs(", \"name\": ", f);
     report_json_string(f, checks_label(ck, c));
     if (axis_of(c)) fprintf(f, ", \"axis\": %d", axis_of(c));
     else fputs(", \"axis\": null", f);
     fputs(", \"unit\": ", f);
     report_json_string(f, checks_unit(ck, c));
+}
+
+/* One channel's peaks and margin. */
+static void json_channel(FILE *f, const Checks *ck, const ChecksChannel *c, const ReportInfo *info)
+{
+    fputs("        {\"quantity\": ", f);
+    report_json_string(f, checks_qty_name((ChecksQty)c->qty));
+    json_channel_id(f, ck, c);
     fputs(",\n         \"peak\": ", f);
     jpoint(f, checks_peak(c), info);
     fputs(",\n         \"min\": ", f);
@@ -179,12 +185,7 @@ static void json_violation(FILE *f, const Checks *ck, const ChecksViolation *w, 
     report_json_string(f, ck->lay->dev[w->dev].name);
     fputs(", \"quantity\": ", f);
     report_json_string(f, checks_qty_name((ChecksQty)w->qty));
-    fputs(", \"name\": ", f);
-    report_json_string(f, checks_label(ck, c));
-    if (axis_of(c)) fprintf(f, ", \"axis\": %d", axis_of(c));
-    else fputs(", \"axis\": null", f);
-    fputs(", \"unit\": ", f);
-    report_json_string(f, checks_unit(ck, c));
+    json_channel_id(f, ck, c);
     fputs(",\n     ", f);
     jkv_num(f, "t_start", w->t_start);
     fputs(", ", f);

@@ -853,6 +853,20 @@ static bool want_kind(Checker *c, Node *n, int i, TypeKind k1, TypeKind k2, cons
     return false;
 }
 
+/* The single numeric argument of a built-in (SQRT, ROUND, TRUNC), widened to REAL; false after an error. */
+static bool one_real_arg(Checker *c, Node *n) {
+    if (!argc_is(c, n, 1, 1)) return false;
+    Node **args = n->list.items;
+    Type *t = expr(c, args[0]);
+    if (is_err(t)) return false;
+    if (!is_num(t)) {
+        error(c, start_loc(args[0]), "argument 1 of %s: expected a number, got %s", n->name, TN(t));
+        return false;
+    }
+    to_real(c, &args[0]);
+    return true;
+}
+
 static Type *check_builtin(Checker *c, Node *n) {
     Node **args = n->list.items;
     int k = n->list.count;
@@ -894,14 +908,7 @@ static Type *check_builtin(Checker *c, Node *n) {
         return set(n, real_type(c, angle));
     }
     case BI_SQRT: {
-        if (!argc_is(c, n, 1, 1)) return set(n, T(TY_ERROR));
-        Type *t = expr(c, args[0]);
-        if (is_err(t)) return set(n, T(TY_ERROR));
-        if (!is_num(t)) {
-            error(c, start_loc(args[0]), "%s: expected a number, got %s", ARG(0), TN(t));
-            return set(n, T(TY_ERROR));
-        }
-        to_real(c, &args[0]);
+        if (!one_real_arg(c, n)) return set(n, T(TY_ERROR));
         Dim d;
         if (!dim_sqrt(args[0]->type->dim, &d)) {
             error(c, start_loc(args[0]), "SQRT of %s has no unit (odd power)", DS(args[0]->type->dim));
@@ -962,14 +969,7 @@ static Type *check_builtin(Checker *c, Node *n) {
     }
     case BI_ROUND:
     case BI_TRUNC: {
-        if (!argc_is(c, n, 1, 1)) return set(n, T(TY_ERROR));
-        Type *t = expr(c, args[0]);
-        if (is_err(t)) return set(n, T(TY_ERROR));
-        if (!is_num(t)) {
-            error(c, start_loc(args[0]), "%s: expected a number, got %s", ARG(0), TN(t));
-            return set(n, T(TY_ERROR));
-        }
-        to_real(c, &args[0]);
+        if (!one_real_arg(c, n)) return set(n, T(TY_ERROR));
         Dim d = args[0]->type->dim;
         if (!d.any && !dim_is_none(d)) {
             error(c, start_loc(args[0]), "%s needs a dimensionless number, got %s; divide by a unit first, e.g. "

@@ -20,6 +20,8 @@
             CHECK_NEAR(sa_, sb_, 1e-12);                                                            \
     } while (0)
 
+#include "desc_check.h"
+
 /* Write `text` to a temporary .irm file; returns its path (static buffer). */
 static const char *write_irm(const char *text)
 {
@@ -62,33 +64,7 @@ UTEST(puma560_matches_c_description)
     CHECK(strcmp(got.source, "models/puma560.irm") == 0);
     for (int k = 0; k < 3; k++)
         CHECK_SAME(got.gravity[k], want.gravity[k]);
-    CHECK(got.njoints == want.njoints);
-    for (int i = 0; i < want.njoints && i < got.njoints; i++) {
-        const ModelJoint *a = &got.joint[i], *b = &want.joint[i];
-        CHECK(strcmp(a->name, b->name) == 0);
-        CHECK(strcmp(a->link, b->link) == 0);
-        CHECK(a->parent == b->parent);
-        CHECK(a->type == b->type);
-        for (int k = 0; k < 3; k++) {
-            CHECK_SAME(a->origin_xyz[k], b->origin_xyz[k]);
-            CHECK_SAME(a->axis[k], b->axis[k]);
-            CHECK_SAME(a->com[k], b->com[k]);
-        }
-        for (int k = 0; k < 9; k++) {
-            CHECK_SAME(a->origin_R[k], b->origin_R[k]);
-            CHECK_SAME(a->inertia[k], b->inertia[k]);
-        }
-        CHECK_SAME(a->mass, b->mass);
-        CHECK(a->powered == b->powered);
-        CHECK_SAME(a->home, b->home);
-        CHECK_SAME(a->limits.min, b->limits.min);
-        CHECK_SAME(a->limits.max, b->limits.max);
-        CHECK_SAME(a->limits.vmax, b->limits.vmax);
-        CHECK_SAME(a->limits.amax, b->limits.amax);
-        CHECK_SAME(a->limits.jmax, b->limits.jmax);
-        CHECK_SAME(a->limits.effort, b->limits.effort);
-        CHECK(a->motor.present == b->motor.present);
-    }
+    check_joints_same(&got, &want);
     CHECK(got.tool_link == want.tool_link);
     for (int k = 0; k < 3; k++)
         CHECK_SAME(got.tool_xyz[k], want.tool_xyz[k]);
