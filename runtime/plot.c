@@ -34,6 +34,7 @@ typedef struct {
     const char *title; /* "positions" */
     int n;             /* panels (axes or outputs) */
     int seed000;       /* 1: the centrifuge's planetary-axis figure of seed 000 section 4 (figure_seed000) */
+    int clg;           /* group TRACE_CL: which closed-loop group (1 tracking error, 2 voltage, 3 current) */
 } Figure;
 
 /* {====================================================================== script pieces */
@@ -286,30 +287,72 @@ static void figure_seed000(FILE *f, const Checks *ck, const PlotOptions *o, cons
     fputs("unset multiplot\nset output\nprint 'figure'\n", f);
 }
 
+/* A closed-loop figure (--closed-loop): one panel per axis of the trace's group fg->clg (tracking error e,
+ * motor voltage u, motor current i). These are not checked channels, so there is no peak marker; the voltage
+ * panels draw the motor's limit ±vmax (the saturation the engine applies). */
+static void figure_closed_loop(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
+{
+    const SampleDeviceInfo *di = &ck->lay->dev[fg->dev];
+    const ModelDesc *m = di->desc;
+    char t[256];
+    snprintf(t, sizeof t, "%s — %s (closed loop)", di->name, fg->title);
+    fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
+    gp_str(f, t);
+    fputs(" font ',12'\nunset object\nunset label\nset lmargin 13\n", f); /* room for 5-digit error ticks */
+    if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
+    else fputs("set autoscale x\n", f);
+    for (int i = 0; i < fg->n; i++) {
+        const ModelJoint *jt = m && i < m->njoints ? &m->joint[i] : NULL;
+        double vmax = fg->clg == 2 && jt && jt->motor.present ? jt->motor.vmax : 0;
+        const char *unit = fg->clg == 2 ? "V" : fg->clg == 3 ? "A" : jt && jt->type == MODEL_PRISMATIC ? "m" : "rad";
+        char a[32];
+        fprintf(f, "set title 'axis %d%s%s' tc rgb '#202020'\n", i + 1, vmax > 0 ? "  ·  limit ±" : "",
+                vmax > 0 ? fmt(a, vmax) : "");
+        fprintf(f, "set ylabel '%s (%s)'\n", fg->clg == 1 ? "tracking error" : fg->clg == 2 ? "voltage" : "current",
+                unit);
+        fputs(i >= fg->n - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
+        fputs("plot ", f);
+        gp_str(f, o->trace);
+        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.4 notitle",
+                trace_column(ck->lay, fg->dev, TRACE_CL, fg->clg * di->naxes + i), palette[i % NPALETTE]);
+        if (fg->clg == 2 && vmax > 0)
+            fprintf(f, ", %.9g with lines lc rgb '#707070' dt (10,6) lw 1.3 notitle, %.9g with lines lc rgb "
+                       "'#707070' dt (10,6) lw 1.3 notitle", vmax, -vmax);
+        fputc('\n', f);
+    }
+    fputs("unset multiplot\nset lmargin 11\nset output\nprint 'figure'\n", f);
+}
+
 /* }====================================================================== */
 
 /* Collect the figures of every device. */
 static int list_figures(const Checks *ck, Figure *out, int max)
 {
     int n = 0;
-    for (int d = 0; d < ck->lay->ndev && n + 6 <= max; d++) {
+    for (int d = 0; d < ck->lay->ndev && n + 9 <= max; d++) {
         const SampleDeviceInfo *di = &ck->lay->dev[d];
         if (di->naxes <= 0) continue;
-        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, 0};
-        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, 0};
-        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, 0};
+        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, 0, 0};
+        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, 0, 0};
+        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, 0, 0};
         const ChecksChannel *tc = checks_channel(ck, d, CHK_TORQUE, 0);
         if (tc && tc->nsamples) {
             int nrev = 0;
             const ModelDesc *m = di->desc;
             for (int i = 0; i < di->naxes; i++) nrev += !(m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC);
             const char *title = nrev == di->naxes ? "torques" : nrev == 0 ? "forces" : "torques and forces";
-            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, 0};
+            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, 0, 0};
         }
         if (di->nout > 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), 0};
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), 0, 0};
         if (di->naxes == 3 && di->has_pose && output_index(ck, d, "G") >= 0 && output_index(ck, d, "Gfelt") >= 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "planetary", "planetary axis", 6, 1};
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "planetary", "planetary axis", 6, 1, 0};
+        if (di->ncl_groups >= 2)
+            out[n++] = (Figure){d, CHK_POSITION, TRACE_CL, "tracking", "tracking errors", di->naxes, 0, 1};
+        if (di->ncl_groups >= 4) {
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_voltages", "motor voltages", di->naxes, 0, 2};
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_currents", "motor currents", di->naxes, 0, 3};
+        }
     }
     return n;
 }
@@ -357,6 +400,7 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
             gp_str(f, path);
             fputc('\n', f);
             if (fg->seed000) figure_seed000(f, ck, o, fg);
+            else if (fg->group == TRACE_CL) figure_closed_loop(f, ck, o, fg, rows_p, cols);
             else figure_body(f, ck, o, fg, rows_p, cols);
             nfiles++;
         }
@@ -483,8 +527,8 @@ static int thin_copy(const char *src, const char *dst, long every, char *err, si
 
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
 {
-    Figure fig[SAMPLE_MAX_DEVICES * 6];
-    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 6);
+    Figure fig[SAMPLE_MAX_DEVICES * 9];
+    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 9);
     if (nfig == 0 || ck->ncycles == 0) return PLOT_OK;
     PlotOptions o = *opt;
     char thin[4096];
