@@ -169,7 +169,8 @@ static int bi_JOINT(Value *v, int n, char *msg, size_t ml)
     return 0;
 }
 
-static void quat_conj(double r[4], const double q[4]) { r[0] = q[0]; r[1] = -q[1]; r[2] = -q[2]; r[3] = -q[3]; }
+/* 0 - x rather than -x: the conjugate of a component 0 is 0, not -0 (PRINT would show "-0") */
+static void quat_conj(double r[4], const double q[4]) { r[0] = q[0]; r[1] = 0 - q[1]; r[2] = 0 - q[2]; r[3] = 0 - q[3]; }
 /* r = q p q* (rotate p by the unit quaternion q) */
 static void quat_rotate(double r[3], const double q[4], const double p[3])
 {
@@ -196,7 +197,7 @@ static int bi_INVP(Value *v, int n, char *msg, size_t ml)
     get(q, v + 3, 4);
     quat_conj(qi, q);
     quat_rotate(pr, qi, p);
-    double out[7] = {-pr[0], -pr[1], -pr[2], qi[0], qi[1], qi[2], qi[3]};
+    double out[7] = {0 - pr[0], 0 - pr[1], 0 - pr[2], qi[0], qi[1], qi[2], qi[3]};
     put(v, out, 7);
     return 0;
 }
