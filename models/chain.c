@@ -76,9 +76,13 @@ typedef struct {
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
-    /* singularity measure: one-sided Jacobi SVD of the normalised Jacobian, warm-started from the last V */
+    /* singularity measure: one-sided Jacobi SVD of the normalised Jacobian, warm-started from the last V; the last
+     * matrix decomposed (rows x n), its extreme singular values, Frobenius norm and measure (the skip's bound) */
     double sv_B[6][N_MAX], sv_V[6][6];
     int sv_posonly;
+    int sv_skip;             /* parameter singularity_skip (default 1) */
+    int sv_ref_ok;
+    double sv_Aref[6 * N_MAX], sv_smin, sv_smax, sv_fref, sv_mref;
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -226,9 +230,9 @@ static int chain_jacobian(void *s, const double *q, double *J)
 /* One-sided Jacobi (Hestenes) on the k columns of B (each m long, k <= 6): rotates pairs of columns until every
  * pair is orthogonal to m * eps relative, applying the same rotations to the columns of V. Afterwards the column
  * norms are the singular values of the matrix B had on entry (times V's, which stay orthogonal), those below
- * m * eps * |B|_F to that absolute accuracy. Returns the
- * number of sweeps, or -1 when 30 sweeps were not enough. */
-static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
+ * m * eps * |B|_F to that absolute accuracy. Returns the number of sweeps, or -1 when 30 sweeps were not enough. */
+static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k, double B[6][N_MAX],
+                                                                     double V[6][6])
 {
     double tol = m * 2.220446049250313e-16, frob2 = 0;
     for (int p = 0; p < k; p++)
@@ -273,59 +277,66 @@ static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
     return -1;
 }
 
-/* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
- * are divided by the machine's characteristic length (so metres and radians weigh alike). Machines with fewer
- * than 6 joints use the position rows only (their orientation is not theirs to choose). 0 at a singularity,
- * 1 for an isotropic configuration.
- *
- * The singular values come from a one-sided Jacobi SVD of the k = min(rows, n) columns of A (or of A^T when
- * n > rows), warm-started from the previous call's right singular vectors V: in a 1 ms cycle A V is already
- * orthogonal to ~1e-3, so two or three sweeps finish where GSL's Golub-Kahan SVD cost ~35,000 instructions.
- * V is re-orthonormalised (Gram-Schmidt) before each use, so the history changes the answer by rounding only. */
-static int chain_singularity(void *s, const double *q, double *measure)
+/* chain_jacobi_sv_n with m = k = 6 known to the compiler (the usual 6-joint arm), else general. */
+static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
 {
-    Chain *c = s;
-    int n = c->n, rows = c->sv_posonly ? 3 : 6, k = n < rows ? n : rows, m = n < rows ? rows : n;
-    chain_jacobian(s, q, c->J);
-    /* V: orthonormal columns (modified Gram-Schmidt); a column that collapses is reset to the unit vector. */
+    return m == 6 && k == 6 ? chain_jacobi_sv_n(6, 6, B, V) : chain_jacobi_sv_n(m, k, B, V);
+}
+
+/* The normalised tool Jacobian A (rows x n, row-major) at the configuration of the world transforms: position
+ * rows divided by the machine's characteristic length (so metres and radians weigh alike). */
+static void chain_sing_matrix(Chain *c, int rows, double *A)
+{
+    int n = c->n;
+    double x[3];
+    chain_tool_pose(c, x, NULL);
+    chain_jac_world(c, c->tool_link, x, c->J);
+    for (int r = 0; r < rows; r++) {
+        double scale = r < 3 ? 1.0 / c->char_len : 1.0;
+        for (int j = 0; j < n; j++) A[r * n + j] = c->J[r * n + j] * scale;
+    }
+}
+
+/* sigma_min / sigma_max of A (rows x n) by a one-sided Jacobi SVD of the k = min(rows, n) columns of A V (of A^T V
+ * when n > rows), warm-started from V (k x k, the right singular vectors of the last matrix decomposed): in a 1 ms
+ * cycle A V is already orthogonal to ~1e-3, so two or three sweeps finish where GSL's Golub-Kahan SVD cost ~35,000
+ * instructions. V is re-orthonormalised (Gram-Schmidt) first, so the history changes the answer by rounding only;
+ * it is updated in place. */
+static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6], double *smin_out, double *smax_out)
+{
+    int n = c->n, k = n < rows ? n : rows, m = n < rows ? rows : n;
+    /* V: orthonormal columns (modified Gram-Schmidt); a column that collapses resets V to the identity */
     for (int p = 0; p < k; p++) {
-        double *vp = c->sv_V[p];
+        double *vp = V[p];
         for (int r = 0; r < p; r++) {
             double d = 0;
-            for (int i = 0; i < k; i++) d += vp[i] * c->sv_V[r][i];
-            for (int i = 0; i < k; i++) vp[i] -= d * c->sv_V[r][i];
+            for (int i = 0; i < k; i++) d += vp[i] * V[r][i];
+            for (int i = 0; i < k; i++) vp[i] -= d * V[r][i];
         }
         double nn = 0;
         for (int i = 0; i < k; i++) nn += vp[i] * vp[i];
         if (!(nn > 0.25)) { /* lost (never after a reset to the identity, which is orthonormal) */
             for (int p2 = 0; p2 < k; p2++)
-                for (int i = 0; i < k; i++) c->sv_V[p2][i] = p2 == i;
+                for (int i = 0; i < k; i++) V[p2][i] = p2 == i;
             p = -1;
             continue;
         }
         nn = 1 / sqrt(nn);
         for (int i = 0; i < k; i++) vp[i] *= nn;
     }
-    /* B = A' V, A' = the normalised Jacobian (m x k: A, or A^T when n > rows), column-major B[col][row] */
-    double Aw[6 * N_MAX]; /* A' row-major, m x k */
-    for (int r = 0; r < rows; r++) {
-        double scale = r < 3 ? 1.0 / c->char_len : 1.0;
-        for (int j = 0; j < n; j++) {
-            double v = c->J[r * n + j] * scale;
-            if (n > rows) Aw[j * k + r] = v;
-            else Aw[r * k + j] = v;
-        }
-    }
+    /* B = A' V, A' = A (m x k) or A^T when n > rows; column-major B[col][row] */
     for (int col = 0; col < k; col++)
         for (int i = 0; i < m; i++) {
             double acc = 0;
-            for (int j = 0; j < k; j++) acc += Aw[i * k + j] * c->sv_V[col][j];
+            if (n <= rows)
+                for (int j = 0; j < k; j++) acc += A[i * n + j] * V[col][j];
+            else
+                for (int j = 0; j < k; j++) acc += A[j * n + i] * V[col][j];
             c->sv_B[col][i] = acc;
         }
-    int sweeps = chain_jacobi_sv(m, k, c->sv_B, c->sv_V);
-    if (sweeps < 0) {
+    if (chain_jacobi_sv(m, k, c->sv_B, V) < 0) {
         for (int p = 0; p < k; p++)
-            for (int i = 0; i < k; i++) c->sv_V[p][i] = p == i;
+            for (int i = 0; i < k; i++) V[p][i] = p == i;
         return MODEL_ENUMERIC;
     }
     double smax = 0, smin = INFINITY;
@@ -336,8 +347,83 @@ static int chain_singularity(void *s, const double *q, double *measure)
         if (nn > smax) smax = nn;
         if (nn < smin) smin = nn;
     }
-    *measure = smax > 0 ? smin / smax : 0.0;
+    *smin_out = smin, *smax_out = smax;
     return MODEL_OK;
+}
+
+/* The measure of A from the warm state (sv_V); A becomes the reference of the skip's bound. */
+static int chain_sing_exact(Chain *c, int rows, const double *A, double *measure)
+{
+    int len = rows * c->n;
+    double smin, smax, f2 = 0;
+    c->sv_ref_ok = 0;
+    int st = chain_sing_jacobi(c, rows, A, c->sv_V, &smin, &smax);
+    if (st < 0) return st;
+    *measure = smax > 0 ? smin / smax : 0.0;
+    for (int i = 0; i < len; i++) f2 += A[i] * A[i];
+    if (isfinite(f2) && isfinite(smin) && isfinite(smax)) {
+        memcpy(c->sv_Aref, A, (size_t)len * sizeof(double));
+        c->sv_smin = smin, c->sv_smax = smax, c->sv_fref = sqrt(f2), c->sv_mref = *measure;
+        c->sv_ref_ok = 1;
+    }
+    return MODEL_OK;
+}
+
+/* The measure at q when it may lie outside [lo, hi] (lo > hi: always), else only the proof that it lies inside:
+ * returns 1 with measure = a lower bound of it in [lo, hi].
+ *
+ * The proof: A_ref, the last matrix decomposed, and Weyl's inequality |sigma_i(A) - sigma_i(A_ref)| <=
+ * |A - A_ref|_2 <= |A - A_ref|_F = e put the measure in [(smin_ref - e) / (smax_ref + e), (smin_ref + e) /
+ * (smax_ref - e)]. e is widened by 1e-6 relative and by 1e-11 |A|_F absolute, which covers the rounding of the
+ * Jacobi SVD at A_ref and at A (its singular values are exact to ~1e-15 |A|_F) and of the bound itself: any value
+ * the SVD could return at A lies in the interval too.
+ *
+ * Otherwise the measure comes from the Jacobi SVD warm-started from the last decomposition, and A becomes the
+ * reference; A bitwise equal to the reference (a machine at rest) returns the reference's measure. With the
+ * parameter singularity_skip = 0 a proved measure is computed too, from a copy of the warm state, so the values of
+ * every other call, and the decompositions the history is made of, are the same as with the skip: the two differ
+ * only in the values that were proved to lie in [lo, hi] (tests/sh/dryrun_sing_skip.sh compares the reports). */
+static int chain_singularity_within(void *s, const double *q, double lo, double hi, double *measure)
+{
+    Chain *c = s;
+    int rows = c->sv_posonly ? 3 : 6, len = rows * c->n;
+    double A[6 * N_MAX];
+    chain_fk_world(c, q);
+    chain_sing_matrix(c, rows, A);
+    if (c->sv_ref_ok && memcmp(A, c->sv_Aref, (size_t)len * sizeof(double)) == 0) {
+        *measure = c->sv_mref;
+        return MODEL_OK;
+    }
+    if (c->sv_ref_ok && lo <= hi) {
+        double e2 = 0;
+        for (int i = 0; i < len; i++) {
+            double d = A[i] - c->sv_Aref[i];
+            e2 += d * d;
+        }
+        double e = sqrt(e2), E = e * (1 + 1e-6) + 1e-11 * (c->sv_fref + e), den = c->sv_smax - E;
+        double lb = fmax((c->sv_smin - E) / (c->sv_smax + E) * (1 - 1e-12), 0.0);
+        if (lb >= lo && den > 0 && fmin((c->sv_smin + E) / den * (1 + 1e-12), 1.0) <= hi) {
+            if (c->sv_skip) {
+                *measure = lb;
+                return 1;
+            }
+            double V[6][6], smin, smax;
+            memcpy(V, c->sv_V, sizeof V);
+            int st = chain_sing_jacobi(c, rows, A, V, &smin, &smax);
+            if (st < 0) return st;
+            *measure = smax > 0 ? smin / smax : 0.0;
+            return MODEL_OK;
+        }
+    }
+    return chain_sing_exact(c, rows, A, measure);
+}
+
+/* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
+ * are divided by the machine's characteristic length. Machines with fewer than 6 joints use the position rows only
+ * (their orientation is not theirs to choose). 0 at a singularity, 1 for an isotropic configuration. */
+static int chain_singularity(void *s, const double *q, double *measure)
+{
+    return chain_singularity_within(s, q, 1.0, 0.0, measure);
 }
 
 /* Recursive Newton-Euler in link frames: tau = M(q) qdd + h(q, qd). Gravity enters as a base acceleration -g. */
@@ -971,8 +1057,8 @@ static int chain_alloc(Chain *c)
 
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
  * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), ik_fast (1; 0 turns the Newton tracking path
- * off), char_length (singularity normalisation,
- * default the sum of link offsets from the base to the tool). */
+ * off), char_length (singularity normalisation, default the sum of link offsets from the base to the tool),
+ * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too). */
 static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
     const char *src = d->source[0] ? d->source : d->name;
@@ -1013,6 +1099,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     if ((p = model_desc_param(d, "ik_max_iter")) && p->n >= 1 && p->v[0] >= 1) c->ik_max_iter = (int)p->v[0];
     if ((p = model_desc_param(d, "ik_fast")) && p->n >= 1) c->ik_fast = p->v[0] != 0;
     if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
+    c->sv_skip = 1;
+    if ((p = model_desc_param(d, "singularity_skip")) && p->n >= 1) c->sv_skip = p->v[0] != 0;
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
         snprintf(err, errlen, "%s: out of memory", src);
@@ -1030,6 +1118,7 @@ const ModelType model_chain = {
     .ik = chain_ik,
     .jacobian = chain_jacobian,
     .singularity = chain_singularity,
+    .singularity_within = chain_singularity_within,
     .inverse_dynamics = chain_inverse_dynamics,
     .mass_matrix = chain_mass_matrix,
     .bias = chain_bias,

@@ -18,6 +18,16 @@ extern const ModelType model_centrifuge;
 #else
 __attribute__((weak)) extern const ModelType model_centrifuge;
 #endif
+#if defined(__has_include) && __has_include("freeflyer.c")
+extern const ModelType model_freeflyer;
+#else
+__attribute__((weak)) extern const ModelType model_freeflyer;
+#endif
+#if defined(__has_include) && __has_include("stewart.c")
+extern const ModelType model_stewart;
+#else
+__attribute__((weak)) extern const ModelType model_stewart;
+#endif
 
 #define MODEL_MAX_PLUGINS 16
 
@@ -32,10 +42,12 @@ static const ModelType *model_builtin(int i)
     switch (i) {
     case 0: return &model_chain;
     case 1: return &model_centrifuge;
+    case 2: return &model_freeflyer;
+    case 3: return &model_stewart;
     default: return NULL;
     }
 }
-#define MODEL_NBUILTIN 2
+#define MODEL_NBUILTIN 4
 
 /* Find a back-end by name: plugins first (so a user may override a built-in), then the built-ins. */
 const ModelType *model_find(const char *name)
@@ -171,6 +183,12 @@ int model_ik(Model *m, const double pos[3], const double quat[4], const double *
 }
 int model_jacobian(Model *m, const double *q, double *J) { return MODEL_CALL(jacobian, q, J); }
 int model_singularity(Model *m, const double *q, double *measure) { return MODEL_CALL(singularity, q, measure); }
+int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure)
+{
+    if (m && m->type && m->type->singularity_within) return m->type->singularity_within(m->state, q, lo, hi, measure);
+    int st = model_singularity(m, q, measure);
+    return st < 0 ? st : 0;
+}
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau)
 {
     return MODEL_CALL(inverse_dynamics, q, qd, qdd, tau);

@@ -142,6 +142,14 @@ typedef struct ModelType {
     int (*output_count)(void *s);
     const char *(*output_name)(void *s, int i);
     int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
+
+    /* Optional, for a caller that needs the singularity measure only when it falls outside [lo, hi] (the dry-run's
+     * checks: below the threshold or a new extreme): returns 1 when the back-end proves the measure at q lies in
+     * [lo, hi] without computing it (measure then holds a lower bound of it inside [lo, hi]), else 0 with the
+     * measure exactly as singularity() gives it. The proof must cover the rounding of singularity() itself: a
+     * caller that skips on 1 must end in the same state as one that computed every value. (Added last: a plugin
+     * built against an older model.h must be rebuilt.) */
+    int (*singularity_within)(void *s, const double *q, double lo, double hi, double *measure);
 } ModelType;
 
 /* One live model: its type, its state and the description it was made from. */
@@ -174,6 +182,8 @@ int model_ik(Model *m, const double pos[3], const double quat[4], const double *
              ModelIkInfo *info);
 int model_jacobian(Model *m, const double *q, double *J);
 int model_singularity(Model *m, const double *q, double *measure);
+/* The singularity_within operation; a back-end without it gets singularity() (returns 0 and the measure). */
+int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure);
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau);
 int model_mass_matrix(Model *m, const double *q, double *M);
 int model_bias(Model *m, const double *q, const double *qd, double *h);

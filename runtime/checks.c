@@ -403,6 +403,14 @@ void checks_sample(Checks *ck, const Sample *s)
 
 /* }====================================================================== */
 
+/* Measures inside [max(threshold, min), max] change neither extreme nor open a violation (chan_update). */
+void checks_sing_band(const Checks *ck, int dev, double *lo, double *hi)
+{
+    const ChecksChannel *c = ck->chan + ck->dev_base[dev] + CHK_NAXISQTY * ck->lay->dev[dev].naxes + 1;
+    *lo = fmax(c->lo_ok, c->min.v);
+    *hi = fmin(c->hi_ok, c->max.v);
+}
+
 /* Gravity torque of a live model: τ(q, 0, 0). */
 int checks_model_gravity(void *ud, int dev, const double *q, double *g)
 {

@@ -163,6 +163,11 @@ void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double
  * are merged (count). Never allocates; a full list counts what it drops. */
 void checks_note_text(Checks *ck, int dev, double t, SampleSrc src, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The closed interval [lo, hi] of singularity measures that would leave device dev's singularity channel as it is
+ * (apart from counting the cycle and ending a violation run): at or above both the threshold and the lowest
+ * measure so far, at or below the highest. Empty (lo > hi) before the first cycle. An executor may then skip
+ * computing a measure that the model proves to lie inside (model_singularity_within, sample.h). */
+void checks_sing_band(const Checks *ck, int dev, double *lo, double *hi);
 /* 1 when nothing was violated (IK failures and NaNs count; lowered requests do not). */
 int checks_passed(const Checks *ck);
 /* Total number of violation runs (recorded + dropped). */
