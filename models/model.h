@@ -7,9 +7,9 @@
  * offer is a NULL pointer; the model_* wrappers turn that into MODEL_ENOTSUP.
  *
  * Conventions: SI units; q is the vector of the machine's joint coordinates as the planner sees them (for a
- * parallel mechanism: its actuated coordinates, e.g. Stewart leg lengths); tau is the generalized force
- * conjugate to q (joint torque, prismatic force, leg force). Matrices are row-major doubles. Rotations are
- * 3x3 row-major; quaternions are (w, x, y, z). Status: >= 0 success, < 0 one of MODEL_E*.
+ * parallel mechanism the back-end chooses: the stewart back-end's are the platform pose, its legs are outputs);
+ * tau is the generalized force conjugate to q (joint torque, prismatic force). Matrices are row-major doubles.
+ * Rotations are 3x3 row-major; quaternions are (w, x, y, z). Status: >= 0 success, < 0 one of MODEL_E*.
  *
  * Back-ends never include the parser: the readers live in src/ and only fill a ModelDesc. */
 #ifndef IRL_MODEL_H
@@ -20,7 +20,8 @@
 #define MODEL_MAX_DOF 64      /* joints in one machine (the 30-link benchmark chain fits) */
 #define MODEL_MAX_PARAMS 64   /* back-end specific named parameters */
 #define MODEL_MAX_PARAM_LEN 64 /* numbers in one parameter (e.g. 6 Stewart anchor points = 18) */
-#define MODEL_MAX_OUTPUTS 16  /* named extra outputs (G-load, leg forces, base attitude) */
+#define MODEL_MAX_OUTPUTS 32  /* named extra outputs and output limits (G-load; a Stewart platform's 6 leg lengths,
+                               * 6 leg speeds and 6 leg forces are 18) */
 #define MODEL_NAME_LEN 64
 
 enum {
