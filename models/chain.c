@@ -45,6 +45,17 @@ typedef struct {
     double psign[3];
 } ChainJoint;
 
+/* Joint values met recently (IK answers, dynamics and singularity calls), with libm's cos/sin of each joint value
+ * and, when has_world, the world transforms chain_fk_world_trig makes of them: a call at a q equal bit for bit
+ * to an entry's reuses them and gets the very bits it would have computed (the dry-run evaluates the dynamics and
+ * the singularity measure at the IK answer of the cycle before). */
+#define CHAIN_NCACHE 3
+typedef struct {
+    int valid, has_world;
+    double q[N_MAX], cq[N_MAX], sq[N_MAX];
+    double Rw[N_MAX][9], pw[N_MAX][3];
+} ChainCache;
+
 typedef struct {
     int n;
     ChainJoint j[N_MAX];
@@ -72,7 +83,9 @@ typedef struct {
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
     double qtry[N_MAX], dq[N_MAX];
-    double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world */
+    double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
+    ChainCache cache[CHAIN_NCACHE];
+    int cache_last;                    /* the entry written last */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
@@ -81,8 +94,11 @@ typedef struct {
     double sv_B[6][N_MAX], sv_V[6][6];
     int sv_posonly;
     int sv_skip;             /* parameter singularity_skip (default 1) */
-    int sv_ref_ok;
-    double sv_Aref[6 * N_MAX], sv_smin, sv_smax, sv_fref, sv_mref;
+    int sv_ref_ok;           /* the last decomposition: its matrix, measure, V's distance from orthogonal */
+    double sv_Aref[6 * N_MAX], sv_mref, sv_eta;
+    int sv_w_ok;             /* the Weyl reference: a matrix with bounds on its true extreme singular values */
+    double sv_Aw[6 * N_MAX], sv_iv[4], sv_fw; /* sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]; |Aw|_F */
+    long sv_stats[5];        /* chain_sing_stats */
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -102,12 +118,6 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
     }
 }
 
-/* Relative transform of joint i at q. */
-static inline void chain_rel(Chain *c, int i, double q)
-{
-    chain_rel_trig(c, i, q, cos(q), sin(q));
-}
-
 /* Relative and world transforms of every link, from q and the cos/sin of each joint value (revolute joints).
  * Only the world transforms are kept (the RNE makes its own relative ones). */
 static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq)
@@ -118,15 +128,26 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
         const ChainJoint *jt = &c->j[i];
         int p = jt->parent;
         if (jt->dh) {
-            const double *Rp = p < 0 ? I3 : c->Rw[p], *pp = p < 0 ? O3 : c->pw[p];
-            double *R = c->Rw[i], *x = c->pw[i], ci = cq[i], si = sq[i];
-            for (int r = 0; r < 3; r++) {
-                double g0 = jt->psign[0] * Rp[3 * r + jt->perm[0]], g1 = jt->psign[1] * Rp[3 * r + jt->perm[1]];
-                R[3 * r] = ci * g0 + si * g1;
-                R[3 * r + 1] = ci * g1 - si * g0;
-                R[3 * r + 2] = jt->psign[2] * Rp[3 * r + jt->perm[2]];
-                x[r] = pp[r] + Rp[3 * r] * jt->p0[0] + Rp[3 * r + 1] * jt->p0[1] + Rp[3 * r + 2] * jt->p0[2];
-            }
+            const double *Rp = p < 0 ? I3 : c->Rw[p], *pp = p < 0 ? O3 : c->pw[p], *o = jt->p0;
+            double *R = c->Rw[i], *x = c->pw[i];
+            /* row r: u, v = the parent's entries in columns perm[0], perm[1]; the signs are folded into cos/sin
+             * (a product with +-1 is exact, so the bits are those of ci * (sign u) + si * (sign v)) */
+            int k0 = jt->perm[0], k1 = jt->perm[1], k2 = jt->perm[2];
+            double a = jt->psign[0] * cq[i], b = jt->psign[1] * sq[i], cc = jt->psign[1] * cq[i];
+            double d = jt->psign[0] * sq[i], s2 = jt->psign[2];
+#define CHAIN_DH_ROW(r)                                                                                  \
+            do {                                                                                         \
+                const double *Rr = Rp + 3 * (r);                                                         \
+                double u = Rr[k0], v = Rr[k1];                                                           \
+                R[3 * (r)] = a * u + b * v;                                                              \
+                R[3 * (r) + 1] = cc * v - d * u;                                                         \
+                R[3 * (r) + 2] = s2 * Rr[k2];                                                            \
+                x[r] = pp[r] + Rr[0] * o[0] + Rr[1] * o[1] + Rr[2] * o[2];                               \
+            } while (0)
+            CHAIN_DH_ROW(0);
+            CHAIN_DH_ROW(1);
+            CHAIN_DH_ROW(2);
+#undef CHAIN_DH_ROW
             continue;
         }
         chain_rel_trig(c, i, q[i], cq[i], sq[i]);
@@ -142,14 +163,66 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
     }
 }
 
-/* Relative and world transforms of every link; c->cq, c->sq keep the cos/sin of q. */
-static void chain_fk_world(Chain *c, const double *q)
+/* libm's cos and sin of every joint value (the only place they are computed for a cache entry). */
+static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 {
     for (int i = 0; i < c->n; i++) {
-        c->cq[i] = cos(q[i]);
-        c->sq[i] = sin(q[i]);
+        cq[i] = cos(q[i]);
+        sq[i] = sin(q[i]);
+    }
+}
+
+/* The cache entry of q (equal bit for bit), or NULL. */
+static ChainCache *chain_cache_find(Chain *c, const double *q)
+{
+    size_t len = (size_t)c->n * sizeof(double);
+    for (int k = 0, e = c->cache_last; k < CHAIN_NCACHE; k++, e = e ? e - 1 : CHAIN_NCACHE - 1)
+        if (c->cache[e].valid && memcmp(c->cache[e].q, q, len) == 0) return &c->cache[e];
+    return NULL;
+}
+
+/* Store q with libm's cos/sin of it (cq, sq) in the oldest entry; no world transforms yet. */
+static ChainCache *chain_cache_put(Chain *c, const double *q, const double *cq, const double *sq)
+{
+    size_t len = (size_t)c->n * sizeof(double);
+    c->cache_last = (c->cache_last + 1) % CHAIN_NCACHE;
+    ChainCache *e = &c->cache[c->cache_last];
+    memcpy(e->q, q, len);
+    memcpy(e->cq, cq, len);
+    memcpy(e->sq, sq, len);
+    e->valid = 1;
+    e->has_world = 0;
+    return e;
+}
+
+/* Copy the workspace's world transforms (those of e->q) into the entry. */
+static void chain_cache_world(Chain *c, ChainCache *e)
+{
+    memcpy(e->Rw, c->Rw, (size_t)c->n * sizeof c->Rw[0]);
+    memcpy(e->pw, c->pw, (size_t)c->n * sizeof c->pw[0]);
+    e->has_world = 1;
+}
+
+/* Relative and world transforms of every link; c->cq, c->sq keep the cos/sin of q. From the cache when q is in
+ * it, and kept there. */
+static void chain_fk_world(Chain *c, const double *q)
+{
+    size_t len = (size_t)c->n * sizeof(double);
+    ChainCache *e = chain_cache_find(c, q);
+    if (e) {
+        memcpy(c->cq, e->cq, len);
+        memcpy(c->sq, e->sq, len);
+        if (e->has_world) {
+            memcpy(c->Rw, e->Rw, (size_t)c->n * sizeof c->Rw[0]);
+            memcpy(c->pw, e->pw, (size_t)c->n * sizeof c->pw[0]);
+            return;
+        }
+    } else {
+        chain_trig(c, q, c->cq, c->sq);
+        e = chain_cache_put(c, q, c->cq, c->sq);
     }
     chain_fk_world_trig(c, q, c->cq, c->sq);
+    chain_cache_world(c, e);
 }
 
 /* World pose of the tool point (after chain_fk_world). */
@@ -193,7 +266,9 @@ static void chain_jac_world(const Chain *c, int link, const double x[3], double 
     memset(J, 0, 6 * (size_t)n * sizeof(double));
     for (int i = link; i >= 0; i = c->j[i].parent) {
         double z[3], d[3], v[3];
-        m3_mulv(z, c->Rw[i], c->j[i].axis);
+        const double *R = c->Rw[i];
+        if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]); /* axis exactly z: the rotation's last column */
+        else m3_mulv(z, R, c->j[i].axis);
         if (c->j[i].revolute) {
             v3_sub(d, x, c->pw[i]);
             v3_cross(v, z, d);
@@ -247,22 +322,26 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
         double nrm[6];
         for (int p = 0; p < k; p++) {
             double a = 0;
+#pragma GCC unroll 6
             for (int i = 0; i < m; i++) a += B[p][i] * B[p][i];
             nrm[p] = a;
         }
         for (int p = 0; p < k - 1; p++)
             for (int r = p + 1; r < k; r++) {
                 double *bp = B[p], *br = B[r], alpha = nrm[p], beta = nrm[r], gamma = 0;
+#pragma GCC unroll 6
                 for (int i = 0; i < m; i++) gamma += bp[i] * br[i];
                 if (fabs(gamma) <= tol * sqrt(alpha * beta) || alpha <= floor2 || beta <= floor2) continue;
                 double zeta = (beta - alpha) / (2 * gamma);
                 double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
                 double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+#pragma GCC unroll 6
                 for (int i = 0; i < m; i++) {
                     double x = bp[i], y = br[i];
                     bp[i] = cs * x - sn * y;
                     br[i] = sn * x + cs * y;
                 }
+#pragma GCC unroll 6
                 for (int i = 0; i < k; i++) {
                     double x = V[p][i], y = V[r][i];
                     V[p][i] = cs * x - sn * y;
@@ -277,23 +356,41 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
     return -1;
 }
 
-/* chain_jacobi_sv_n with m = k = 6 known to the compiler (the usual 6-joint arm), else general. */
-static int chain_jacobi_sv(int m, int k, double B[6][N_MAX], double V[6][6])
+/* The world transforms of q: the cache entry's when q is there with them, else computed (and cached). */
+static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const double (**pw)[3])
 {
-    return m == 6 && k == 6 ? chain_jacobi_sv_n(6, 6, B, V) : chain_jacobi_sv_n(m, k, B, V);
+    const ChainCache *e = chain_cache_find(c, q);
+    if (e && e->has_world) {
+        *Rw = (const double (*)[9])e->Rw, *pw = (const double (*)[3])e->pw;
+        return;
+    }
+    chain_fk_world(c, q);
+    *Rw = (const double (*)[9])c->Rw, *pw = (const double (*)[3])c->pw;
 }
 
-/* The normalised tool Jacobian A (rows x n, row-major) at the configuration of the world transforms: position
- * rows divided by the machine's characteristic length (so metres and radians weigh alike). */
-static void chain_sing_matrix(Chain *c, int rows, double *A)
+/* The normalised tool Jacobian A (rows x n, row-major) from the world transforms Rw, pw: the geometric Jacobian
+ * (as chain_jac_world makes it) with its position rows divided by the machine's characteristic length (so metres
+ * and radians weigh alike). */
+static void chain_sing_matrix(const Chain *c, const double (*Rw)[9], const double (*pw)[3], int rows, double *A)
 {
-    int n = c->n;
-    double x[3];
-    chain_tool_pose(c, x, NULL);
-    chain_jac_world(c, c->tool_link, x, c->J);
-    for (int r = 0; r < rows; r++) {
-        double scale = r < 3 ? 1.0 / c->char_len : 1.0;
-        for (int j = 0; j < n; j++) A[r * n + j] = c->J[r * n + j] * scale;
+    int n = c->n, l = c->tool_link;
+    double x[3], t[3], scale = 1.0 / c->char_len;
+    m3_mulv(t, Rw[l], c->tool_p);
+    v3_add(x, pw[l], t);
+    memset(A, 0, (size_t)(rows * n) * sizeof(double));
+    for (int i = l; i >= 0; i = c->j[i].parent) {
+        double z[3], d[3], v[3];
+        const double *R = Rw[i];
+        if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]);
+        else m3_mulv(z, R, c->j[i].axis);
+        if (c->j[i].revolute) {
+            v3_sub(d, x, pw[i]);
+            v3_cross(v, z, d);
+            A[i] = v[0] * scale, A[n + i] = v[1] * scale, A[2 * n + i] = v[2] * scale;
+            if (rows == 6) A[3 * n + i] = z[0], A[4 * n + i] = z[1], A[5 * n + i] = z[2];
+        } else {
+            A[i] = z[0] * scale, A[n + i] = z[1] * scale, A[2 * n + i] = z[2] * scale;
+        }
     }
 }
 
@@ -302,18 +399,45 @@ static void chain_sing_matrix(Chain *c, int rows, double *A)
  * cycle A V is already orthogonal to ~1e-3, so two or three sweeps finish where GSL's Golub-Kahan SVD cost ~35,000
  * instructions. V is re-orthonormalised (Gram-Schmidt) first, so the history changes the answer by rounding only;
  * it is updated in place. */
-static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6], double *smin_out, double *smax_out)
+/* sv_B = A' V (m x k, column-major B[col][row]), A' = A (rows x n) or A^T when n > rows. Inlined with n = rows =
+ * 6, the loops' bounds are constants. */
+static inline __attribute__((always_inline)) void chain_sing_project_n(Chain *c, int n, int rows, const double *A,
+                                                                       double V[6][6])
 {
-    int n = c->n, k = n < rows ? n : rows, m = n < rows ? rows : n;
-    /* V: orthonormal columns (modified Gram-Schmidt); a column that collapses resets V to the identity */
-    for (int p = 0; p < k; p++) {
+    int k = n < rows ? n : rows, m = n < rows ? rows : n;
+    for (int col = 0; col < k; col++)
+#pragma GCC unroll 6
+        for (int i = 0; i < m; i++) {
+            double acc = 0;
+            if (n <= rows)
+#pragma GCC unroll 6
+                for (int j = 0; j < k; j++) acc += A[i * n + j] * V[col][j];
+            else
+                for (int j = 0; j < k; j++) acc += A[j * n + i] * V[col][j];
+            c->sv_B[col][i] = acc;
+        }
+}
+
+/* sigma_min, sigma_max of A (rows x n) by the one-sided Jacobi SVD of A' V (see chain_sing_exact), V updated in place
+ * (orthonormalised first by modified Gram-Schmidt when eta, its last measured distance from orthogonal, is above
+ * 1e-13; a column that collapses resets V to the identity); *eta_out = |V^T V - I|_F afterwards, doubled for its
+ * own rounding. Inlined with n = rows = 6, the loops' bounds are constants. */
+static inline __attribute__((always_inline)) int chain_sing_jacobi_n(Chain *c, int n, int rows, const double *A,
+                                                                     double V[6][6], double eta, double *smin_out,
+                                                                     double *smax_out, double *eta_out)
+{
+    int k = n < rows ? n : rows, m = n < rows ? rows : n;
+    for (int p = 0; p < k && eta > 1e-13; p++) {
         double *vp = V[p];
         for (int r = 0; r < p; r++) {
             double d = 0;
+#pragma GCC unroll 6
             for (int i = 0; i < k; i++) d += vp[i] * V[r][i];
+#pragma GCC unroll 6
             for (int i = 0; i < k; i++) vp[i] -= d * V[r][i];
         }
         double nn = 0;
+#pragma GCC unroll 6
         for (int i = 0; i < k; i++) nn += vp[i] * vp[i];
         if (!(nn > 0.25)) { /* lost (never after a reset to the identity, which is orthonormal) */
             for (int p2 = 0; p2 < k; p2++)
@@ -322,33 +446,61 @@ static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6]
             continue;
         }
         nn = 1 / sqrt(nn);
+#pragma GCC unroll 6
         for (int i = 0; i < k; i++) vp[i] *= nn;
     }
-    /* B = A' V, A' = A (m x k) or A^T when n > rows; column-major B[col][row] */
-    for (int col = 0; col < k; col++)
-        for (int i = 0; i < m; i++) {
-            double acc = 0;
-            if (n <= rows)
-                for (int j = 0; j < k; j++) acc += A[i * n + j] * V[col][j];
-            else
-                for (int j = 0; j < k; j++) acc += A[j * n + i] * V[col][j];
-            c->sv_B[col][i] = acc;
-        }
-    if (chain_jacobi_sv(m, k, c->sv_B, V) < 0) {
+    chain_sing_project_n(c, n, rows, A, V);
+    if (chain_jacobi_sv_n(m, k, c->sv_B, V) < 0) {
         for (int p = 0; p < k; p++)
             for (int i = 0; i < k; i++) V[p][i] = p == i;
         return MODEL_ENUMERIC;
     }
-    double smax = 0, smin = INFINITY;
+    double smax = 0, smin = INFINITY, d2 = 0;
     for (int p = 0; p < k; p++) {
         double nn = 0;
+#pragma GCC unroll 6
         for (int i = 0; i < m; i++) nn += c->sv_B[p][i] * c->sv_B[p][i];
         nn = sqrt(nn);
         if (nn > smax) smax = nn;
         if (nn < smin) smin = nn;
     }
-    *smin_out = smin, *smax_out = smax;
+    for (int p = 0; p < k; p++)
+        for (int r = p; r < k; r++) {
+            double d = -(p == r);
+#pragma GCC unroll 6
+            for (int i = 0; i < k; i++) d += V[p][i] * V[r][i];
+            d2 += (p == r ? 1 : 2) * d * d;
+        }
+    *smin_out = smin, *smax_out = smax, *eta_out = 2 * sqrt(d2) + 1e-14;
     return MODEL_OK;
+}
+
+static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6], double eta, double *smin,
+                             double *smax, double *eta_out)
+{
+    return c->n == 6 && rows == 6 ? chain_sing_jacobi_n(c, 6, 6, A, V, eta, smin, smax, eta_out)
+                                   : chain_sing_jacobi_n(c, c->n, rows, A, V, eta, smin, smax, eta_out);
+}
+
+/* Bounds [lb, ub] on any value the Jacobi SVD could return at a matrix whose true extreme singular values lie in
+ * iv (sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]) and whose Frobenius norm is at most f: the SVD's singular
+ * values are within 1e-11 f of the true ones, and each division rounds by an ulp. */
+static void chain_sing_bounds(const double iv[4], double f, double *lb, double *ub)
+{
+    double dl = 1e-11 * f, a = iv[0] - dl, b = iv[1] + dl, cc = iv[2] - dl, d = iv[3] + dl;
+    *lb = a > 0 && d > 0 ? fmax(a / d * (1 - 1e-12), 0.0) : 0.0;
+    *ub = cc > 0 ? fmin(b / cc * (1 + 1e-12), 1.0) : 1.0;
+}
+
+/* A becomes the Weyl reference, with bounds iv on its true extreme singular values (widened by 1e-13 relative for
+ * their own rounding) and f >= |A|_F. */
+static void chain_sing_set_weyl(Chain *c, int len, const double *A, const double iv[4], double f)
+{
+    memcpy(c->sv_Aw, A, (size_t)len * sizeof(double));
+    c->sv_iv[0] = iv[0] * (1 - 1e-13), c->sv_iv[1] = iv[1] * (1 + 1e-13);
+    c->sv_iv[2] = iv[2] * (1 - 1e-13), c->sv_iv[3] = iv[3] * (1 + 1e-13);
+    c->sv_fw = f * (1 + 1e-13);
+    c->sv_w_ok = isfinite(c->sv_iv[0] + c->sv_iv[1] + c->sv_iv[2] + c->sv_iv[3] + c->sv_fw);
 }
 
 /* The measure of A from the warm state (sv_V); A becomes the reference of the skip's bound. */
@@ -356,17 +508,99 @@ static int chain_sing_exact(Chain *c, int rows, const double *A, double *measure
 {
     int len = rows * c->n;
     double smin, smax, f2 = 0;
-    c->sv_ref_ok = 0;
-    int st = chain_sing_jacobi(c, rows, A, c->sv_V, &smin, &smax);
+    c->sv_ref_ok = c->sv_w_ok = 0;
+    int st = chain_sing_jacobi(c, rows, A, c->sv_V, c->sv_eta, &smin, &smax, &c->sv_eta);
     if (st < 0) return st;
     *measure = smax > 0 ? smin / smax : 0.0;
     for (int i = 0; i < len; i++) f2 += A[i] * A[i];
     if (isfinite(f2) && isfinite(smin) && isfinite(smax)) {
         memcpy(c->sv_Aref, A, (size_t)len * sizeof(double));
-        c->sv_smin = smin, c->sv_smax = smax, c->sv_fref = sqrt(f2), c->sv_mref = *measure;
-        c->sv_ref_ok = 1;
+        c->sv_mref = *measure;
+        /* the true singular values lie within 1e-11 |A|_F of the Jacobi SVD's (which are exact to ~1e-15 |A|_F) */
+        double f = sqrt(f2), dl = 1e-11 * f;
+        double iv[4] = {smin - dl, smin + dl, smax - dl, smax + dl};
+        chain_sing_set_weyl(c, len, A, iv, f);
+        c->sv_ref_ok = c->sv_eta < 1e-6;
     }
     return MODEL_OK;
+}
+
+/* Bounds on the measure at A from the Weyl reference: |sigma_i(A) - sigma_i(A_w)| <= |A - A_w|_2 <= |A - A_w|_F
+ * = e (widened by 1e-6 relative for its rounding). */
+static void chain_sing_weyl(const Chain *c, int len, const double *A, double *lb, double *ub)
+{
+    double e2 = 0;
+    for (int i = 0; i < len; i++) {
+        double d = A[i] - c->sv_Aw[i];
+        e2 += d * d;
+    }
+    double e = sqrt(e2) * (1 + 1e-6);
+    double iv[4] = {c->sv_iv[0] - e, c->sv_iv[1] + e, c->sv_iv[2] - e, c->sv_iv[3] + e};
+    chain_sing_bounds(iv, c->sv_fw + e, lb, ub);
+}
+
+/* Bounds iv on the true extreme singular values of A (sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]) and f >=
+ * |A|_F, from the Gram matrix G of B = A' V, V the last decomposition's right singular vectors: B's columns are
+ * orthogonal there and stay nearly so nearby, so G is nearly diagonal and its extreme eigenvalues (sigma_min^2,
+ * sigma_max^2 of B) are pinned to second order by Temple's inequality: for the unit vector e_i of G's smallest
+ * diagonal entry mu, with r^2 the sum of the squares of the rest of its column and beta <= lambda_2, lambda_1 >=
+ * mu - r^2 / (beta - mu) (and <= mu); beta comes from interlacing (lambda_2(G) >= lambda_min of G without row and
+ * column i) and Gershgorin. Likewise for the largest. Margins: 1e-12 |A|_F^2 on G's entries (the rounding of
+ * forming it), V's distance from orthogonal eta (sigma(A) = sigma(B) within sqrt(1 -+ eta)), and 1e-6 relative on
+ * the second-order terms. 0, or -1 when the extremes are too close to separate. */
+/* G = B^T B with B = A' V (sv_B, as chain_sing_project), the loops' bounds constants when inlined with n = rows = 6. */
+static inline __attribute__((always_inline)) void chain_sing_gram_n(Chain *c, int n, int rows, const double *A,
+                                                                    double G[6][6])
+{
+    int k = n < rows ? n : rows, m = n < rows ? rows : n;
+    chain_sing_project_n(c, n, rows, A, c->sv_V);
+    for (int p = 0; p < k; p++)
+        for (int r = p; r < k; r++) {
+            double acc = 0;
+#pragma GCC unroll 6
+            for (int i = 0; i < m; i++) acc += c->sv_B[p][i] * c->sv_B[r][i];
+            G[p][r] = G[r][p] = acc;
+        }
+}
+
+static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], double *f)
+{
+    int n = c->n, k = n < rows ? n : rows;
+    if (k < 2) return -1;
+    double G[6][6], F2 = 0;
+    if (n == 6 && rows == 6) chain_sing_gram_n(c, 6, 6, A, G);
+    else chain_sing_gram_n(c, n, rows, A, G);
+    int lo = 0, hi = 0;
+    for (int p = 0; p < k; p++) {
+        F2 += G[p][p];
+        if (G[p][p] < G[lo][lo]) lo = p;
+        if (G[p][p] > G[hi][hi]) hi = p;
+    }
+    if (lo == hi || !(F2 > 0) || !isfinite(F2)) return -1;
+    F2 = F2 / (1 - c->sv_eta) * (1 + 1e-10); /* |A|_F^2 <= trace(G) / (1 - eta) */
+    double tau = 1e-12 * F2;
+    /* beta: Gershgorin on G without row/column lo; alpha: on G without hi */
+    double beta = INFINITY, alpha = -INFINITY, r2lo = 0, r2hi = 0;
+    for (int p = 0; p < k; p++) {
+        double slo = 0, shi = 0;
+        for (int r = 0; r < k; r++) {
+            if (r == p) continue;
+            if (r != lo) slo += fabs(G[p][r]);
+            if (r != hi) shi += fabs(G[p][r]);
+        }
+        if (p != lo) beta = fmin(beta, G[p][p] - slo * (1 + 1e-10));
+        if (p != hi) alpha = fmax(alpha, G[p][p] + shi * (1 + 1e-10));
+        if (p != lo) r2lo += G[lo][p] * G[lo][p];
+        if (p != hi) r2hi += G[hi][p] * G[hi][p];
+    }
+    double mu = G[lo][lo], rho = G[hi][hi];
+    if (!(beta - mu > 1e-6 * F2) || !(rho - alpha > 1e-6 * F2)) return -1;
+    double lam1 = mu - r2lo / (beta - mu) * (1 + 1e-6), lamk = rho + r2hi / (rho - alpha) * (1 + 1e-6);
+    double vlo = sqrt(1 + c->sv_eta), vhi = sqrt(1 - c->sv_eta); /* sigma_max(V), sigma_min(V) bounds */
+    iv[0] = sqrt(fmax(lam1 - tau, 0)) / vlo, iv[1] = sqrt(mu + tau) / vhi;
+    iv[2] = sqrt(fmax(rho - tau, 0)) / vlo, iv[3] = sqrt(lamk + tau) / vhi;
+    *f = sqrt(F2);
+    return isfinite(iv[0] + iv[1] + iv[2] + iv[3]) ? 0 : -1;
 }
 
 /* The measure at q when it may lie outside [lo, hi] (lo > hi: always), else only the proof that it lies inside:
@@ -388,33 +622,41 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
     Chain *c = s;
     int rows = c->sv_posonly ? 3 : 6, len = rows * c->n;
     double A[6 * N_MAX];
-    chain_fk_world(c, q);
-    chain_sing_matrix(c, rows, A);
+    const double (*Rw)[9], (*pw)[3];
+    chain_world(c, q, &Rw, &pw);
+    chain_sing_matrix(c, Rw, pw, rows, A);
     if (c->sv_ref_ok && memcmp(A, c->sv_Aref, (size_t)len * sizeof(double)) == 0) {
+        c->sv_stats[0]++, c->sv_stats[4]++;
         *measure = c->sv_mref;
         return MODEL_OK;
     }
-    if (c->sv_ref_ok && lo <= hi) {
-        double e2 = 0;
-        for (int i = 0; i < len; i++) {
-            double d = A[i] - c->sv_Aref[i];
-            e2 += d * d;
+    c->sv_stats[0]++;
+    if (c->sv_ref_ok && c->sv_w_ok && lo <= hi) {
+        double lb, ub, iv[4], f;
+        chain_sing_weyl(c, len, A, &lb, &ub);
+        int by = lb >= lo && ub <= hi ? 1 : 0;
+        if (!by && chain_sing_temple(c, rows, A, iv, &f) == 0) {
+            chain_sing_bounds(iv, f, &lb, &ub);
+            if (lb >= lo && ub <= hi) {
+                by = 2;
+                chain_sing_set_weyl(c, len, A, iv, f); /* the next cycles' Weyl bound starts from here */
+            }
         }
-        double e = sqrt(e2), E = e * (1 + 1e-6) + 1e-11 * (c->sv_fref + e), den = c->sv_smax - E;
-        double lb = fmax((c->sv_smin - E) / (c->sv_smax + E) * (1 - 1e-12), 0.0);
-        if (lb >= lo && den > 0 && fmin((c->sv_smin + E) / den * (1 + 1e-12), 1.0) <= hi) {
+        if (by) {
+            c->sv_stats[by]++;
             if (c->sv_skip) {
                 *measure = lb;
                 return 1;
             }
-            double V[6][6], smin, smax;
+            double V[6][6], smin, smax, eta;
             memcpy(V, c->sv_V, sizeof V);
-            int st = chain_sing_jacobi(c, rows, A, V, &smin, &smax);
+            int st = chain_sing_jacobi(c, rows, A, V, c->sv_eta, &smin, &smax, &eta);
             if (st < 0) return st;
             *measure = smax > 0 ? smin / smax : 0.0;
             return MODEL_OK;
         }
     }
+    c->sv_stats[3]++;
     return chain_sing_exact(c, rows, A, measure);
 }
 
@@ -431,9 +673,15 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
 {
     Chain *c = s;
     int n = c->n;
+    const ChainCache *e = chain_cache_find(c, q);
+    if (!e) {
+        double cq[N_MAX], sq[N_MAX];
+        chain_trig(c, q, cq, sq);
+        e = chain_cache_put(c, q, cq, sq);
+    }
     for (int i = 0; i < n; i++) {
         const ChainJoint *jt = &c->j[i];
-        chain_rel(c, i, q[i]);
+        chain_rel_trig(c, i, q[i], e->cq[i], e->sq[i]);
         const double *R = c->Rrel[i], *r = c->rrel[i];
         double wp[3] = {0, 0, 0}, wdp[3] = {0, 0, 0}, ap[3], t1[3], t2[3];
         if (jt->parent >= 0) {
@@ -658,6 +906,7 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
 static inline __attribute__((always_inline)) double chain_lu_n(double *A, int n, int *piv)
 {
     double umax = 0, umin = INFINITY;
+#pragma GCC unroll 6
     for (int k = 0; k < n; k++) {
         int p = k;
         for (int i = k + 1; i < n; i++)
@@ -674,6 +923,7 @@ static inline __attribute__((always_inline)) double chain_lu_n(double *A, int n,
         umax = ad > umax ? ad : umax;
         umin = ad < umin ? ad : umin;
         double inv = 1.0 / d;
+#pragma GCC unroll 6
         for (int i = k + 1; i < n; i++) {
             double l = A[i * n + k] * inv;
             A[i * n + k] = l;
@@ -773,19 +1023,34 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
 }
 
 /* cos and sin of q + d from those of q: the angle-addition formulas with d's own cos/sin by Taylor series (for
- * |d| < 1e-3 the omitted terms are below 1e-28), else libm at q + d. Within one IK call the values stay within
- * a few ulp of libm's; every call starts from libm's at the seed. */
+ * |d| < 1e-2 the omitted terms are below 1e-27 relative), else libm at q + d. A few ulp from libm's values. */
 static inline void chain_trig_step(double c0, double s0, double d, double q1, double *c1, double *s1)
 {
-    if (fabs(d) < 1e-3) {
+    if (fabs(d) < 1e-2) {
         double d2 = d * d;
-        double sd = d * (1.0 - d2 / 6.0 * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0)));
-        double h = 0.5 * d2 * (1.0 - d2 / 12.0 * (1.0 - d2 / 30.0));   /* 1 - cos d */
-        *c1 = c0 - (c0 * h + s0 * sd);
+        double sd = d * (1.0 - d2 / 6.0 * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0 * (1.0 - d2 / 72.0))));
+        double h = 0.5 * d2 * (1.0 - d2 / 12.0 * (1.0 - d2 / 30.0 * (1.0 - d2 / 56.0 * (1.0 - d2 / 90.0))));
+        *c1 = c0 - (c0 * h + s0 * sd);   /* h = 1 - cos d */
         *s1 = s0 - (s0 * h - c0 * sd);
     } else {
         *c1 = cos(q1);
         *s1 = sin(q1);
+    }
+}
+
+/* cos and sin of an IK seed q into c->cq, c->sq: stepped from the joint values cached last (in tracking, the
+ * previous cycle's answer, ~1e-3 away) where a joint is within 1e-2 of it, else libm. Only the seed's error, and so
+ * the first Newton step, depends on them: the answer's own are libm's. */
+static void chain_seed_trig(Chain *c, const double *q)
+{
+    const ChainCache *e = &c->cache[c->cache_last];
+    for (int i = 0; i < c->n; i++) {
+        if (e->valid) {
+            chain_trig_step(e->cq[i], e->sq[i], q[i] - e->q[i], q[i], &c->cq[i], &c->sq[i]);
+        } else {
+            c->cq[i] = cos(q[i]);
+            c->sq[i] = sin(q[i]);
+        }
     }
 }
 
@@ -798,8 +1063,9 @@ static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int 
                            double *res)
 {
     int n = c->n, piv[6], steps = 0;
-    double lu[36], x[3], en[6], r = *res, qcur[N_MAX], tc[N_MAX], ts[N_MAX], cn[N_MAX], sn[N_MAX];
-    double *qn = c->qtry, *dq = c->dq;
+    /* the current point and the trial one (q, cos, sin), swapped by pointer when a trial is accepted */
+    double lu[36], x[3], en[6], r = *res, qb[2][N_MAX], cb[2][N_MAX], sb[2][N_MAX];
+    double *qcur = qb[0], *tc = cb[0], *ts = sb[0], *qn = qb[1], *cn = cb[1], *sn = sb[1], *dq = c->dq;
     memcpy(qcur, q, (size_t)n * sizeof(double));
     memcpy(tc, c->cq, (size_t)n * sizeof(double));
     memcpy(ts, c->sq, (size_t)n * sizeof(double));
@@ -814,15 +1080,16 @@ static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int 
             if (!(fabs(dq[j]) <= FAST_MAX_STEP)) { c->ik_stats.fallback_step++; return -1; }
             qn[j] = qcur[j] + dq[j];
             if (qn[j] < c->j[j].qmin || qn[j] > c->j[j].qmax) { c->ik_stats.fallback_limit++; return -1; }
-            chain_trig_step(tc[j], ts[j], dq[j], qn[j], &cn[j], &sn[j]);
         }
+        chain_trig(c, qn, cn, sn);
         chain_fk_world_trig(c, qn, cn, sn);
         chain_tool_error(c, pos, Rt, en);
         double rn = v3_norm(en) + v3_norm(en + 3);
         if (rn <= c->ik_tol || rn <= (fresh ? 0.5 : 0.1) * r) {
-            memcpy(qcur, qn, (size_t)n * sizeof(double));
-            memcpy(tc, cn, (size_t)n * sizeof(double));
-            memcpy(ts, sn, (size_t)n * sizeof(double));
+            double *t;
+            t = qcur, qcur = qn, qn = t;
+            t = tc, tc = cn, cn = t;
+            t = ts, ts = sn, sn = t;
             memcpy(e, en, sizeof en);
             r = rn;
             fresh = 0;
@@ -840,6 +1107,8 @@ static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int 
     }
     memcpy(q, qcur, (size_t)n * sizeof(double));
     *res = r;
+    /* an accepted step came last: the workspace is the FK of q from libm's cos/sin, as chain_fk_world makes it */
+    chain_cache_world(c, chain_cache_put(c, q, tc, ts));
     return steps;
 }
 
@@ -862,10 +1131,17 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     }
     memcpy(q, q_seed, (size_t)n * sizeof(double));
     chain_clamp(c, q);
-    double err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    double err2;
+    if (c->ik_fast) { /* the seed's cos/sin stepped from the last answer's: the damped path below redoes them */
+        chain_seed_trig(c, q);
+        chain_fk_world_trig(c, q, c->cq, c->sq);
+        err2 = chain_tool_error(c, pos, quat ? Rt : NULL, e);
+    } else {
+        err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    }
     double res = v3_norm(e) + v3_norm(e + 3);
     c->ik_stats.calls++;
-    if (c->ik_fast && res > c->ik_tol) {
+    if (c->ik_fast && !(res <= c->ik_tol)) {
         int steps = -1;
         if (res <= FAST_MAX_RES) steps = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, q, e, &res);
         else c->ik_stats.fallback_far++;
@@ -1051,6 +1327,7 @@ static int chain_alloc(Chain *c)
     c->sv_posonly = n < 6;
     for (int p = 0; p < 6; p++)
         for (int i = 0; i < 6; i++) c->sv_V[p][i] = p == i;
+    c->sv_eta = 1; /* unknown: the first decomposition orthonormalises V */
     if (!c->L6 || !c->e6 || !c->y6) return MODEL_ENOMEM;
     return MODEL_OK;
 }
@@ -1125,6 +1402,13 @@ const ModelType model_chain = {
     .forward_dynamics = chain_forward_dynamics,
     .semi_inverse = chain_semi_inverse,
 };
+
+void chain_sing_stats(void *s, long counts[5], int reset)
+{
+    Chain *c = s;
+    if (counts) memcpy(counts, c->sv_stats, sizeof c->sv_stats);
+    if (reset) memset(c->sv_stats, 0, sizeof c->sv_stats);
+}
 
 void chain_ik_stats(void *s, ChainIkStats *st, int reset)
 {

@@ -31,4 +31,9 @@ typedef struct {
 /* Copy the counts into *st (if st is not NULL); reset != 0 zeroes them. */
 void chain_ik_stats(void *s, ChainIkStats *st, int reset);
 
+/* Counts of singularity_within's (and singularity's) paths since create (or the last reset): [0] calls, [1] proved
+ * in the band by the Weyl bound, [2] by the Temple bound, [3] decomposed, [4] the last decomposed matrix again (at
+ * rest). Copied into counts (if not NULL); reset != 0 zeroes them. */
+void chain_sing_stats(void *s, long counts[5], int reset);
+
 #endif
