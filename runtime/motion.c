@@ -321,6 +321,12 @@ static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, co
     if (rc < 0) return FAIL(IRL_ERR_MATH, "%s: %s", what, planner_error(p));
     if (info->lowered & PLANNER_LOWERED_SPEED) note(m, d, "SPEED", info->speed_req, info->speed_max, st->src);
     if (info->lowered & PLANNER_LOWERED_TIME) note(m, d, "TIME", info->time_req, info->duration, st->src);
+    if (info->lowered & PLANNER_LOWERED_ACC)
+        note(m, d, info->kind == PLANNER_PTP ? "ACC_PTP" : "ACC", info->acc_req, info->acc_applied, st->src);
+    if (info->lowered & PLANNER_LOWERED_APPROX) {  /* the predecessor's request, at its statement */
+        SampleSrc a = {info->approx_src.file, info->approx_src.line, info->approx_src.col};
+        note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
+    }
     return 0;
 }
 

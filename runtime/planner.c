@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "geom.h"
+#include "planner_blend.h"
 
 #define NS PLANNER_PATH_SAMPLES
 #define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
@@ -88,6 +89,15 @@ int planner_init(Planner *p, const PlannerConfig *cfg)
         snprintf(p->err, sizeof p->err, "planner: out of memory");
         return PLANNER_EINVAL;
     }
+    if (cfg->model || cfg->plan_model) {
+        p->blend = planner_blend_work_new(cfg->dof);
+        if (!p->blend) {
+            free(p->ring);
+            p->ring = NULL;
+            snprintf(p->err, sizeof p->err, "planner: out of memory");
+            return PLANNER_EINVAL;
+        }
+    }
     atomic_init(&p->head, 0);
     atomic_init(&p->tail, 0);
     p->next_id = 1;
@@ -100,6 +110,8 @@ void planner_free(Planner *p)
 {
     free(p->ring);
     p->ring = NULL;
+    planner_blend_work_free(p->blend);
+    p->blend = NULL;
 }
 
 void planner_reset(Planner *p, const double *q)
@@ -206,32 +218,22 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
 
 /* ---------------------------------------------------------------- planning */
 
-/* Overlap window check: the sum of pred's tail and succ's head stays within the limits (plan-time samples). */
+/* What planning a LIN/CIRC needs beyond its segment, kept for replanning it when a blend lowers it. */
+typedef struct {
+    double L, th;                                   /* path length (m) and rotation angle (rad) */
+    double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES]; /* |dq/ds|, |d2q/ds2|, |d3q/ds3| */
+} CartPlan;
+
+/* PTP with PTP: the speed, acceleration and jerk of every axis of a PTP segment at local time t (the blend check
+ * with a Cartesian segment is planner_blend.c's). */
 static void plan_eval(const Planner *p, const PlannerSegment *g, double t, double *qd, double *qdd, double *qj)
 {
-    int n = p->cfg.dof;
-    if (g->kind == PLANNER_PTP) {
-        for (int i = 0; i < n; i++) {
-            ProfileState s;
-            profile_at(&g->ax[i], t, &s);
-            qd[i] = s.v;
-            qdd[i] = s.a;
-            qj[i] = s.j;
-        }
-        return;
-    }
-    /* Cartesian: chain rule on the joint-space table, q' and q'' by differences */
-    ProfileState s;
-    profile_at(&g->path, t, &s);
-    int k = (int)(s.p * NS);
-    if (k < 1) k = 1;
-    if (k > NS - 1) k = NS - 1;
-    for (int i = 0; i < n; i++) {
-        double d1 = (g->qs[k + 1][i] - g->qs[k - 1][i]) * (NS / 2.0);
-        double d2 = (g->qs[k + 1][i] - 2 * g->qs[k][i] + g->qs[k - 1][i]) * (double)(NS * NS);
-        qd[i] = d1 * s.v;
-        qdd[i] = d1 * s.a + d2 * s.v * s.v;
-        qj[i] = NAN;            /* not checked at plan time for Cartesian segments */
+    for (int i = 0; i < p->cfg.dof; i++) {
+        ProfileState s;
+        profile_at(&g->ax[i], t, &s);
+        qd[i] = s.v;
+        qdd[i] = s.a;
+        qj[i] = s.j;
     }
 }
 
@@ -247,8 +249,7 @@ static int blend_point_fits(const Planner *p, const PlannerSegment *a, const Pla
     for (int i = 0; i < n; i++) {
         if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
         if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
-        double j = ja[i] + jb[i];
-        if (!isnan(j) && !isinf(ax_j(p, i)) && fabs(j) > ax_j(p, i) * (1 + 1e-9)) return 0;
+        if (!isinf(ax_j(p, i)) && fabs(ja[i] + jb[i]) > ax_j(p, i) * (1 + 1e-9)) return 0;
     }
     return 1;
 }
@@ -291,8 +292,8 @@ static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSe
     return 1;
 }
 
-/* Overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at most half of
- * b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
+/* PTP with PTP: overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at
+ * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
 static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, int *lowered)
 {
     double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
@@ -311,13 +312,22 @@ static double blend_overlap(const Planner *p, const PlannerSegment *a, const Pla
 /* A requested value, or the default when it is not given (<= 0 or NaN). */
 static double given(double v, double dflt) { return v > 0 ? v : dflt; }
 
-/* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). */
-static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, PlannerPushInfo *info)
+/* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). kacc scales
+ * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. A PTP with an approximation zone
+ * on a device that can move in Cartesian space (its model has IK) keeps PLANNER_JERK_RESERVE of every jerk limit
+ * free: a LIN/CIRC successor's joint jerk is nowhere exactly zero, so it could not blend into a ramp at the
+ * limit. */
+static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, double kacc, PlannerPushInfo *info)
 {
     int n = p->cfg.dof;
-    double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0), Tmin = 0;
+    double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0) * kacc, Tmin = 0;
+    double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
+    Model *m = plan_model(p);
+    double fj = f > 0 && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
+    g->acc_req = fa;
+    g->approx_req = f;
     for (int i = 0; i < n; i++) {
-        double t = profile_min_time(g->q1[i] - g->q0[i], ax_v(p, i) * fv, ax_a(p, i) * fa, ax_j(p, i) * fa);
+        double t = profile_min_time(g->q1[i] - g->q0[i], ax_v(p, i) * fv, ax_a(p, i) * fa, ax_j(p, i) * fj);
         if (isnan(t)) {
             snprintf(p->err, sizeof p->err, "axis %d: invalid limits", i + 1);
             return PLANNER_EINVAL;
@@ -332,11 +342,10 @@ static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, Pla
     g->T = 0;
     for (int i = 0; i < n; i++) {
         if (profile_plan_duration(&g->ax[i], g->q0[i], g->q1[i], ax_v(p, i) * fv, ax_a(p, i) * fa,
-                                  ax_j(p, i) * fa, T) < 0)
+                                  ax_j(p, i) * fj, T) < 0)
             return PLANNER_EINVAL;
         g->T = fmax(g->T, g->ax[i].T);
     }
-    double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
     g->zone_t = g->T - 0.5 * f * g->T;
     return PLANNER_OK;
 }
@@ -376,16 +385,14 @@ static int path_table(Planner *p, PlannerSegment *g, double *D1, double *D2, dou
     return PLANNER_OK;
 }
 
-/* LIN/CIRC: path-parameter profile from 0 to 1 whose limits keep the requested Cartesian speeds and every
- * joint limit (q' s_dot, q' s_ddot + q'' s_dot^2, q' s_dddot + 3 q'' s_dot s_ddot + q''' s_dot^3). */
-static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, PlannerPushInfo *info)
+/* LIN/CIRC geometry: path length, rotation angle, and the joint-space table with its derivative bounds. */
+static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
 {
-    int n = p->cfg.dof;
-    double L = g->kind == PLANNER_CIRC ? g->radius * g->phi : 0;
+    cp->L = g->kind == PLANNER_CIRC ? g->radius * g->phi : 0;
     if (g->kind == PLANNER_LIN) {
         double d[3];
         v3_sub(d, g->p1, g->p0);
-        L = v3_norm(d);
+        cp->L = v3_norm(d);
     }
     double dot = 0;
     for (int i = 0; i < 4; i++) dot += g->quat0[i] * g->quat1[i];
@@ -394,7 +401,20 @@ static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, Pl
         dot = -dot;
     }
     g->omega = acos(fmin(dot, 1.0));
-    double th = 2 * g->omega;
+    cp->th = 2 * g->omega;
+    g->length = cp->L;
+    return path_table(p, g, cp->D1, cp->D2, cp->D3);
+}
+
+/* LIN/CIRC: path-parameter profile from 0 to 1 whose limits keep the requested Cartesian speeds and every
+ * joint limit (q' s_dot, q' s_ddot + q'' s_dot^2, q' s_dddot + 3 q'' s_dot s_ddot + q''' s_dot^3). kacc scales
+ * the path acceleration and jerk when a blend needs them lowered. */
+static int plan_cart(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par, double kacc,
+                     PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double L = cp->L, th = cp->th;
+    const double *D1 = cp->D1, *D2 = cp->D2, *D3 = cp->D3;
     double speed = given(par->speed, p->cfg.speed), sori = given(par->speed_ori, p->cfg.speed_ori);
     double acc = given(par->acc, p->cfg.acc);
     double V = fmin(L > 0 ? speed / L : INFINITY, th > 0 ? sori / th : INFINITY);
@@ -402,9 +422,8 @@ static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, Pl
     double J = fmin(L > 0 ? p->cfg.jerk / L : INFINITY, th > 0 ? p->cfg.jerk_ori / th : INFINITY);
     info->speed_req = speed;
     info->speed_max = speed;
-    double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES];
-    int st = path_table(p, g, D1, D2, D3);
-    if (st < 0) return st;
+    g->acc_req = kacc * acc;
+    g->approx_req = par->approx > 0 ? par->approx : 0;
     if (isinf(V)) {             /* nothing moves: stand still for TIME (or no time at all) */
         profile_plan_duration(&g->path, 0, 0, 1, 1, 1, par->time > 0 ? par->time : 0);
         g->T = g->path.T;
@@ -418,6 +437,7 @@ static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, Pl
         V = fmin(V, sqrt(0.5 * am / D2[i]));
         if (!isinf(jm)) V = fmin(V, cbrt(0.25 * jm / D3[i]));
     }
+    V *= cbrt(kacc);            /* a blend's lowering: every joint speed by cbrt(k), acc by k^(2/3), jerk by k */
     for (int i = 0; i < n; i++) {
         double am = ax_a(p, i), jm = ax_j(p, i);
         A = fmin(A, (am - D2[i] * V * V) / D1[i]);
@@ -427,6 +447,8 @@ static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, Pl
         double jm = ax_j(p, i);
         if (!isinf(jm)) J = fmin(J, (jm - 3 * D2[i] * V * A - D3[i] * V * V * V) / D1[i]);
     }
+    A *= kacc;
+    J *= kacc;
     if (V < Vreq * (1 - 1e-9)) {
         info->lowered |= PLANNER_LOWERED_SPEED;
         info->speed_max = L > 0 ? V * L : speed;
@@ -444,14 +466,86 @@ static int plan_cart(Planner *p, PlannerSegment *g, const PlannerParams *par, Pl
     return PLANNER_OK;
 }
 
+/* (Re)plan segment g with the acceleration factor kacc (its geometry already done for LIN/CIRC). */
+static int plan_segment(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par, double kacc,
+                        PlannerPushInfo *info)
+{
+    return g->kind == PLANNER_PTP ? plan_ptp(p, g, par, kacc, info) : plan_cart(p, g, cp, par, kacc, info);
+}
+
+/* The predecessor's approximation in its own units (APPROX: remaining path, m; APPROX_PTP: fraction of the
+ * half move) that an overlap of o seconds amounts to. */
+static double approx_of(const PlannerSegment *a, double o)
+{
+    if (a->kind == PLANNER_PTP) return a->T > 0 ? fmin(2 * o / a->T, 1) : 0;
+    ProfileState s;
+    profile_at(&a->path, a->T - o, &s);
+    return a->length * (1 - s.p);
+}
+
+/* Blend of a new segment b with its published predecessor a. PTP with PTP: blend_overlap (exact). With a
+ * Cartesian segment: the stream-envelope check of planner_blend.c; when it does not keep at least half of the
+ * longest overlap, b is replanned with its acceleration and jerk (ACC, ACC_PTP) lowered in steps, and the
+ * first step that keeps half of it is taken (else the one with the longest overlap, else exact stop).
+ * Reports what was lowered in info. */
+static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const CartPlan *cp,
+                 const PlannerParams *par, PlannerPushInfo *info)
+{
+    static const double ks[] = {1, 0.8, 0.64, 0.5, 0.4, 0.3, 0.2, 0.14, 0.1, 0.07, 0.05};
+    int nk = (int)(sizeof ks / sizeof ks[0]);
+    double o = 0, kbest = 1;
+    PlannerPushInfo tmp = *info;
+    if (a->kind == PLANNER_PTP && b->kind == PLANNER_PTP) {
+        o = blend_overlap(p, a, b, &info->lowered);
+    } else {
+        PlannerBlendLimits lim[PLANNER_MAX_AXES];
+        for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+        double planned = 1;     /* the factor b is planned with now (0: a replanning failed half-way) */
+        for (int k = 0; k < nk && p->blend; k++) {
+            if (k > 0) {
+                tmp = *info;
+                planned = plan_segment(p, b, cp, par, ks[k], &tmp) < 0 ? 0 : ks[k];
+                if (!planned) break;
+            }
+            double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
+            if (!(omax > 0)) break;
+            double ok = planner_blend_overlap(p->blend, plan_model(p), lim, p->cfg.dt, a, b, omax);
+            if (ok < 0) break;  /* the IK of a path table failed: no blend */
+            if (ok > o * (1 + 1e-9)) o = ok, kbest = ks[k];
+            if (ok >= 0.5 * omax) break;
+        }
+        if (planned != kbest) {
+            tmp = *info;
+            if (plan_segment(p, b, cp, par, kbest, &tmp) < 0) return PLANNER_EINVAL;
+        }
+        if (kbest < 1) {
+            *info = tmp;
+            info->lowered |= PLANNER_LOWERED_ACC;
+            info->acc_req = b->acc_req / kbest;
+            info->acc_applied = b->acc_req;
+        }
+        if (o < fmin(a->T - a->zone_t, 0.5 * b->T) * (1 - 1e-9)) info->lowered |= PLANNER_LOWERED_APPROX;
+    }
+    b->overlap = o;
+    if (info->lowered & PLANNER_LOWERED_APPROX) {
+        info->approx_src = a->src;
+        info->approx_req = a->approx_req;
+        info->approx_applied = approx_of(a, o);
+        info->approx_ptp = a->kind == PLANNER_PTP;
+    }
+    return PLANNER_OK;
+}
+
 /* Common tail of every push: blend with the predecessor, publish, remember the programmed end. */
-static int publish(Planner *p, PlannerSegment *g, PlannerPushInfo *info)
+static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par,
+                   PlannerPushInfo *info)
 {
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     g->overlap = 0;
     if (!p->no_blend && p->next_id > 1) {
         const PlannerSegment *a = &p->ring[(h - 1) % (size_t)p->cfg.capacity];
-        g->overlap = blend_overlap(p, a, g, &info->lowered);
+        int st = blend(p, a, g, cp, par, info);
+        if (st < 0) return st;
     }
     g->id = p->next_id++;
     info->id = g->id;
@@ -477,6 +571,7 @@ static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc sr
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     size_t t = atomic_load_explicit(&p->tail, memory_order_acquire);
     memset(info, 0, sizeof *info);
+    info->kind = kind;
     if (h - t >= (size_t)p->cfg.capacity) {
         snprintf(p->err, sizeof p->err, "planner queue full");
         return NULL;
@@ -504,8 +599,8 @@ int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *pa
     if (!g) return PLANNER_EFULL;
     info->time_req = par->time > 0 ? par->time : 0;
     memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
-    int st = plan_ptp(p, g, par, info);
-    return st < 0 ? st : publish(p, g, info);
+    int st = plan_ptp(p, g, par, 1, info);
+    return st < 0 ? st : publish(p, g, NULL, par, info);
 }
 
 /* Shared part of LIN and CIRC: start pose, target pose, checks. */
@@ -545,8 +640,10 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
     PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
     if (!g) return st;
     info->time_req = par->time > 0 ? par->time : 0;
-    st = plan_cart(p, g, par, info);
-    return st < 0 ? st : publish(p, g, info);
+    CartPlan cp;
+    if ((st = cart_geometry(p, g, &cp)) < 0) return st;
+    st = plan_cart(p, g, &cp, par, 1, info);
+    return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
 int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
@@ -566,8 +663,10 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
         return PLANNER_EGEOM;
     }
     info->time_req = par->time > 0 ? par->time : 0;
-    st = plan_cart(p, g, par, info);
-    return st < 0 ? st : publish(p, g, info);
+    CartPlan cp;
+    if ((st = cart_geometry(p, g, &cp)) < 0) return st;
+    st = plan_cart(p, g, &cp, par, 1, info);
+    return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
 /* ---------------------------------------------------------------- the cycle */
@@ -697,7 +796,11 @@ static void advance(Planner *p, double t)
         } else {
             const PlannerSegment *nx = published(p, tail);
             p->main.seg = NULL;
-            if (nx) slot_start(&p->main, nx, end);
+            /* an exact stop next to a Cartesian segment rests one cycle: that segment's differences reach a
+             * cycle beyond its end (and before its start), where they would meet the other segment's first jerk
+             * ramp in one cycle (up to the limit plus a sixth of the Cartesian ramp; docs/MOTION.md §3) */
+            int rest = nx && (g->kind != PLANNER_PTP || nx->kind != PLANNER_PTP);
+            if (nx) slot_start(&p->main, nx, end + (rest ? p->cfg.dt : 0));
         }
     }
 }

@@ -61,27 +61,42 @@ enum {
     PLANNER_LOWERED_SPEED = 1,  /* Cartesian speed/acceleration lowered to respect the joint limits */
     PLANNER_LOWERED_TIME = 2,   /* TIME below the minimum: the move takes its minimum time */
     PLANNER_LOWERED_APPROX = 4, /* the blend with the previous segment was shortened to respect the limits */
+    PLANNER_LOWERED_ACC = 8,    /* acceleration and jerk (ACC, ACC_PTP) lowered so the blend keeps the limits */
 };
+
+/* A PTP with an approximation zone, on a device with IK (that can move in Cartesian space), plans its jerk at
+ * 1 - PLANNER_JERK_RESERVE of every limit: the room a LIN/CIRC successor needs to blend in (docs/MOTION.md §2). */
+#define PLANNER_JERK_RESERVE 0.25
 
 typedef struct {
     int id;              /* segment number, from 1 */
+    PlannerKind kind;    /* the segment's kind */
     double duration;     /* s */
     double overlap;      /* s of blending with the previous segment (if the cycle reaches it in time) */
     int lowered;         /* PLANNER_LOWERED_* bits */
     double speed_req;    /* LIN/CIRC: requested path speed, m/s (after defaults) */
     double speed_max;    /* LIN/CIRC: the path speed allowed by the joint limits along the path, m/s */
     double time_req;     /* requested TIME, s (0: none) */
+    double acc_req, acc_applied; /* PLANNER_LOWERED_ACC: ACC (m/s^2) or ACC_PTP (fraction) before and after */
+    /* PLANNER_LOWERED_APPROX: the predecessor's approximation (APPROX in m, or APPROX_PTP as a fraction when
+     * approx_ptp), requested and applied, and the predecessor's statement (whose request it is) */
+    double approx_req, approx_applied;
+    int approx_ptp;
+    PlannerSrc approx_src;
 } PlannerPushInfo;
 
 /* One segment, immutable once published. */
 typedef struct {
-    PlannerKind kind;
+    PlannerKind kind;    /* the segment's kind */
     int id;
     PlannerSrc src;
     int n;                           /* axes */
     double T;                        /* duration, s */
     double zone_t;                   /* local time from which a successor may blend in (T: exact stop) */
     double overlap;                  /* s of overlap with the predecessor when blended (0: none) */
+    double acc_req;                  /* the acceleration planned: ACC (m/s^2) or the ACC_PTP fraction */
+    double approx_req;               /* APPROX (m) or APPROX_PTP (fraction) requested */
+    double length;                   /* LIN/CIRC: path length, m */
     double q0[PLANNER_MAX_AXES];     /* joint start (the previous segment's programmed end) */
     double q1[PLANNER_MAX_AXES];     /* joint end */
     Profile ax[PLANNER_MAX_AXES];    /* PTP: one synchronised profile per axis */
@@ -121,6 +136,8 @@ typedef struct {
     PlannerSrc src;                /* its statement */
 } PlannerSetpoint;
 
+typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for blend checks (planner_blend.c) */
+
 /* Consumer state of one segment being executed. */
 typedef struct {
     const PlannerSegment *seg;     /* NULL: free */
@@ -141,6 +158,7 @@ typedef struct Planner {
     int no_blend;                  /* set by planner_flush: the next segment starts from rest */
     int next_id;
     char err[256];                 /* message of the last failed push */
+    PlannerBlendWork *blend;       /* scratch of the blend check with Cartesian segments (NULL: PTP only) */
     /* consumer side */
     PlannerSlot main, next;        /* the current segment and the one blending in */
     int zone_decided;              /* the blend decision for main has been taken */

@@ -6,10 +6,11 @@
 # voltages and currents, and with a deliberately low voltage limit reports the saturation. Needs $IRL.
 #
 # Bound. Under computed torque with the model's own dynamics each axis's error obeys e'' + 2w e' + w^2 e = d,
-# where d is what the zero-order hold gets wrong. The shipped cell has no jerk limit, so the setpoint's
-# acceleration steps by up to D between two samples; the held feed-forward then misses by D for at most one cycle
-# h, an error speed of at most D h, whose critically damped response peaks at D h / (e w) (e = 2.718...). The test
-# allows twice that: |e| <= 2 D h / (e w), with D measured from the trace (w = 20 rad/s, the default bandwidth).
+# where d is what the zero-order hold gets wrong. The shipped cell is jerk-limited: the setpoint's acceleration
+# changes by at most D within a cycle h (D = jerk h, measured from the trace), so the held feed-forward misses by
+# at most D at any time (a sawtooth of mean D/2 while the jerk lasts), and the critically damped response to a
+# disturbance bounded by D is bounded by D / w^2 (the integral of the impulse response t exp(-w t)). The test
+# allows that: |e| <= D / w^2 (w = 20 rad/s, the default bandwidth), twice the D / (2 w^2) of a long ramp.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root/programs"
@@ -34,7 +35,7 @@ msg=$(awk -F, -v h=0.001 -v w=20 '
         e = $(c["arm.e" k]); r = $(c["arm.q" k]) - $(c["arm.qa" k]) - e; if (r < 0) r = -r
         if (r > 5e-8) { print "e" k " != q - qa at t=" $1 " (" r ")"; bad = 1; exit }
         if (e < 0) e = -e; if (e > E) { E = e; T = $1; K = k } } }
-    END { if (bad) exit 1; B = 2 * D * h / (exp(1) * w)
+    END { if (bad) exit 1; B = D / (w * w)
           if (!(E > 0) || E > B) { print "peak |e| " E " (axis " K ", t=" T ") vs bound " B " (D=" D ")"; exit 1 } }' \
     "$tmp/ct/trace.csv") || note "demo ct: $msg"
 grep -q "closed loop (computed-torque PD)" "$tmp/ct/report.txt" || note "report.txt lacks the closed-loop summary"
