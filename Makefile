@@ -11,9 +11,9 @@ CC       ?= gcc
 # BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
 BUILD_ROOT ?= build
 CFG      ?= release
-PKGS     := gsl libxml-2.0
+PKGS     := gsl libxml-2.0 libmodbus
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lgsl -lgslcblas -lxml2)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lgsl -lgslcblas -lxml2 -lmodbus)
 
 WARN     := -Wall -Wextra -Werror -Wno-error=unused-parameter
 COMMON   := -std=c11 -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
@@ -168,6 +168,13 @@ $(B)/plugin/example_plugin_noentry.so: tests/plugin/example_plugin.c models/mode
 $(B)/plugin/example_plugin_incomplete.so: tests/plugin/example_plugin.c models/model.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_INCOMPLETE -fPIC -shared -o $@ $< $(LDFLAGS) -lm
+
+# The Modbus TCP drive emulator of the online tests (tests/tools/drive_emulator.c, docs/ONLINE-DRIVERS.md).
+EMULATOR := $(B)/tools/irl-drive-emulator
+all: $(EMULATOR)
+$(EMULATOR): tests/tools/drive_emulator.c runtime/drivers/modbus_map.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iruntime/drivers -o $@ $< $(LDFLAGS) $(PKG_LIBS) -lm
 
 # Dry-run speed (issue 4 item 8): simulated s per CPU s, us per cycle, with and without the trace; 1 h memory.
 bench-dryrun: $(B)/irl
