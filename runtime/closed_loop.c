@@ -336,7 +336,11 @@ void closed_loop_report(const ClosedLoop *cl, const char *dev, FILE *f)
             cl->ctl.g.kind == CONTROLLER_CT ? "computed-torque PD" : "PID", s->cycles, s->steps,
             s->failed_steps, s->rhs_evals);
     for (int j = 0; j < cl->n; j++) {
-        fprintf(f, "  axis %d: peak tracking error %.4g at t = %.6g s", j + 1, s->emax[j], s->emax_t[j]);
+        if (cl->kind[j] == CL_AXIS_PASSIVE) /* nothing drives it: its setpoint is only the planner's placeholder */
+            fprintf(f, "  axis %d (passive, not driven): peak |setpoint - actual| %.4g at t = %.6g s", j + 1,
+                    s->emax[j], s->emax_t[j]);
+        else
+            fprintf(f, "  axis %d: peak tracking error %.4g at t = %.6g s", j + 1, s->emax[j], s->emax_t[j]);
         if (cl->kind[j] == CL_AXIS_MOTOR) fprintf(f, ", peak |u| %.4g V, peak |i| %.4g A", s->umax[j], s->imax[j]);
         if (s->sat_cycles[j]) fprintf(f, ", %ld cycles saturated", s->sat_cycles[j]);
         fputc('\n', f);

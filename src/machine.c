@@ -2,6 +2,7 @@
  * expressions with their units, check every value's dimension, and fill a ModelDesc. */
 #include "machine.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -387,7 +388,8 @@ static void mjoint(MCtx *m, Node *blk)
         merr(m, blk->loc, "joint '%s': min is above max", blk->name);
 }
 
-/* `PARAM name = number | LIST(numbers);` — stored in SI; `OUTPUT name = LIMITS(min, max);` — the output's units. */
+/* `PARAM name = number | LIST(numbers) | word;` — numbers stored in SI; `OUTPUT name = LIMITS(min, max);` — the
+ * output's units. */
 static void mqualified(MCtx *m, Node *it)
 {
     ModelDesc *d = m->d;
@@ -415,6 +417,17 @@ static void mqualified(MCtx *m, Node *it)
                 if (!mscalar(m, v->list.items[i], &p->v[i], &dim))
                     return;
             p->n = v->list.count;
+        } else if (v->kind == E_NAME && strcasecmp(v->name, "PI") != 0 && strcasecmp(v->name, "INF") != 0 &&
+                   strcasecmp(v->name, "INFINITY") != 0) {
+            /* A word (`PARAM formulation = DEM;`): n = 0 and the word, upper-cased, one character per number,
+             * 0-terminated (a numeric PARAM always has n >= 1). */
+            size_t len = strlen(v->name);
+            if (len >= MODEL_MAX_PARAM_LEN) {
+                merr(m, v->loc, "a word parameter has at most %d characters", MODEL_MAX_PARAM_LEN - 1);
+                return;
+            }
+            for (size_t i = 0; i <= len; i++) p->v[i] = (double)toupper((unsigned char)v->name[i]);
+            p->n = 0;
         } else {
             if (!mscalar(m, v, &p->v[0], &dim))
                 return;

@@ -578,8 +578,8 @@ int model_cli_main(int argc, char **argv)
     if ((status = cli_load_machine(a->machine, d))) goto done;
     if (a->gravity.given) memcpy(d->gravity, a->gravity.v, sizeof d->gravity);
     if (!model_find(d->backend)) {
-        fprintf(stderr, "%s: unknown model back-end '%s' (built in: chain, centrifuge, stewart; others load with "
-                        "--plugin lib.so)\n", a->machine, d->backend);
+        fprintf(stderr, "%s: unknown model back-end '%s' (built in: chain, centrifuge, freeflyer, stewart; "
+                        "others load with --plugin lib.so)\n", a->machine, d->backend);
         status = CLI_INVALID;
         goto done;
     }
