@@ -313,3 +313,21 @@ int devices_io_write(Devices *ds, int io, double v)
     ds->io[io].pulse_end = NAN;
     return 0;
 }
+
+void devices_io_set_inputs(Devices *ds, uint64_t bits)
+{
+    for (int i = 0; i < ds->nio; i++) {
+        DevicesIo *io = &ds->io[i];
+        if (io->kind == 0 && io->channel >= 0 && io->channel < 64) io->value = (double)((bits >> io->channel) & 1);
+    }
+}
+
+uint64_t devices_io_outputs(const Devices *ds)
+{
+    uint64_t bits = 0;
+    for (int i = 0; i < ds->nio; i++) {
+        const DevicesIo *io = &ds->io[i];
+        if (io->kind == 1 && io->channel >= 0 && io->channel < 64 && io->value != 0) bits |= (uint64_t)1 << io->channel;
+    }
+    return bits;
+}

@@ -56,4 +56,9 @@ void devices_io_tick(Devices *ds, double t);
 int devices_io_read(const Devices *ds, int io, double *v);
 int devices_io_write(Devices *ds, int io, double v);
 
+/* Online (exec_online.h): every DIN point on a channel 0..63 takes bit `channel` of a driver's inputs. */
+void devices_io_set_inputs(Devices *ds, uint64_t bits);
+/* Online: the DOUT points on channels 0..63 that are on, as bit `channel`. */
+uint64_t devices_io_outputs(const Devices *ds);
+
 #endif

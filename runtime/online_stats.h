@@ -30,7 +30,7 @@ typedef struct {
     long overruns;       /* cycles whose work ended after the next deadline */
     long missed;         /* deadlines skipped to get back onto the cycle grid after overruns */
     long log_dropped;    /* log rows lost because the log writer fell behind */
-    long queue_min;      /* the fewest setpoints waiting in the queue at a cycle while running (-1: none) */
+    long queue_min;      /* the fewest setpoints waiting at a cycle while the planner thread still produced (-1: none) */
 } OnlineStats;
 
 void online_stats_init(OnlineStats *s);

@@ -14,6 +14,9 @@ void run_options_init(RunOptions *o)
     o->cycle = 0.001;
     o->time_scale = 1.0;
     o->progress = -1;
+    o->watchdog = 1.0;
+    o->queue = 50;
+    o->rt_priority = 80;
 }
 
 void run_options_free(RunOptions *o)
@@ -122,7 +125,8 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
 {
     const char *a = argv[0];
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
-                                         "--controller", "--bandwidth", "--kp", "--kd", "--ki"};
+                                         "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
+                                         "--following-error", "--watchdog", "--queue", "--rt-priority"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -133,6 +137,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         else if (strcmp(a, "--out-temp") == 0) o->out_temp = 1;
         else if (strcmp(a, "--progress") == 0) o->progress = 1;
         else if (strcmp(a, "--no-progress") == 0) o->progress = 0;
+        else if (strcmp(a, "--online") == 0) o->online = 1;
         else return 0;
         return 1;
     }
@@ -165,6 +170,20 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         if (o->nbind >= RUN_MAX_BIND) bad = 1;
         else if (!(bad = split_name(v, o->bind[o->nbind].dev, &o->bind[o->nbind].path) || !*o->bind[o->nbind].path))
             o->nbind++;
+    } else if (strcmp(a, "--driver") == 0) {
+        o->driver = v;
+        bad = !*v || *v == ':';
+    } else if (strcmp(a, "--following-error") == 0) {
+        bad = !gain_list_ok(v) || strtod(v, NULL) <= 0;
+        if (!bad) o->following_error = v;
+    } else if (strcmp(a, "--watchdog") == 0) {
+        bad = parse_seconds(v, &o->watchdog) || !(o->watchdog > 0 && o->watchdog <= 3600);
+    } else if (strcmp(a, "--queue") == 0 || strcmp(a, "--rt-priority") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        int q = a[2] == 'q';
+        bad = end == v || *end || (q ? n < 2 || n > 4096 : n < 0 || n > 99);
+        if (!bad) *(q ? &o->queue : &o->rt_priority) = (int)n;
     } else if (strcmp(a, "--start") == 0) {
         bad = parse_start(o, v);
     } else {

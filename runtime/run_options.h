@@ -50,7 +50,18 @@ typedef struct RunOptions {
     RunInput *input;        /* owned */
     int ncsv;
     const char *csv[RUN_MAX_BIND]; /* --input FILE.csv: rows `t,name,value` (borrowed) */
+    /* Online (exec_online.h, docs/RUNNING.md "Online"). */
+    int online;             /* --online: run in real time against a driver */
+    const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */
+    const char *following_error; /* --following-error E or E1,...,En (SI; borrowed, checked against the axes);
+                                  * NULL = each axis's speed limit times RUN_FERR_TIME */
+    double watchdog;        /* --watchdog T: longest time at rest without a setpoint; default 1 s */
+    int queue;              /* --queue N: setpoints the planner thread runs ahead of the cycle; default 50 */
+    int rt_priority;        /* --rt-priority P: SCHED_FIFO priority of the cycle thread (0 = normal policy);
+                             * default 80 */
 } RunOptions;
+
+#define RUN_FERR_TIME 0.05  /* s: the default following-error limit is the distance covered at full speed in it */
 
 void run_options_init(RunOptions *o);
 void run_options_free(RunOptions *o);

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "disasm.h"
 #include "exec_offline.h"
+#include "exec_online.h"
 #include "frontend.h"
 #include "run_options.h"
 #include "model_cli.h"
@@ -28,6 +29,8 @@ static const char usage_text[] =
     "       irl run [--trace-exec] [--out DIR | --out-temp] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
     "               [--input NAME=V@T | FILE.csv] [--no-plots] [--no-trace] [--[no-]progress] [--time-scale K]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
+    "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
+    "                [--watchdog T] [--queue N] [--rt-priority P]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl --version | help\n";
@@ -167,6 +170,7 @@ static int cmd_run(int argc, char **argv)
         else path = argv[i];
     }
     if (!path) return run_options_free(&ro), usage();
+    if (!ro.online && ro.driver) return fprintf(stderr, "irl: --driver needs --online\n"), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;
@@ -182,9 +186,13 @@ static int cmd_run(int argc, char **argv)
         vm.trace = trace_instr;
         vm.trace_ctx = stderr;
     }
-    ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec_offline.h) */
-    status = exec_offline_begin(&ex, &vm, &c, path, &ro);
-    if (status == EX_OK) status = exec_offline_end(&ex, vm_run(&vm));
+    if (ro.online) { /* real time against a driver, the dry-run's executor producing the setpoints */
+        status = exec_online_run(&vm, &c, path, &ro);
+    } else {
+        ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec_offline.h) */
+        status = exec_offline_begin(&ex, &vm, &c, path, &ro);
+        if (status == EX_OK) status = exec_offline_end(&ex, vm_run(&vm));
+    }
     fflush(stdout);
     vm_free(&vm);
     chunk_free(&c);

@@ -228,11 +228,14 @@ static int serve(Emu *e, modbus_t *ctx, int ls, double deadline)
     for (;;) {
         double t = now_s();
         if (t >= deadline) return 3;
-        if (e->enabled && e->o.watchdog > 0 && t - e->t_request > e->o.watchdog) {
-            advance(e, t);
-            e->fault = MODBUS_MAP_FAULT_WATCHDOG, e->fault_axis = 0, e->enabled = 0;
+        if (!wait_readable(cs, deadline)) { /* nothing pending: has the controller gone quiet? */
+            t = now_s();
+            if (e->enabled && e->o.watchdog > 0 && t - e->t_request > e->o.watchdog) {
+                advance(e, t);
+                e->fault = MODBUS_MAP_FAULT_WATCHDOG, e->fault_axis = 0, e->enabled = 0;
+            }
+            continue;
         }
-        if (!wait_readable(cs, deadline)) continue;
         int n = modbus_receive(ctx, req);
         if (n < 0) return 0; /* the client has gone */
         if (n == 0) continue;

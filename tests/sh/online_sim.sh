@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tests/sh/online_sim.sh: `irl run --online --driver sim` does what the dry-run showed (runtime/exec_online.h): the
+# online run's trace.csv and report.json are byte-identical to the dry-run's, and every setpoint the real-time
+# thread wrote (online.csv, 17 digits) is the dry-run trace's position of that cycle, all cycles in order; the sim
+# axes follow as their lag allows; online.json says complete and carries the cycle statistics. Also the usage
+# errors of the online options (exit 64). Needs $IRL.
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root/tests/online"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+note() { echo "FAIL $*"; fail=1; }
+
+"$IRL" run --no-plots --no-progress --out "$tmp/dry" lin_short.irl >"$tmp/dry.out" 2>"$tmp/dry.err" || note "dry-run failed"
+
+# 1. identical outputs, identical setpoints
+"$IRL" run --online --driver sim --queue 500 --no-plots --out "$tmp/on" lin_short.irl >"$tmp/on.out" 2>"$tmp/on.err"
+rc=$?
+[ $rc = 0 ] || note "online sim: exit $rc: $(head -5 "$tmp/on.err")"
+[ "$(cat "$tmp/on.out")" = "done" ] || note "online sim: stdout $(head -3 "$tmp/on.out")"
+cmp -s "$tmp/dry/trace.csv" "$tmp/on/trace.csv" || note "online trace.csv differs from the dry-run's"
+cmp -s "$tmp/dry/report.json" "$tmp/on/report.json" || note "online report.json differs from the dry-run's"
+grep -q "irl: online: .* cycles of 1 ms; period median" "$tmp/on.err" || note "no cycle statistics on stderr"
+j="$tmp/on/online.json"
+msg=$(python3 "$root/tests/online/online_check.py" \
+    same "$tmp/dry/trace.csv" "$tmp/on/online.csv" --complete + lag "$tmp/on/online.csv" 0.002 \
+    + json "$j" 'j["complete"] is True and j["stop"] is None and j["driver"] == "sim" and j["queue"] == 500' \
+    + json "$j" 'j["cycles"] == j["written"] and j["log_dropped"] == 0 and j["from_queue"] == j["setpoints_produced"]' \
+    + json "$j" 'j["last_cycle_written"] == j["from_queue"] - 1 and j["holds"] >= 0 and j["overruns"] >= 0' \
+    + json "$j" 'all(j[h]["samples"] >= j["cycles"] - 1 > 500 and 0 <= j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["max"] for h in ("period_s", "latency_s", "work_s"))' \
+    + json "$j" '0.0009 < j["period_s"]["p50"] < 0.0011 and j["queue_min"] >= 0' \
+    + json "$j" 'len(j["axes"]) == 6 and abs(j["axes"][0]["following_error_limit"] - 2.0 * 0.05) < 1e-12') \
+    || note "$msg"
+
+# 2. usage errors
+expect64() { # $1 what, rest: arguments
+    local what=$1; shift
+    "$IRL" run "$@" >/dev/null 2>"$tmp/u.err"; local r=$?
+    [ $r = 64 ] || note "$what: exit $r, expected 64"
+    grep -q "irl: " "$tmp/u.err" || note "$what: no message"
+}
+expect64 "--online without --driver" --online --out-temp lin_short.irl
+expect64 "unknown driver" --online --driver ethercat --out-temp lin_short.irl
+expect64 "unknown driver option" --online --driver sim:tua=1 --out-temp lin_short.irl
+expect64 "--driver without --online" --driver sim --out-temp lin_short.irl
+expect64 "bad --queue" --online --driver sim --queue 1 --out-temp lin_short.irl
+expect64 "--following-error count" --online --driver sim --following-error 0.1,0.1 --out-temp lin_short.irl
+expect64 "--closed-loop with --online" --online --driver sim --closed-loop --out-temp lin_short.irl
+printf 'PROGRAM nodev;\nBEGIN\n  PRINT 1;\nENDPROGRAM\n' >"$tmp/nodev.irl"
+expect64 "no DEVICE" --online --driver sim --out-temp "$tmp/nodev.irl"
+exit $fail

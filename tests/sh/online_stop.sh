@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tests/sh/online_stop.sh: the online safety stops (runtime/rt_loop.h), each a controlled stop and a run-time error:
+# SIGINT and SIGTERM in the middle of a move (the written positions decelerate to rest within the machine's speed
+# and acceleration limits, no jump; online.csv flushed to the last cycle; report verdict "error" saying the report
+# and trace are incomplete; online.json "complete": false); the watchdog when the planner thread stalls while the
+# arm moves, and when it stalls at rest beyond --watchdog; the limit re-check refusing a stream faster than the
+# machine (--time-scale 0.5 doubles every speed); a start position beyond the limits. Needs $IRL.
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root/tests/online"
+tmp=$(mktemp -d)
+pid=""
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail=0
+note() { echo "FAIL $*"; fail=1; }
+checks=() # run by one python3 at the end (tests/online/online_check.py)
+vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 # models/puma560_cell.irm, rad/s and rad/s^2
+
+# 1. SIGINT, then SIGTERM, in the middle of the move
+for sig in INT TERM; do
+    "$IRL" run --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
+    pid=$!
+    # signal once the axes have moved for a while (200 logged cycles; the signals are taken from then on)
+    for _ in $(seq 250); do [ "$(cat "$tmp/$sig/online.csv" 2>/dev/null | wc -l)" -gt 200 ] && break; sleep 0.02; done
+    kill -"$sig" "$pid"
+    wait "$pid"; rc=$?; pid=""
+    [ $rc = 1 ] || note "SIG$sig: exit $rc"
+    grep -q "runtime error: online stop: E-stop (SIG$sig) at t = " "$tmp/$sig.err" || note "SIG$sig: $(head -3 "$tmp/$sig.err")"
+    checks+=(stopped "$tmp/$sig" signal "E-stop (SIG$sig)" $vmax $amax +)
+done
+
+# 2. watchdog: the planner thread computes while the arm moves (tests/online/stall.irl), the queue runs dry
+"$IRL" run --online --driver sim --queue 20 --no-plots --out "$tmp/wd" stall.irl >/dev/null 2>"$tmp/wd.err"
+rc=$?
+[ $rc = 1 ] || note "watchdog: exit $rc"
+grep -q "online stop: watchdog: the setpoint queue ran dry while moving" "$tmp/wd.err" || note "watchdog: $(head -3 "$tmp/wd.err")"
+checks+=(stopped "$tmp/wd" watchdog "watchdog" $vmax $amax +)
+
+# 3. watchdog at rest: after a WAIT (at rest, the queue full) the program computes for longer than the queue (2
+#    setpoints) and --watchdog (10 ms) last: the axes hold, then stop (without a ramp)
+cat >"$tmp/rest.irl" <<IRL
+PROGRAM stall_rest;
+  DEVICE arm : CHAIN "$root/models/puma560_cell.irm";
+  VAR n : INT;  x : REAL;
+BEGIN
+  WAIT 300 ms;
+  x := 0;
+  FOR n := 1 TO 10000000 DO x := x + 1.0; ENDFOR;
+  MOVE PTP JOINT(3 deg, 45 deg, -180 deg, 0, 45 deg, 0);
+ENDPROGRAM
+IRL
+"$IRL" run --online --driver sim --queue 2 --watchdog 10ms --no-plots --out "$tmp/wr" "$tmp/rest.irl" >/dev/null 2>"$tmp/wr.err"
+rc=$?
+[ $rc = 1 ] || note "watchdog at rest: exit $rc"
+grep -q "online stop: watchdog: no setpoint for 0.01 s at rest" "$tmp/wr.err" || note "watchdog at rest: $(head -3 "$tmp/wr.err")"
+checks+=(json "$tmp/wr/online.json" 'j["stop"]["moving"] is False and j["holds"] >= 9 and j["stop_ramp"] == 0' +)
+
+# 4. the limit re-check: the same move twice as fast as the machine allows
+"$IRL" run --online --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
+rc=$?
+[ $rc = 1 ] || note "limit: exit $rc"
+grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
+# every speed written changed by at most the acceleration limit (1 % slack): the refused setpoint was not written
+checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.csv" $amax +)
+
+# 5. a start position beyond the limits is refused before anything is enabled
+"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
+rc=$?
+[ $rc = 1 ] || note "start beyond limits: exit $rc"
+grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"
+
+msg=$(python3 "$root/tests/online/online_check.py" "${checks[@]}" json "$tmp/sp/report.json" 'j["verdict"] == "error"') \
+    || note "$msg"
+exit $fail
