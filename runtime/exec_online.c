@@ -48,6 +48,7 @@ typedef struct {
     int planner_nice;                /* the nice value it ran at */
     int vm_done, producer_done;
     long pushed;                     /* setpoints pushed */
+    long after_stop;                 /* motion-door calls answered with the stop error */
     char stop_text[400];
 } Online;
 
@@ -149,10 +150,15 @@ static const char *stop_text(Online *on)
     return on->stop_text;
 }
 
-/* The run-time error of a stop, for the motion door. */
+/* The run-time error of a stop, for the motion door. A program whose ON ERROR handler keeps asking for time after
+ * the stop (RETRY) gets the error again each time, one cycle apart, and a hint once. */
 static int stop_error(Online *on, char *msg, size_t msglen)
 {
     snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
+    if (++on->after_stop > 1) rt_os_sleep((int64_t)(on->opt.cycle * 1e9));
+    if (on->after_stop == 1000)
+        fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
+                "a second SIGINT ends it\n");
     return IRL_ERR_DEVICE;
 }
 

@@ -2,8 +2,8 @@
 # tests/sh/online_sim.sh: `irl run --online --driver sim` does what the dry-run showed (runtime/exec_online.h): the
 # online run's trace.csv and report.json are byte-identical to the dry-run's, and every setpoint the real-time
 # thread wrote (online.csv, 17 digits) is the dry-run trace's position of that cycle, all cycles in order; the sim
-# axes follow as their lag allows; online.json says complete and carries the cycle statistics. Also the usage
-# errors of the online options (exit 64). Needs $IRL.
+# axes follow as their lag allows; online.json says complete and carries the cycle statistics. Without the
+# privileges for SCHED_FIFO and mlockall the run warns and completes. The usage errors (exit 64). Needs $IRL.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root/tests/online"
@@ -32,7 +32,19 @@ msg=$(python3 "$root/tests/online/online_check.py" \
     + json "$j" 'len(j["axes"]) == 6 and abs(j["axes"][0]["following_error_limit"] - 2.0 * 0.05) < 1e-12') \
     || note "$msg"
 
-# 2. usage errors
+# 2. without the privileges for SCHED_FIFO and mlockall (root drops them here; a user has none): warnings, and the
+#    run goes on under the normal policy
+if [ "$(id -u)" = 0 ] && setpriv --inh-caps=-sys_nice,-ipc_lock --bounding-set=-sys_nice,-ipc_lock true 2>/dev/null; then
+    setpriv --inh-caps=-sys_nice,-ipc_lock --bounding-set=-sys_nice,-ipc_lock \
+        "$IRL" run --online --driver sim --no-plots --out "$tmp/np" ptp_short.irl >/dev/null 2>"$tmp/np.err"
+    rc=$?
+    [ $rc = 0 ] || note "unprivileged: exit $rc: $(head -3 "$tmp/np.err")"
+    grep -q "irl: warning: SCHED_FIFO 80 not permitted" "$tmp/np.err" || note "unprivileged: no SCHED_FIFO warning"
+    grep -q '"sched_fifo": false' "$tmp/np/online.json" || note "unprivileged: online.json sched_fifo"
+    grep -q '"complete": true' "$tmp/np/online.json" || note "unprivileged: not complete"
+fi
+
+# 3. usage errors
 expect64() { # $1 what, rest: arguments
     local what=$1; shift
     "$IRL" run "$@" >/dev/null 2>"$tmp/u.err"; local r=$?
