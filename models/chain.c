@@ -63,6 +63,7 @@ typedef struct {
     double gravity[3];
     int tool_link;
     double tool_p[3], tool_R[9];
+    int tool_R_identity;     /* tool_R is exactly I */
     double char_len;         /* length that normalises the Jacobian's position rows (singularity measure) */
     int ik_max_iter;
     double ik_tol;
@@ -172,12 +173,19 @@ static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
     }
 }
 
-/* The cache entry of q (equal bit for bit), or NULL. */
+/* 1 when a and b (n doubles) are equal bit for bit (memcmp of 8 bytes compiles to one 64-bit compare). */
+static inline int chain_same_bits(const double *a, const double *b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof a[i]) != 0) return 0;
+    return 1;
+}
+
+/* The cache entry of q (equal bit for bit), or NULL; the newest entries first. */
 static ChainCache *chain_cache_find(Chain *c, const double *q)
 {
-    size_t len = (size_t)c->n * sizeof(double);
     for (int k = 0, e = c->cache_last; k < CHAIN_NCACHE; k++, e = e ? e - 1 : CHAIN_NCACHE - 1)
-        if (c->cache[e].valid && memcmp(c->cache[e].q, q, len) == 0) return &c->cache[e];
+        if (c->cache[e].valid && chain_same_bits(c->cache[e].q, q, c->n)) return &c->cache[e];
     return NULL;
 }
 
@@ -877,9 +885,15 @@ static void chain_rotation_error(double err[3], const double Ra[9], const double
 static double chain_tool_error(Chain *c, const double pos[3], const double *Rt, double e[6])
 {
     double p[3], R[9];
-    chain_tool_pose(c, p, R);
+    const double *Rtool = R;
+    if (c->tool_R_identity) { /* the tool's rotation is its link's (the product with I differs in signs of 0 only) */
+        chain_tool_pose(c, p, NULL);
+        Rtool = c->Rw[c->tool_link];
+    } else {
+        chain_tool_pose(c, p, R);
+    }
     v3_sub(e, pos, p);
-    if (Rt) chain_rotation_error(e + 3, R, Rt);
+    if (Rt) chain_rotation_error(e + 3, Rtool, Rt);
     else v3_set(e + 3, 0, 0, 0);
     return v3_dot(e, e) + v3_dot(e + 3, e + 3);
 }
@@ -1365,6 +1379,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     c->tool_link = d->tool_link < 0 ? c->n - 1 : d->tool_link;
     v3_copy(c->tool_p, d->tool_xyz);
     memcpy(c->tool_R, d->tool_R, sizeof c->tool_R);
+    c->tool_R_identity = 1;
+    for (int k = 0; k < 9; k++) c->tool_R_identity &= c->tool_R[k] == (k % 4 == 0 ? 1.0 : 0.0);
     double len = v3_norm(d->tool_xyz);
     for (int i = c->tool_link; i >= 0; i = c->j[i].parent) len += v3_norm(c->j[i].p0);
     c->char_len = len > 1e-6 ? len : 1.0;
