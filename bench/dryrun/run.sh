@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with and without the
-# trace: simulated seconds per CPU second and µs per cycle (medians of 5 runs), and peak memory (max RSS) of a
+# trace: simulated seconds per CPU second and µs per cycle (medians of 5 runs, CPU time to the millisecond), and peak memory (max RSS) of a
 # 1-hour program (the same path repeated) against the 60 s one: it must not grow with the program's length.
 # Then centrifuge_training_10min.irl (a 10-minute GMOVE training session on models/centrifuge.irm, issue 5 item 7):
 # simulated seconds per wall-clock second and µs per cycle, with and without the trace, medians of 3 runs.
 set -u
+TIMEFORMAT='%3U %3S'
 IRL=$(realpath "${1:-build/release/irl}")
 cd "$(dirname "$0")"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -13,8 +14,9 @@ measure() { # $1 label, $2 program, rest: options
     local label=$1 prog=$2; shift 2
     local cpu=() rss=0 sim cycles
     for r in 1 2 3 4 5; do
-        /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$IRL" run --no-plots --out "$tmp/o" "$@" "$prog" >/dev/null 2>&1
-        read -r u s m <"$tmp/time"; cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); rss=$m
+        # CPU time from bash's time (millisecond resolution; /usr/bin/time prints hundredths, 10 % of a 0.1 s run)
+        { time /usr/bin/time -f "%M" -o "$tmp/rss" "$IRL" run --no-plots --out "$tmp/o" "$@" "$prog" >/dev/null 2>&1; } 2>"$tmp/time"
+        read -r u s <"$tmp/time"; read -r m <"$tmp/rss"; cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); rss=$m
     done
     sim=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1/p' "$tmp/o/report.txt")
     cycles=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\2/p' "$tmp/o/report.txt")
