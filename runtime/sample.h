@@ -25,7 +25,7 @@
  *     tau is then the controller's torque demand at the simulated state, not the setpoint's inverse dynamics.
  *   - src: the motion statement whose segment produced this device's setpoint (violations are blamed on it);
  *     line = 0 when the device is not moving under any statement (at rest before its first MOVE).
- *   - Sample.src: the statement the program is executing (the trace's `line` column).
+ *   - Sample.src: the statement the program is executing (the trace's `line` when no device moves).
  * Source file names are borrowed pointers (to the loaded program's file table): they must stay valid until the
  * report has been written.
  *

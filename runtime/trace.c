@@ -251,7 +251,16 @@ int trace_row(Trace *tr, const Sample *s)
         p = put_vec(p, sd->out, di->nout, dg);
         p = put_vec(p, sd->cl, di->ncl_groups * n, dg);
     }
-    p = put_line(p, s->src.line > 0 ? s->src.line : 0);
+    /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
+     * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
+     * blame by the same rule. */
+    int line = s->src.line > 0 ? s->src.line : 0;
+    for (int d = 0; d < tr->lay->ndev; d++)
+        if (s->dev[d].src.line > 0) {
+            line = s->dev[d].src.line;
+            break;
+        }
+    p = put_line(p, line);
     tr->len = (size_t)(p - tr->buf);
     tr->rows++;
     return tr->err ? -1 : 0;
