@@ -568,7 +568,8 @@ UTEST(singularity_measure)
     model_close(&m);
 }
 
-/* The singularity measure (one-sided Jacobi, warm-started from the previous call) against GSL's Golub-Kahan SVD of
+/* The singularity measure (one-sided Jacobi, warm-started from the last decomposition's V, re-orthonormalised only
+ * when it has drifted) against GSL's Golub-Kahan SVD of
  * the same normalised Jacobian, on the three machines plus PUMA arms cut to 4 joints (position rows, transposed)
  * and 2 joints (position rows, fewer columns than rows): random configurations (a cold V every time in effect)
  * and a slow 1 ms-like walk (the warm start), agreement to 1e-12 relative to sigma_max. */
