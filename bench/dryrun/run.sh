@@ -10,6 +10,8 @@ IRL=$(realpath "${1:-build/release/irl}")
 cd "$(dirname "$0")"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# "SIM CYCLES": the simulated duration and cycle count that run's report.txt in directory $1 gives.
+duration() { sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1 \2/p' "$1/report.txt"; }
 measure() { # $1 label, $2 program, rest: options
     local label=$1 prog=$2; shift 2
     local cpu=() rss=0 sim cycles
@@ -18,8 +20,7 @@ measure() { # $1 label, $2 program, rest: options
         { time /usr/bin/time -f "%M" -o "$tmp/rss" "$IRL" run --no-plots --out "$tmp/o" "$@" "$prog" >/dev/null 2>&1; } 2>"$tmp/time"
         read -r u s <"$tmp/time"; read -r m <"$tmp/rss"; cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); rss=$m
     done
-    sim=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1/p' "$tmp/o/report.txt")
-    cycles=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\2/p' "$tmp/o/report.txt")
+    read -r sim cycles < <(duration "$tmp/o")
     local c; c=$(printf '%s\n' "${cpu[@]}" | median)
     awk -v l="$label" -v s="$sim" -v n="$cycles" -v c="$c" -v m="$rss" 'BEGIN {
         printf "%-28s %8.1f s simulated  %7.3f s CPU  %8.0fx real time  %6.2f us/cycle  max RSS %d KB\n", l, s, c, s / c, 1e6 * c / n, m }'
@@ -40,8 +41,7 @@ measure_wall() { # $1 label, $2 program, rest: options (wall-clock time, medians
         /usr/bin/time -f "%e %M" -o "$tmp/time" "$IRL" run --no-plots --out "$tmp/c" "$@" "$prog" >/dev/null 2>&1
         read -r e m <"$tmp/time"; wall+=("$e")
     done
-    sim=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1/p' "$tmp/c/report.txt")
-    cycles=$(sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\2/p' "$tmp/c/report.txt")
+    read -r sim cycles < <(duration "$tmp/c")
     local w; w=$(printf '%s\n' "${wall[@]}" | median)
     awk -v l="$label" -v s="$sim" -v n="$cycles" -v w="$w" -v m="$m" 'BEGIN {
         printf "%-28s %8.1f s simulated  %7.3f s wall  %8.0f sim s / wall s  %6.2f us/cycle  max RSS %d KB\n", l, s, w, s / w, 1e6 * w / n, m }'

@@ -9,28 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "centrifuge_desc.h"
 #include "model.h"
 
 #define NSTATES 4096
 #define REPS 25
-
-/* Wall clock; with IRL_BENCH_CPU set, this thread's CPU time instead (on a loaded machine the wall clock also
- * measures the time the scheduler gave to others). */
-static double now_ns(void)
-{
-    static int cpu = -1;
-    if (cpu < 0) cpu = getenv("IRL_BENCH_CPU") != NULL;
-    struct timespec t;
-    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static unsigned long long rng = 88172645463325252ull;
 static double urand(double lo, double hi)

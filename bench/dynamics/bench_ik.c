@@ -12,27 +12,11 @@
 
 #include "chain.h"
 #include "geom.h"
+#include "bench_clock.h"
 #include "model.h"
 #include "puma560_desc.h"
 
 #define NSAMP 2001   /* 2 s at 1 ms */
-
-/* Wall clock; with IRL_BENCH_CPU set, this thread's CPU time instead (on a loaded machine the wall clock also
- * measures the time the scheduler gave to others). */
-static double now_ns(void)
-{
-    static int cpu = -1;
-    if (cpu < 0) cpu = getenv("IRL_BENCH_CPU") != NULL;
-    struct timespec t;
-    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Poses along the line a -> b, rotation Ra -> Rd Ra, quintic time law. */
 static void make_path(Model *m, const double *q0, double (*pos)[3], double (*quat)[4])

@@ -10,9 +10,10 @@
 #include <time.h>
 
 #include "chain.h"
+#include "bench_clock.h"
 #include "model.h"
 #include "planner.h"
-#include "puma560_desc.h"
+#include "puma_planner_cell.h"
 
 #define CYCLES 5000
 
@@ -20,52 +21,18 @@
 #define chain_ik_stats(s, st, reset) ((void)(s), (void)(st), (void)(reset))
 #endif
 
-/* Wall clock; with IRL_BENCH_CPU set, this thread's CPU time instead (on a loaded machine the wall clock also
- * measures the time the scheduler gave to others). */
-static double now_ns(void)
-{
-    static int cpu = -1;
-    if (cpu < 0) cpu = getenv("IRL_BENCH_CPU") != NULL;
-    struct timespec t;
-    clock_gettime(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The model and planner of test_planner.c's puma_open. */
 static void puma_open(Model *m, Planner *p, PlannerConfig *c, double dt)
 {
     ModelDesc *d = malloc(sizeof *d);
     char err[256];
-    puma560_desc(d);
-    ModelParam *tol = &d->param[d->nparams++];
-    strcpy(tol->name, "ik_tol");
-    tol->n = 1;
-    tol->v[0] = 1e-13;
-    static const double home[6] = {0.1, 0.3, -0.2, 0.2, 0.7, -0.3};
-    for (int i = 0; i < 6; i++) {
-        d->joint[i].home = home[i];
-        d->joint[i].limits.vmax = i < 3 ? 2.0 : 4.0;
-        d->joint[i].limits.amax = i < 3 ? 10.0 : 20.0;
-        d->joint[i].limits.jmax = i < 3 ? 200.0 : 400.0;
-    }
+    puma_planner_desc(d);
     if (model_open(m, d, err, sizeof err) < 0) {
         fprintf(stderr, "bench_planner: %s\n", err);
         exit(1);
     }
     free(d);
-    planner_config_init(c, 6);
-    planner_config_from_model(c, m);
-    c->dt = dt;
-    c->speed = 0.5;
-    c->acc = 2.0;
-    c->jerk = 20.0;
-    planner_init(p, c);
+    puma_planner_init(p, c, m, dt);
 }
 
 int main(int argc, char **argv)

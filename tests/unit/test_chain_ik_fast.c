@@ -13,16 +13,8 @@
 #include "geom.h"
 #include "model.h"
 #include "puma560_desc.h"
+#include "test_rand.h"
 #include "utest.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static void add_param(ModelDesc *d, const char *name, double v)
 {

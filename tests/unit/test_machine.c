@@ -11,14 +11,7 @@
 #include "utest.h"
 
 /* Equal numbers, or the same infinity (absent limits). */
-#define CHECK_SAME(a, b)                                                                            \
-    do {                                                                                            \
-        double sa_ = (a), sb_ = (b);                                                                \
-        if (isinf(sa_) || isinf(sb_))                                                               \
-            CHECK(sa_ == sb_);                                                                      \
-        else                                                                                        \
-            CHECK_NEAR(sa_, sb_, 1e-12);                                                            \
-    } while (0)
+#define CHECK_SAME(a, b) CHECK_SAME_TOL(a, b, 1e-12)
 
 #include "desc_check.h"
 

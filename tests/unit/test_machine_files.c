@@ -9,15 +9,8 @@
 #include "machine.h"
 #include "utest.h"
 
-/* Equal numbers, or the same infinity (absent limits). */
-#define CHECK_SAME(a, b)                                                                            \
-    do {                                                                                            \
-        double sa_ = (a), sb_ = (b);                                                                \
-        if (isinf(sa_) || isinf(sb_))                                                               \
-            CHECK(sa_ == sb_);                                                                      \
-        else                                                                                        \
-            CHECK_NEAR(sa_, sb_, 1e-12 * fmax(1, fabs(sb_)));                                       \
-    } while (0)
+/* Equal numbers (relative 1e-12 past 1), or the same infinity (absent limits). */
+#define CHECK_SAME(a, b) CHECK_SAME_TOL(a, b, 1e-12 * fmax(1, fabs(sb_)))
 
 #include "desc_check.h"
 

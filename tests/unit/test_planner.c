@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "planner.h"
-#include "puma560_desc.h"
+#include "puma_planner_cell.h"
 #include "utest.h"
 
 #include <pthread.h>
@@ -17,14 +17,8 @@
 
 #include "geom.h"
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static double urand(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
+#define TEST_RAND_SEED 0x2545F4914F6CDD1Dull
+#include "test_rand.h"
 
 /* A sampled stream: every cycle's setpoint from t = 0 until the planner is idle (and one idle sample). */
 typedef struct {
@@ -598,28 +592,11 @@ static void puma_open(Model *m, Planner *p, PlannerConfig *c, double dt)
 {
     ModelDesc *d = malloc(sizeof *d);
     char err[256];
-    puma560_desc(d);
-    ModelParam *tol = &d->param[d->nparams++];
-    strcpy(tol->name, "ik_tol");
-    tol->n = 1;
-    tol->v[0] = 1e-13;
-    static const double home[6] = {0.1, 0.3, -0.2, 0.2, 0.7, -0.3};
-    for (int i = 0; i < 6; i++) {
-        d->joint[i].home = home[i];
-        d->joint[i].limits.vmax = i < 3 ? 2.0 : 4.0;
-        d->joint[i].limits.amax = i < 3 ? 10.0 : 20.0;
-        d->joint[i].limits.jmax = i < 3 ? 200.0 : 400.0;
-    }
+    puma_planner_desc(d);
     int st = model_open(m, d, err, sizeof err);
     if (st < 0) printf("#   model_open: %s\n", err);
     free(d);
-    planner_config_init(c, 6);
-    planner_config_from_model(c, m);
-    c->dt = dt;
-    c->speed = 0.5;
-    c->acc = 2.0;
-    c->jerk = 20.0;
-    planner_init(p, c);
+    puma_planner_init(p, c, m, dt);
 }
 
 /* distance of x from the line through a and b */

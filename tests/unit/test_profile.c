@@ -1,19 +1,9 @@
 /* test_profile.c — the jerk-limited profile: hand-computed cases, degenerate moves, and seeded randomised
  * properties (limits, continuity, derivative consistency, exact end, minimum time against a brute-force search). */
 #include "profile.h"
+#include "test_rand.h"
 #include "utest.h"
 
-#include <stdint.h>
-
-/* xorshift64*: deterministic across platforms */
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double urand(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
 /* log-uniform in [lo, hi] */
 static double lrand(double lo, double hi) { return lo * pow(hi / lo, urand()); }
 

@@ -44,6 +44,17 @@ static int utest_failed_checks, utest_passed, utest_failed;
         }                                                                                           \
     } while (0)
 
+/* Equal numbers within tol (which may use sb_, the value of b), or the same infinity (absent limits in machine
+ * descriptions). */
+#define CHECK_SAME_TOL(a, b, tol)                                                                   \
+    do {                                                                                            \
+        double sa_ = (a), sb_ = (b);                                                                \
+        if (isinf(sa_) || isinf(sb_))                                                               \
+            CHECK(sa_ == sb_);                                                                      \
+        else                                                                                        \
+            CHECK_NEAR(sa_, sb_, tol);                                                              \
+    } while (0)
+
 #define RUN(name)                                                                                   \
     do {                                                                                            \
         int before_ = utest_failed_checks;                                                          \
