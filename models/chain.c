@@ -267,25 +267,33 @@ int chain_fk_all(void *s, const double *q, double *pos, double *R)
     return MODEL_OK;
 }
 
-/* Jacobian of the world point x on link `link`, from the world transforms already computed. */
-static void chain_jac_world(const Chain *c, int link, const double x[3], double *J)
+/* Jacobian (rows x n, rows = 6, or 3: the position rows only) of the world point x on link `link` from the world
+ * transforms Rw, pw, its position rows multiplied by scale (1: unchanged, the product is exact). */
+static inline void chain_jac_rows(const Chain *c, const double (*Rw)[9], const double (*pw)[3], int link,
+                                  const double x[3], int rows, double scale, double *J)
 {
     int n = c->n;
-    memset(J, 0, 6 * (size_t)n * sizeof(double));
+    memset(J, 0, (size_t)(rows * n) * sizeof(double));
     for (int i = link; i >= 0; i = c->j[i].parent) {
         double z[3], d[3], v[3];
-        const double *R = c->Rw[i];
+        const double *R = Rw[i];
         if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]); /* axis exactly z: the rotation's last column */
         else m3_mulv(z, R, c->j[i].axis);
         if (c->j[i].revolute) {
-            v3_sub(d, x, c->pw[i]);
+            v3_sub(d, x, pw[i]);
             v3_cross(v, z, d);
-            J[i] = v[0]; J[n + i] = v[1]; J[2 * n + i] = v[2];
-            J[3 * n + i] = z[0]; J[4 * n + i] = z[1]; J[5 * n + i] = z[2];
+            J[i] = v[0] * scale, J[n + i] = v[1] * scale, J[2 * n + i] = v[2] * scale;
+            if (rows == 6) J[3 * n + i] = z[0], J[4 * n + i] = z[1], J[5 * n + i] = z[2];
         } else {
-            J[i] = z[0]; J[n + i] = z[1]; J[2 * n + i] = z[2];
+            J[i] = z[0] * scale, J[n + i] = z[1] * scale, J[2 * n + i] = z[2] * scale;
         }
     }
+}
+
+/* Jacobian of the world point x on link `link`, from the world transforms already computed. */
+static void chain_jac_world(const Chain *c, int link, const double x[3], double *J)
+{
+    chain_jac_rows(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, link, x, 6, 1.0, J);
 }
 
 int chain_point_jacobian(void *s, const double *q, int link, const double point[3], double *J)
@@ -377,29 +385,14 @@ static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const
 }
 
 /* The normalised tool Jacobian A (rows x n, row-major) from the world transforms Rw, pw: the geometric Jacobian
- * (as chain_jac_world makes it) with its position rows divided by the machine's characteristic length (so metres
- * and radians weigh alike). */
+ * with its position rows divided by the machine's characteristic length (so metres and radians weigh alike). */
 static void chain_sing_matrix(const Chain *c, const double (*Rw)[9], const double (*pw)[3], int rows, double *A)
 {
-    int n = c->n, l = c->tool_link;
-    double x[3], t[3], scale = 1.0 / c->char_len;
+    int l = c->tool_link;
+    double x[3], t[3];
     m3_mulv(t, Rw[l], c->tool_p);
     v3_add(x, pw[l], t);
-    memset(A, 0, (size_t)(rows * n) * sizeof(double));
-    for (int i = l; i >= 0; i = c->j[i].parent) {
-        double z[3], d[3], v[3];
-        const double *R = Rw[i];
-        if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]);
-        else m3_mulv(z, R, c->j[i].axis);
-        if (c->j[i].revolute) {
-            v3_sub(d, x, pw[i]);
-            v3_cross(v, z, d);
-            A[i] = v[0] * scale, A[n + i] = v[1] * scale, A[2 * n + i] = v[2] * scale;
-            if (rows == 6) A[3 * n + i] = z[0], A[4 * n + i] = z[1], A[5 * n + i] = z[2];
-        } else {
-            A[i] = z[0] * scale, A[n + i] = z[1] * scale, A[2 * n + i] = z[2] * scale;
-        }
-    }
+    chain_jac_rows(c, Rw, pw, l, x, rows, 1.0 / c->char_len, A);
 }
 
 /* sigma_min / sigma_max of A (rows x n) by a one-sided Jacobi SVD of the k = min(rows, n) columns of A V (of A^T V

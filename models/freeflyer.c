@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geom.h"
 #include "spd_solve.h"
 
 #define MAXB FREEFLYER_MAX_BODIES
@@ -315,8 +316,7 @@ static void rot_z(double R[9], double phi, const double *R0)
         memcpy(R, Rz, sizeof Rz);
         return;
     }
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) R[3 * i + j] = Rz[3 * i] * R0[j] + Rz[3 * i + 1] * R0[3 + j] + Rz[3 * i + 2] * R0[6 + j];
+    m3_mul(R, Rz, R0);
 }
 
 /* Body frames of the physical bodies (link 0: the base) and the tool point, inertial frame. */
@@ -334,19 +334,24 @@ static int freeflyer_fk(void *st, const double *q, int link, double pos[3], doub
     return MODEL_OK;
 }
 
-/* J* = J_tip[:, 1..] - J_tip[:, 0] M_0j / M_00 (the base's rate eliminated by zero angular momentum). */
-int freeflyer_generalized_jacobian(void *st, const double *q, double *J)
+/* J* = J_tip[:, 1..] - J_tip[:, 0] M_0j / M_00 (the base's rate eliminated by zero angular momentum), M = M(q). */
+static void generalized_jacobian(const Freeflyer *s, const double *q, const double *M, double *J)
 {
-    const Freeflyer *s = st;
     int n = s->n, m = n - 1;
-    double M[MAXB * MAXB], Jt[2 * MAXB];
-    mass(s, q, M);
+    double Jt[2 * MAXB];
     freeflyer_kin_tip_jacobian(&s->vm, q, Jt);
     for (int j = 1; j < n; j++) {
         double k = M[j] / M[0];
         J[j - 1] = Jt[j] - Jt[0] * k;
         J[m + j - 1] = Jt[n + j] - Jt[n] * k;
     }
+}
+
+int freeflyer_generalized_jacobian(void *st, const double *q, double *J)
+{
+    double M[MAXB * MAXB];
+    mass(st, q, M);
+    generalized_jacobian(st, q, M, J);
     return MODEL_OK;
 }
 
@@ -357,8 +362,8 @@ static int freeflyer_jacobian(void *st, const double *q, double *J)
     const Freeflyer *s = st;
     int n = s->n, m = n - 1;
     double Jg[2 * MAXB], M[MAXB * MAXB];
-    freeflyer_generalized_jacobian(st, q, Jg);
     mass(s, q, M);
+    generalized_jacobian(s, q, M, Jg);
     memset(J, 0, (size_t)6 * n * sizeof *J);
     for (int j = 1; j < n; j++) {
         J[j] = Jg[j - 1];
@@ -371,12 +376,11 @@ static int freeflyer_jacobian(void *st, const double *q, double *J)
 /* The dynamic singularity measure: sigma_min / sigma_max of the generalized Jacobian's 2 x (n-1) position block
  * (one arm joint: its column's length over the reach sum |W_k|). An output, not the contract's singularity():
  * the machine moves in joint space only (no IK), where the generalized Jacobian's singularity does no harm. */
-static double dyn_singularity(void *st, const double *q)
+static double dyn_singularity(const Freeflyer *s, const double *q, const double *M)
 {
-    const Freeflyer *s = st;
     int m = s->n - 1;
     double J[2 * MAXB], a = 0, b = 0, c = 0;
-    freeflyer_generalized_jacobian(st, q, J);
+    generalized_jacobian(s, q, M, J);
     for (int j = 0; j < m; j++) a += J[j] * J[j], b += J[j] * J[m + j], c += J[m + j] * J[m + j];
     if (m == 1) {
         double reach = 0;
@@ -404,14 +408,17 @@ static const char *freeflyer_output_name(void *st, int i)
 static int freeflyer_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
 {
     const Freeflyer *s = st;
-    double p[2], cm[2], b[2];
+    double p[2], cm[2], b[2], M[MAXB * MAXB], qd2[MAXB], qdd2[MAXB], h[MAXB];
     freeflyer_kin_sums(&s->vm, q, qd, p, &out[OUT_L], cm, &out[OUT_E]);
     freeflyer_kin_body(&s->vm, q, NULL, 0, b, NULL);
     out[OUT_PX] = p[0], out[OUT_PY] = p[1];
     out[OUT_CMX] = cm[0], out[OUT_CMY] = cm[1];
     out[OUT_BX] = b[0], out[OUT_BY] = b[1];
-    out[OUT_SING] = dyn_singularity(st, q);
-    return freeflyer_base_motion(st, q, qd, qdd, &out[OUT_BRATE], &out[OUT_BACC]);
+    base_motion(s, q, qd, qdd, M, qd2, qdd2, h); /* its M(q) serves the singularity measure too */
+    out[OUT_SING] = dyn_singularity(s, q, M);
+    out[OUT_BRATE] = qd2[0];
+    if (qdd) out[OUT_BACC] = qdd2[0];
+    return MODEL_OK;
 }
 
 const ModelType model_freeflyer = {

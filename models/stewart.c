@@ -128,32 +128,25 @@ void stewart_stroke(void *st, double lmin[6], double lmax[6])
 
 /* ---- forward kinematics from leg lengths (Newton-Raphson) ---- */
 
-static int fk_f(const gsl_vector *x, void *params, gsl_vector *f)
-{
-    Stewart *s = params;
-    Kin k;
-    if (kin_eval(s, x->data, &k) < 0) return GSL_EBADFUNC;
-    for (int i = 0; i < 6; i++) gsl_vector_set(f, i, k.L[i] - s->fk_target[i]);
-    return GSL_SUCCESS;
-}
-
-static int fk_df(const gsl_vector *x, void *params, gsl_matrix *J)
+/* The residual L(x) - L_target into f and its Jacobian J_L into J (either may be NULL), from one kin_eval. */
+static int fk_eval(const gsl_vector *x, void *params, gsl_vector *f, gsl_matrix *J)
 {
     Stewart *s = params;
     Kin k;
     double JL[36];
     if (kin_eval(s, x->data, &k) < 0) return GSL_EBADFUNC;
-    leg_jacobian(&k, JL);
-    for (int i = 0; i < 6; i++)
-        for (int j = 0; j < 6; j++) gsl_matrix_set(J, i, j, JL[6 * i + j]);
+    if (f)
+        for (int i = 0; i < 6; i++) gsl_vector_set(f, i, k.L[i] - s->fk_target[i]);
+    if (J) {
+        leg_jacobian(&k, JL);
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) gsl_matrix_set(J, i, j, JL[6 * i + j]);
+    }
     return GSL_SUCCESS;
 }
 
-static int fk_fdf(const gsl_vector *x, void *params, gsl_vector *f, gsl_matrix *J)
-{
-    int st = fk_f(x, params, f);
-    return st ? st : fk_df(x, params, J);
-}
+static int fk_f(const gsl_vector *x, void *params, gsl_vector *f) { return fk_eval(x, params, f, NULL); }
+static int fk_df(const gsl_vector *x, void *params, gsl_matrix *J) { return fk_eval(x, params, NULL, J); }
 
 int stewart_fk_legs(void *st, const double L[6], const double *q_seed, double *q, ModelIkInfo *info)
 {
@@ -668,7 +661,7 @@ static int stewart_create(const ModelDesc *d, void **out, char *err, size_t errl
         stewart_destroy(s);
         return MODEL_ENOMEM;
     }
-    s->fdf = (gsl_multiroot_function_fdf){.f = fk_f, .df = fk_df, .fdf = fk_fdf, .n = 6, .params = s};
+    s->fdf = (gsl_multiroot_function_fdf){.f = fk_f, .df = fk_df, .fdf = fk_eval, .n = 6, .params = s};
     /* the home pose seeds the leg-length FK: it must be a regular configuration */
     double sing;
     if (stewart_singularity(s, s->home, &sing) < 0 || !(sing > 1e-6)) {
