@@ -63,9 +63,9 @@ int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, 
 {
     int rc;
     pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, RT_OS_STACK);
     if (prio > 0) {
-        pthread_attr_init(&at);
-        pthread_attr_setstacksize(&at, RT_OS_STACK);
         struct sched_param sp = {.sched_priority = prio};
         int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
         if (sp.sched_priority < lo) sp.sched_priority = lo;
@@ -74,13 +74,11 @@ int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, 
         pthread_attr_setschedpolicy(&at, SCHED_FIFO);
         pthread_attr_setschedparam(&at, &sp);
         rc = pthread_create(th, &at, fn, arg);
-        pthread_attr_destroy(&at);
-        if (rc == 0) return 1;
+        if (rc == 0) return pthread_attr_destroy(&at), 1;
         snprintf(why, whylen, "SCHED_FIFO %d not permitted (%s); the cycle thread runs under the normal policy",
                  sp.sched_priority, strerror(rc));
+        pthread_attr_setinheritsched(&at, PTHREAD_INHERIT_SCHED); /* the same attributes, the caller's policy */
     }
-    pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, RT_OS_STACK);
     rc = pthread_create(th, &at, fn, arg);
     pthread_attr_destroy(&at);
     if (rc == 0) return 0;

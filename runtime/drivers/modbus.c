@@ -85,6 +85,15 @@ static void set_io_fault(Modbus *m, const char *what)
     m->fb.fault = 1;
 }
 
+/* A failed open after the connection: close it, free everything. -1. */
+static int open_fail(Modbus *m)
+{
+    modbus_close(m->ctx);
+    modbus_free(m->ctx);
+    free(m);
+    return -1;
+}
+
 static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, char *err, size_t errlen)
 {
     ModbusOpts o;
@@ -111,28 +120,19 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     if (modbus_read_registers(m->ctx, MODBUS_MAP_READ, nr, m->r) != nr || m->r[MODBUS_MAP_R_MAGIC] != MODBUS_MAP_MAGIC) {
         snprintf(err, errlen, "modbus: %s does not answer with the irl register map (docs/ONLINE-DRIVERS.md)",
                  m->where);
-        modbus_close(m->ctx);
-        modbus_free(m->ctx);
-        free(m);
-        return -1;
+        return open_fail(m);
     }
     m->drive_axes = m->r[MODBUS_MAP_R_NAXES];
     if (m->drive_axes < m->n) {
         snprintf(err, errlen, "modbus: the drive at %s has %d axes; the program has %d", m->where, m->drive_axes,
                  m->n);
-        modbus_close(m->ctx);
-        modbus_free(m->ctx);
-        free(m);
-        return -1;
+        return open_fail(m);
     }
     for (int i = 0; i < m->n; i++) {
         if (modbus_map_put(m->w + MODBUS_MAP_AXES_W + 4 * i, cfg->q0[i]) < 0) {
             snprintf(err, errlen, "modbus: axis %s starts at %g, outside the register range", cfg->axis_name[i],
                      cfg->q0[i]);
-            modbus_close(m->ctx);
-            modbus_free(m->ctx);
-            free(m);
-            return -1;
+            return open_fail(m);
         }
         modbus_map_put(m->w + MODBUS_MAP_AXES_W + 4 * i + 2, 0.0);
     }
