@@ -181,6 +181,12 @@ void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double 
         memcpy(quat, g->quat1, 4 * sizeof *quat);
         return;
     }
+    planner_path_pose_ext(g, s, pos, quat);
+}
+
+/* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (the blend table's stencils). */
+void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
     if (g->kind == PLANNER_CIRC) {
         double c = g->radius * cos(g->phi * s), d = g->radius * sin(g->phi * s);
         for (int i = 0; i < 3; i++) pos[i] = g->centre[i] + c * g->e1[i] + d * g->e2[i];

@@ -203,5 +203,7 @@ void planner_reset(Planner *p, const double *q);
 
 /* Pose of a LIN/CIRC segment at path parameter s in [0, 1] (exact endpoints at 0 and 1). */
 void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4]);
+/* The same path continued beyond [0, 1] (line, circle and slerp extended; no clamping, no exact endpoints). */
+void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4]);
 
 #endif

@@ -71,23 +71,8 @@ static double *env_row(PlannerBlendWork *w, int side, int axis, int r)
  * difference stencils at the path's ends). */
 static void pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
 {
-    if (s >= 0 && s <= 1) {
-        planner_path_pose(g, s, pos, quat);
-        return;
-    }
-    if (g->kind == PLANNER_CIRC) {
-        double c = g->radius * cos(g->phi * s), d = g->radius * sin(g->phi * s);
-        for (int i = 0; i < 3; i++) pos[i] = g->centre[i] + c * g->e1[i] + d * g->e2[i];
-    } else {
-        for (int i = 0; i < 3; i++) pos[i] = g->p0[i] + s * (g->p1[i] - g->p0[i]);
-    }
-    double ka = 1 - s, kb = s, nn = 0;
-    if (g->omega >= 1e-6) {
-        ka = sin((1 - s) * g->omega) / sin(g->omega);
-        kb = sin(s * g->omega) / sin(g->omega);
-    }
-    for (int i = 0; i < 4; i++) { quat[i] = ka * g->quat0[i] + kb * g->quat1[i]; nn += quat[i] * quat[i]; }
-    for (int i = 0; i < 4; i++) quat[i] /= sqrt(nn);
+    if (s >= 0 && s <= 1) planner_path_pose(g, s, pos, quat);
+    else planner_path_pose_ext(g, s, pos, quat);
 }
 
 /* IK at table node k (s = s0 + k ds) seeded by extrapolation through the nodes k - dir and k - 2 dir. */

@@ -98,6 +98,15 @@ static void jkv_num(FILE *f, const char *key, double x)
     jnum(f, x);
 }
 
+/* "t_start": t, "t_end": t, "cycles": n, (a run of cycles; violations and saturation events alike) */
+static void jrun(FILE *f, double t_start, double t_end, long cycles)
+{
+    jkv_num(f, "t_start", t_start);
+    fputs(", ", f);
+    jkv_num(f, "t_end", t_end);
+    fprintf(f, ", \"cycles\": %ld, ", cycles);
+}
+
 /* "file": ..., "line": n, "col": n */
 static void jsrc(FILE *f, SampleSrc s, const ReportInfo *info)
 {
@@ -187,10 +196,7 @@ static void json_violation(FILE *f, const Checks *ck, const ChecksViolation *w, 
     report_json_string(f, checks_qty_name((ChecksQty)w->qty));
     json_channel_id(f, ck, c);
     fputs(",\n     ", f);
-    jkv_num(f, "t_start", w->t_start);
-    fputs(", ", f);
-    jkv_num(f, "t_end", w->t_end);
-    fprintf(f, ", \"cycles\": %ld, ", w->cycles);
+    jrun(f, w->t_start, w->t_end, w->cycles);
     jkv_num(f, "value", w->peak);
     fputs(", ", f);
     jkv_num(f, "t_peak", w->t_peak);
@@ -283,10 +289,7 @@ static void json_closed_loop_device(FILE *f, const Checks *ck, int d, const Repo
         fprintf(f, "       {\"axis\": %d, \"kind\": \"%s\", ", e->axis + 1, e->voltage ? "voltage" : "torque");
         jkv_num(f, "limit", e->limit);
         fputs(", ", f);
-        jkv_num(f, "t_start", e->t_start);
-        fputs(", ", f);
-        jkv_num(f, "t_end", e->t_end);
-        fprintf(f, ", \"cycles\": %ld, ", e->cycles);
+        jrun(f, e->t_start, e->t_end, e->cycles);
         jkv_num(f, "demand", e->worst);
         fputs(", ", f);
         jkv_num(f, "demand_t", e->worst_t);
