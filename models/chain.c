@@ -87,6 +87,11 @@ typedef struct {
     double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
     ChainCache cache[CHAIN_NCACHE];
     int cache_last;                    /* the entry written last */
+    /* the last IK answer and libm's cos/sin of it: the next IK seed's cos/sin are stepped from these alone, so an
+     * answer depends on the IK calls before it and on nothing else (not on the dynamics or singularity calls that
+     * fill the cache in between: the dry-run makes those on a twin model when it pipelines) */
+    int ik_ref_valid;
+    double ik_ref_q[N_MAX], ik_ref_cq[N_MAX], ik_ref_sq[N_MAX];
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
@@ -99,7 +104,12 @@ typedef struct {
     double sv_Aref[6 * N_MAX], sv_mref, sv_eta;
     int sv_w_ok;             /* the Weyl reference: a matrix with bounds on its true extreme singular values */
     double sv_Aw[6 * N_MAX], sv_iv[4], sv_fw; /* sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]; |Aw|_F */
-    long sv_stats[5];        /* chain_sing_stats */
+    double sv_qw[N_MAX];     /* the joint values the Weyl reference was made at */
+    /* the Lipschitz bound: |A(q) - A(q')|_F <= sum_i sv_lip[i] |q_i - q'_i| anywhere (chain_sing_lipschitz);
+     * sv_lip_ok = 0 when the chain has no such bound (a prismatic joint between base and tool) */
+    int sv_lip_ok;
+    double sv_lip[N_MAX];
+    long sv_stats[6];        /* chain_sing_stats */
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -493,10 +503,11 @@ static void chain_sing_bounds(const double iv[4], double f, double *lb, double *
     *ub = cc > 0 ? fmin(b / cc * (1 + 1e-12), 1.0) : 1.0;
 }
 
-/* A becomes the Weyl reference, with bounds iv on its true extreme singular values (widened by 1e-13 relative for
+/* A (at q) becomes the Weyl reference, with bounds iv on its true extreme singular values (widened by 1e-13 relative for
  * their own rounding) and f >= |A|_F. */
-static void chain_sing_set_weyl(Chain *c, int len, const double *A, const double iv[4], double f)
+static void chain_sing_set_weyl(Chain *c, const double *q, int len, const double *A, const double iv[4], double f)
 {
+    memcpy(c->sv_qw, q, (size_t)c->n * sizeof(double));
     memcpy(c->sv_Aw, A, (size_t)len * sizeof(double));
     c->sv_iv[0] = iv[0] * (1 - 1e-13), c->sv_iv[1] = iv[1] * (1 + 1e-13);
     c->sv_iv[2] = iv[2] * (1 - 1e-13), c->sv_iv[3] = iv[3] * (1 + 1e-13);
@@ -505,7 +516,7 @@ static void chain_sing_set_weyl(Chain *c, int len, const double *A, const double
 }
 
 /* The measure of A from the warm state (sv_V); A becomes the reference of the skip's bound. */
-static int chain_sing_exact(Chain *c, int rows, const double *A, double *measure)
+static int chain_sing_exact(Chain *c, const double *q, int rows, const double *A, double *measure)
 {
     int len = rows * c->n;
     double smin, smax, f2 = 0;
@@ -520,7 +531,7 @@ static int chain_sing_exact(Chain *c, int rows, const double *A, double *measure
         /* the true singular values lie within 1e-11 |A|_F of the Jacobi SVD's (which are exact to ~1e-15 |A|_F) */
         double f = sqrt(f2), dl = 1e-11 * f;
         double iv[4] = {smin - dl, smin + dl, smax - dl, smax + dl};
-        chain_sing_set_weyl(c, len, A, iv, f);
+        chain_sing_set_weyl(c, q, len, A, iv, f);
         c->sv_ref_ok = c->sv_eta < 1e-6;
     }
     return MODEL_OK;
@@ -604,6 +615,19 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
     return isfinite(iv[0] + iv[1] + iv[2] + iv[3]) ? 0 : -1;
 }
 
+/* Bounds on the measure at q from the Weyl reference without forming A: |A(q) - A_w|_F <= sum_i L_i |q_i - qw_i|
+ * (chain_sing_lipschitz), plus the rounding of forming A at q and at the reference (allowed 1e-12 |A|_F each, far
+ * above the ~1e-15 it is), widened by 1e-6 relative like the Weyl bound. Far cruder than Weyl's on the matrix itself
+ * but it costs no kinematics: it proves the cycles just after a reference was made. */
+static void chain_sing_lipschitz_bounds(const Chain *c, const double *q, double *lb, double *ub)
+{
+    double e = 0;
+    for (int i = 0; i < c->n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
+    e = e * (1 + 1e-6) + 2e-12 * (c->sv_fw + e);
+    double iv[4] = {c->sv_iv[0] - e, c->sv_iv[1] + e, c->sv_iv[2] - e, c->sv_iv[3] + e};
+    chain_sing_bounds(iv, c->sv_fw + e, lb, ub);
+}
+
 /* The measure at q when it may lie outside [lo, hi] (lo > hi: always), else only the proof that it lies inside:
  * returns 1 with measure = a lower bound of it in [lo, hi].
  *
@@ -612,6 +636,9 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
  * (smax_ref - e)]. e is widened by 1e-6 relative and by 1e-11 |A|_F absolute, which covers the rounding of the
  * Jacobi SVD at A_ref and at A (its singular values are exact to ~1e-15 |A|_F) and of the bound itself: any value
  * the SVD could return at A lies in the interval too.
+ *
+ * Before forming A at all, the same interval with e bounded through the joint values instead
+ * (chain_sing_lipschitz_bounds) may already prove it: no forward kinematics then.
  *
  * Otherwise the measure comes from the Jacobi SVD warm-started from the last decomposition, and A becomes the
  * reference; A bitwise equal to the reference (a machine at rest) returns the reference's measure. With the
@@ -622,43 +649,57 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
 {
     Chain *c = s;
     int rows = c->sv_posonly ? 3 : 6, len = rows * c->n;
-    double A[6 * N_MAX];
-    const double (*Rw)[9], (*pw)[3];
-    chain_world(c, q, &Rw, &pw);
-    chain_sing_matrix(c, Rw, pw, rows, A);
-    if (c->sv_ref_ok && memcmp(A, c->sv_Aref, (size_t)len * sizeof(double)) == 0) {
-        c->sv_stats[0]++, c->sv_stats[4]++;
-        *measure = c->sv_mref;
-        return MODEL_OK;
+    int band = c->sv_ref_ok && c->sv_w_ok && lo <= hi;
+    double A[6 * N_MAX], lb, ub;
+    int by = 0;
+    if (band && c->sv_lip_ok && !chain_same_bits(q, c->sv_qw, c->n)) {
+        chain_sing_lipschitz_bounds(c, q, &lb, &ub);
+        if (lb >= lo && ub <= hi) by = 5;
+    }
+    if (!by) {
+        const double (*Rw)[9], (*pw)[3];
+        chain_world(c, q, &Rw, &pw);
+        chain_sing_matrix(c, Rw, pw, rows, A);
+        if (c->sv_ref_ok && memcmp(A, c->sv_Aref, (size_t)len * sizeof(double)) == 0) {
+            c->sv_stats[0]++, c->sv_stats[4]++;
+            *measure = c->sv_mref;
+            return MODEL_OK;
+        }
     }
     c->sv_stats[0]++;
-    if (c->sv_ref_ok && c->sv_w_ok && lo <= hi) {
-        double lb, ub, iv[4], f;
+    if (band && !by) {
+        double iv[4], f;
         chain_sing_weyl(c, len, A, &lb, &ub);
-        int by = lb >= lo && ub <= hi ? 1 : 0;
+        by = lb >= lo && ub <= hi ? 1 : 0;
         if (!by && chain_sing_temple(c, rows, A, iv, &f) == 0) {
             chain_sing_bounds(iv, f, &lb, &ub);
             if (lb >= lo && ub <= hi) {
                 by = 2;
-                chain_sing_set_weyl(c, len, A, iv, f); /* the next cycles' Weyl bound starts from here */
+                chain_sing_set_weyl(c, q, len, A, iv, f); /* the next cycles' Weyl bound starts from here */
             }
-        }
-        if (by) {
-            c->sv_stats[by]++;
-            if (c->sv_skip) {
-                *measure = lb;
-                return 1;
-            }
-            double V[6][6], smin, smax, eta;
-            memcpy(V, c->sv_V, sizeof V);
-            int st = chain_sing_jacobi(c, rows, A, V, c->sv_eta, &smin, &smax, &eta);
-            if (st < 0) return st;
-            *measure = smax > 0 ? smin / smax : 0.0;
-            return MODEL_OK;
         }
     }
+    if (by) {
+        c->sv_stats[by]++;
+        if (c->sv_skip) {
+            *measure = lb;
+            return 1;
+        }
+        /* singularity_skip = 0: the measure too, from a copy of the warm state (the history stays as with the skip) */
+        if (by == 5) {
+            const double (*Rw)[9], (*pw)[3];
+            chain_world(c, q, &Rw, &pw);
+            chain_sing_matrix(c, Rw, pw, rows, A);
+        }
+        double V[6][6], smin, smax, eta;
+        memcpy(V, c->sv_V, sizeof V);
+        int st = chain_sing_jacobi(c, rows, A, V, c->sv_eta, &smin, &smax, &eta);
+        if (st < 0) return st;
+        *measure = smax > 0 ? smin / smax : 0.0;
+        return MODEL_OK;
+    }
     c->sv_stats[3]++;
-    return chain_sing_exact(c, rows, A, measure);
+    return chain_sing_exact(c, q, rows, A, measure);
 }
 
 /* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
@@ -1045,20 +1086,35 @@ static inline void chain_trig_step(double c0, double s0, double d, double q1, do
     }
 }
 
-/* cos and sin of an IK seed q into c->cq, c->sq: stepped from the joint values cached last (in tracking, the
- * previous cycle's answer, ~1e-3 away) where a joint is within 1e-2 of it, else libm. Only the seed's error, and so
- * the first Newton step, depends on them: the answer's own are libm's. */
+/* cos and sin of an IK seed q into c->cq, c->sq: stepped from the last IK answer's (in tracking, the previous
+ * cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else libm. Only the seed's error, and so the first
+ * Newton step, depends on them: the answer's own are libm's. */
 static void chain_seed_trig(Chain *c, const double *q)
 {
-    const ChainCache *e = &c->cache[c->cache_last];
     for (int i = 0; i < c->n; i++) {
-        if (e->valid) {
-            chain_trig_step(e->cq[i], e->sq[i], q[i] - e->q[i], q[i], &c->cq[i], &c->sq[i]);
+        if (c->ik_ref_valid) {
+            chain_trig_step(c->ik_ref_cq[i], c->ik_ref_sq[i], q[i] - c->ik_ref_q[i], q[i], &c->cq[i], &c->sq[i]);
         } else {
             c->cq[i] = cos(q[i]);
             c->sq[i] = sin(q[i]);
         }
     }
+}
+
+/* Keep the IK answer q with libm's cos/sin of it (from the cache, where the answer's transforms were just put)
+ * as the next seed's reference. */
+static void chain_ik_remember(Chain *c, const double *q)
+{
+    size_t len = (size_t)c->n * sizeof(double);
+    const ChainCache *e = chain_cache_find(c, q);
+    memcpy(c->ik_ref_q, q, len);
+    if (e) {
+        memcpy(c->ik_ref_cq, e->cq, len);
+        memcpy(c->ik_ref_sq, e->sq, len);
+    } else {
+        chain_trig(c, q, c->ik_ref_cq, c->ik_ref_sq);
+    }
+    c->ik_ref_valid = 1;
 }
 
 /* The tracking path: Newton steps from q (within limits, world transforms and c->cq/c->sq of q computed, error e,
@@ -1154,6 +1210,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         else c->ik_stats.fallback_far++;
         if (steps >= 0) {
             c->ik_stats.fast++;
+            chain_ik_remember(c, q);
             if (info) {
                 info->iterations = steps;
                 info->residual = res;
@@ -1211,6 +1268,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
     }
     if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
+    if (st == MODEL_OK) chain_ik_remember(c, q);
     if (info) {
         info->iterations = it;
         info->residual = res;
@@ -1339,6 +1397,39 @@ static int chain_alloc(Chain *c)
     return MODEL_OK;
 }
 
+/* The constants L_i of the normalised Jacobian A (chain_sing_matrix): |dA/dq_i|_F <= L_i at every q, so |A(q) -
+ * A(q')|_F <= sum_i L_i |q_i - q'_i| (A integrated along the segment between them). On the path from the base to the
+ * tool (other joints leave A alone), column j is (z_j x r_j / l, z_j), r_j = x - p_j the tool point seen from joint
+ * j, |r_j| <= R_j = the sum of the offsets between them (rotations keep lengths). Turning joint i turns everything
+ * beyond it about z_i: for j beyond i, dz_j = z_i x z_j (norm <= 1) and dr_j = z_i x r_j, so |d(z_j x r_j)| <= 2 R_j;
+ * for j = i only r_j turns (<= R_j); for j before i only x moves, by z_i x r_i (<= R_i). A prismatic joint on the
+ * path makes the offsets depend on q: then no constants (sv_lip_ok = 0). */
+static void chain_sing_lipschitz(Chain *c)
+{
+    int path[N_MAX], np = 0;
+    double R[N_MAX], reach = v3_norm(c->tool_p);
+    c->sv_lip_ok = 0;
+    memset(c->sv_lip, 0, sizeof c->sv_lip);
+    for (int i = c->tool_link; i >= 0; i = c->j[i].parent) {
+        if (!c->j[i].revolute) return;
+        R[i] = reach;
+        reach += v3_norm(c->j[i].p0);
+        path[np++] = i; /* from the tool towards the base: path[b] lies beyond path[a] when b < a */
+    }
+    double il = 1.0 / c->char_len;
+    for (int a = 0; a < np; a++) {
+        int i = path[a];
+        double s2 = 0;
+        for (int b = 0; b < np; b++) {
+            int j = path[b];
+            double dv = (b < a ? 2 * R[j] : b == a ? R[j] : R[i]) * il, dw = b < a && !c->sv_posonly ? 1 : 0;
+            s2 += dv * dv + dw * dw;
+        }
+        c->sv_lip[i] = sqrt(s2) * (1 + 1e-12);
+    }
+    c->sv_lip_ok = 1;
+}
+
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
  * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), ik_fast (1; 0 turns the Newton tracking path
  * off), char_length (singularity normalisation, default the sum of link offsets from the base to the tool),
@@ -1392,6 +1483,7 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
         snprintf(err, errlen, "%s: out of memory", src);
         return st;
     }
+    chain_sing_lipschitz(c);
     *out = c;
     return MODEL_OK;
 }
@@ -1412,7 +1504,40 @@ const ModelType model_chain = {
     .semi_inverse = chain_semi_inverse,
 };
 
-void chain_sing_stats(void *s, long counts[5], int reset)
+size_t chain_kin_size(void *s)
+{
+    Chain *c = s;
+    return (size_t)c->n * 15 * sizeof(double);
+}
+
+size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
+{
+    Chain *c = s;
+    size_t n = (size_t)c->n, len = chain_kin_size(s);
+    const ChainCache *e = chain_cache_find(c, q);
+    if (!e || !e->has_world || cap < len) return 0;
+    double *b = buf;
+    memcpy(b, e->q, n * sizeof(double));
+    memcpy(b + n, e->cq, n * sizeof(double));
+    memcpy(b + 2 * n, e->sq, n * sizeof(double));
+    memcpy(b + 3 * n, e->Rw, n * sizeof e->Rw[0]);
+    memcpy(b + 12 * n, e->pw, n * sizeof e->pw[0]);
+    return len;
+}
+
+void chain_kin_import(void *s, const void *buf, size_t len)
+{
+    Chain *c = s;
+    size_t n = (size_t)c->n;
+    const double *b = buf;
+    if (len != chain_kin_size(s) || chain_cache_find(c, b)) return;
+    ChainCache *e = chain_cache_put(c, b, b + n, b + 2 * n);
+    memcpy(e->Rw, b + 3 * n, n * sizeof e->Rw[0]);
+    memcpy(e->pw, b + 12 * n, n * sizeof e->pw[0]);
+    e->has_world = 1;
+}
+
+void chain_sing_stats(void *s, long counts[6], int reset)
 {
     Chain *c = s;
     if (counts) memcpy(counts, c->sv_stats, sizeof c->sv_stats);

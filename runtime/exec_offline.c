@@ -11,12 +11,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "chain.h"
 #include "errcodes.h"
 #include "geom.h"
 #include "plot.h"
 #include "report.h"
 
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
+
+/* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
+ * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
+ * cached about q (chain back-ends: chain_kin_export), which the second stage's twin then reuses instead of
+ * computing it again (bit for bit the same). Device d: q, qd, qdd, jerk, pose, the commanded G and Gdot at
+ * data + ExecOffline.rec_off[d]; its cached kinematics at byte ExecOffline.kin_off[d] of data. */
+typedef struct {
+    double t;
+    long cycle;
+    SampleSrc src;
+    SampleSrc dev_src[SAMPLE_MAX_DEVICES];
+    int ik_status[SAMPLE_MAX_DEVICES];
+    size_t kin_len[SAMPLE_MAX_DEVICES];
+    double data[];
+} PipeRec;
 
 /* ---- Output folder. -------------------------------------------------------------------------------------- */
 
@@ -75,7 +91,7 @@ static void layout(ExecOffline *ex)
         SampleDeviceInfo *info = &ex->lay.dev[d];
         sample_device_info_from_model(info, dv->name, &dv->model, dv->has_pose);
         info->desc = &dv->check_desc;
-        ex->models[d] = &dv->model;
+        ex->models[d] = ex->models_b[d] = &dv->model;
         if (dv->is_centrifuge && info->nout + 2 <= SAMPLE_MAX_OUTPUTS) {
             ex->gmove_outs[d] = 1;
             for (int i = info->nout - 1; i >= 0; i--) {
@@ -92,9 +108,9 @@ static void layout(ExecOffline *ex)
 /* ---- The cycle. ------------------------------------------------------------------------------------------ */
 
 /* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline or its planner. */
-static int step_setpoint(ExecOffline *ex, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
+static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
 {
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     MotionDevice *md = &ex->motion.dev[d];
     int n = ex->lay.dev[d].naxes;
     sp->has_pose = 0;
@@ -127,10 +143,10 @@ static int step_setpoint(ExecOffline *ex, int d, double t, PlannerSetpoint *sp, 
 }
 
 /* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
-static void step_pose(ExecOffline *ex, int d, const PlannerSetpoint *sp)
+static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
 {
     if (!ex->lay.dev[d].has_pose) return;
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     if (sp->has_pose) {
         memcpy(sd->pose, sp->pos, 3 * sizeof(double));
         memcpy(sd->pose + 3, sp->quat, 4 * sizeof(double));
@@ -145,10 +161,10 @@ static void step_pose(ExecOffline *ex, int d, const PlannerSetpoint *sp)
 }
 
 /* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
-static int step_closed_loop(ExecOffline *ex, int d, double t, char *msg, size_t msglen)
+static int step_closed_loop(ExecOffline *ex, Sample *s, int d, double t, char *msg, size_t msglen)
 {
     ClosedLoop *cl = ex->cl[d];
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     int nev = cl->stats.nev;
     int st = closed_loop_step(cl, sd->q, sd->qd, sd->qdd);
     for (int k = nev; k < cl->stats.nev; k++) ex->cl_ev_src[d][k] = sd->src;
@@ -160,64 +176,144 @@ static int step_closed_loop(ExecOffline *ex, int d, double t, char *msg, size_t 
 }
 
 /* Step: inverse dynamics at the sampled state; under --closed-loop the controller's torque demand instead. */
-static void step_dynamics(ExecOffline *ex, int d)
+static void step_dynamics(ExecOffline *ex, Sample *s, int d)
 {
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     if (ex->cl[d]) {
         memcpy(sd->tau, ex->cl[d]->out.tau, (size_t)ex->lay.dev[d].naxes * sizeof(double));
         sd->tau_ok = 1;
         return;
     }
     sd->tau_ok = ex->devs.dev[d].has_id &&
-                 model_inverse_dynamics(ex->models[d], sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
+                 model_inverse_dynamics(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
     if (!sd->tau_ok)
         for (int i = 0; i < ex->lay.dev[d].naxes; i++) sd->tau[i] = NAN;
 }
 
 /* Step: the model's own outputs (G-load, ...); a centrifuge's commanded G falls back on the felt one. */
-static void step_outputs(ExecOffline *ex, int d)
+static void step_outputs(ExecOffline *ex, Sample *s, int d)
 {
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off;
     if (n <= 0) return;
-    if (model_outputs(ex->models[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
+    if (model_outputs(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
         for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
     if (off && isnan(sd->out[0])) sd->out[0] = sd->out[2];
 }
 
 /* Step: the singularity measure (NAN when the back-end has none), or only the model's proof that it lies in the
  * band where it changes nothing in the checks (sample.h: sing_bound). */
-static void step_singularity(ExecOffline *ex, int d)
+static void step_singularity(ExecOffline *ex, Sample *s, int d)
 {
-    SampleDevice *sd = &ex->s.dev[d];
+    SampleDevice *sd = &s->dev[d];
     double lo, hi;
     checks_sing_band(&ex->ck, d, &lo, &hi);
-    int st = model_singularity_within(ex->models[d], sd->q, lo, hi, &sd->sing);
+    int st = model_singularity_within(ex->models_b[d], sd->q, lo, hi, &sd->sing);
     sd->sing_bound = st == 1;
     if (st < 0) sd->sing = NAN;
 }
 
-/* Sample every device at time t, check, trace. Returns the first device error (after finishing the cycle). */
-static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
+/* The first stage of a cycle, in the VM's thread: every device's setpoint (and closed-loop step) and pose at time
+ * t into s. Returns the first device error (after finishing the stage). */
+static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, size_t msglen)
 {
     int err = 0;
-    ex->s.t = t;
-    ex->s.cycle = ex->cycle;
-    ex->s.src = ex->motion.cur;
+    s->t = t;
+    s->cycle = ex->cycle;
+    s->src = ex->motion.cur;
     for (int d = 0; d < ex->lay.ndev; d++) {
         PlannerSetpoint sp;
-        int e = step_setpoint(ex, d, t, &sp, msg, msglen);
+        int e = step_setpoint(ex, s, d, t, &sp, msg, msglen);
         if (e && !err) err = e;
-        if (ex->cl[d] && (e = step_closed_loop(ex, d, t, msg, msglen)) != 0 && !err) err = e;
-        step_pose(ex, d, &sp);
-        step_dynamics(ex, d);
-        step_outputs(ex, d);
-        step_singularity(ex, d);
+        if (ex->cl[d] && (e = step_closed_loop(ex, s, d, t, msg, msglen)) != 0 && !err) err = e;
+        step_pose(ex, s, d, &sp);
     }
-    checks_sample(&ex->ck, &ex->s);
-    if (ex->tracing && trace_row(&ex->tr, &ex->s) < 0 && !err)
-        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %s", ex->trace_path);
-    progress_update(&ex->pg, t);
+    return err;
+}
+
+/* The second stage, in the worker's thread when pipelined: dynamics, outputs and singularity measure from the
+ * stage's own models, then checks, trace row, progress. 0, or an error code with a message. */
+static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
+{
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        step_dynamics(ex, s, d);
+        step_outputs(ex, s, d);
+        step_singularity(ex, s, d);
+    }
+    checks_sample(&ex->ck, s);
+    int err = 0;
+    if (ex->tracing && trace_row(&ex->tr, s) < 0)
+        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
+    progress_update(&ex->pg, s->t);
+    return err;
+}
+
+/* Pack what sample_setpoints filled in s into the record r (and the devices' cached kinematics of q). */
+static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
+{
+    r->t = s->t, r->cycle = s->cycle, r->src = s->src;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        const SampleDevice *sd = &s->dev[d];
+        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        double *v = r->data + ex->rec_off[d];
+        memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
+        memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
+        v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
+        r->dev_src[d] = sd->src, r->ik_status[d] = sd->ik_status;
+        r->kin_len[d] = ex->kin_cap[d] ? chain_kin_export(ex->models[d]->state, sd->q,
+                                                          (unsigned char *)r->data + ex->kin_off[d], ex->kin_cap[d]) : 0;
+    }
+}
+
+/* The inverse of pipe_pack into the second stage's sample s; the cached kinematics go to the twins. The fields the
+ * first stage does not fill (the commanded G and Gdot of a device without them, ...) are left as they are. */
+static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
+{
+    s->t = r->t, s->cycle = r->cycle, s->src = r->src;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        SampleDevice *sd = &s->dev[d];
+        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        const double *v = r->data + ex->rec_off[d];
+        memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
+        memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
+        if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
+        sd->src = r->dev_src[d], sd->ik_status = r->ik_status[d];
+        if (r->kin_len[d])
+            chain_kin_import(ex->twin[d]->state, (const unsigned char *)r->data + ex->kin_off[d], r->kin_len[d]);
+    }
+}
+
+/* The worker's consume function: the second stage of one pipelined cycle; the first error's message is kept for
+ * the VM's thread (written before the pipe publishes the error, never after). */
+static int finish_piped(void *ctx, void *rec)
+{
+    ExecOffline *ex = ctx;
+    pipe_unpack(ex, rec, ex->sb);
+    char msg[sizeof ex->pipe_msg];
+    int e = finish_cycle(ex, ex->sb, msg, sizeof msg);
+    if (e && !ex->pipe_failed) {
+        memcpy(ex->pipe_msg, msg, sizeof msg);
+        ex->pipe_failed = 1;
+    }
+    return e;
+}
+
+/* Sample every device at time t, check, trace: both stages here, or the first here and the second handed to the
+ * worker. Returns the first error (after finishing the cycle). */
+static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
+{
+    if (ex->piped) {
+        int e = cycle_pipe_error(&ex->pipe);
+        if (e) return snprintf(msg, msglen, "%s", ex->pipe_msg), e;
+        e = sample_setpoints(ex, &ex->s, t, msg, msglen);
+        pipe_pack(ex, &ex->s, cycle_pipe_claim(&ex->pipe));
+        cycle_pipe_commit(&ex->pipe);
+        return e;
+    }
+    int err = sample_setpoints(ex, &ex->s, t, msg, msglen);
+    char m2[sizeof ex->pipe_msg];
+    int e = finish_cycle(ex, &ex->s, m2, sizeof m2);
+    if (e && !err) err = e, snprintf(msg, msglen, "%s", m2);
     return err;
 }
 
@@ -229,9 +325,7 @@ int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
     double rate = round(1.0 / ex->opt->cycle);
     double t = fabs(rate * ex->opt->cycle - 1.0) < 1e-12 ? (double)ex->cycle / rate : (double)ex->cycle * ex->opt->cycle;
     ex->motion.t = t;
-    int off = 0;
-    for (int i = 0; i < SV_TIME; i++) off += irl_sysvarinfo[i].nslots;
-    ex->vm->sys[off].r = t;
+    ex->vm->sys[ex->time_slot].r = t;
     devices_io_tick(&ex->devs, t);
     if (!ex->active) return 0;
     return sample_cycle(ex, t, msg, msglen);
@@ -327,6 +421,64 @@ static void closed_loop_teardown(ExecOffline *ex)
     }
 }
 
+/* ---- The pipeline. -------------------------------------------------------------------------------------- */
+
+#define EXEC_PIPE_SLOTS 1024 /* cycles in flight: each stage can run a scheduler time slice ahead of the other */
+
+/* Close the twins and the ring; the second stage is back on the devices' own models. */
+static void pipe_teardown(ExecOffline *ex)
+{
+    cycle_pipe_finish(&ex->pipe);
+    cycle_pipe_free(&ex->pipe);
+    free(ex->sb), ex->sb = NULL;
+    ex->piped = 0;
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) {
+        if (ex->twin[d]) model_close(ex->twin[d]);
+        free(ex->twin[d]), ex->twin[d] = NULL;
+        ex->models_b[d] = ex->models[d];
+    }
+}
+
+/* Twin models for the second stage and the ring of samples, for an open-loop offline run with --threads 2.
+ * 1 set up, 0 not wanted or not possible (the run then stays in one thread, as it would with --threads 1). */
+static int pipe_setup(ExecOffline *ex)
+{
+    const RunOptions *o = ex->opt;
+    if (o->threads < 2 || o->closed_loop || o->online) return 0;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        char e[256];
+        ex->twin[d] = calloc(1, sizeof *ex->twin[d]);
+        if (!ex->twin[d] || model_open(ex->twin[d], &ex->models[d]->desc, e, sizeof e) < 0) {
+            free(ex->twin[d]), ex->twin[d] = NULL;
+            return pipe_teardown(ex), 0;
+        }
+    }
+    size_t ndata = 0, kin = 0;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        ex->rec_off[d] = ndata;
+        ndata += 4 * (size_t)ex->lay.dev[d].naxes + 9;
+    }
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        int chain = strcmp(ex->models[d]->type->name, "chain") == 0;
+        ex->kin_off[d] = ndata * sizeof(double) + kin;
+        ex->kin_cap[d] = chain ? chain_kin_size(ex->models[d]->state) : 0;
+        kin += ex->kin_cap[d];
+    }
+    size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + kin + 63) / 64 * 64; /* records share no cache line */
+    ex->sb = malloc(sizeof *ex->sb);
+    if (!ex->sb || cycle_pipe_init(&ex->pipe, EXEC_PIPE_SLOTS, size) < 0) return pipe_teardown(ex), 0;
+    sample_init(ex->sb, &ex->lay);
+    for (int d = 0; d < ex->lay.ndev; d++) ex->models_b[d] = ex->twin[d];
+    return 1;
+}
+
+/* Start the worker (after everything the second stage uses is set up); without one the run stays in one thread. */
+static void pipe_start(ExecOffline *ex)
+{
+    if (cycle_pipe_start(&ex->pipe, finish_piped, ex) == 0) ex->piped = 1;
+    else pipe_teardown(ex);
+}
+
 /* ---- Begin and end. -------------------------------------------------------------------------------------- */
 
 int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
@@ -336,6 +488,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     ex->chunk = c;
     ex->program = program;
     ex->vm = vm;
+    for (int i = 0; i < SV_TIME; i++) ex->time_slot += irl_sysvarinfo[i].nslots; /* $TIME's slot */
     char err[600];
     int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
     if (rc != DEVICES_OK) {
@@ -365,7 +518,8 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
         return rc;
     }
     sample_init(&ex->s, &ex->lay);
-    ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models};
+    int pipelined = pipe_setup(ex);
+    ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models_b};
     if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
     ex->have_checks = 1;
     ex->motion.checks = &ex->ck;
@@ -378,6 +532,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     }
     progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
     if (o->progress >= 0) progress_force(&ex->pg, o->progress);
+    if (pipelined) pipe_start(ex);
     char msg[256];
     if (sample_cycle(ex, 0.0, msg, sizeof msg) != 0) {
         snprintf(err, sizeof err, "%s", msg);
@@ -386,6 +541,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     return EX_OK;
 fail:
     fprintf(stderr, "irl: %s\n", err);
+    pipe_teardown(ex);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
     if (ex->have_checks) checks_free(&ex->ck);
     closed_loop_teardown(ex);
@@ -449,6 +605,12 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
     }
     if (ex->active) {
+        pipe_teardown(ex); /* the second stage of every cycle is done */
+        if (ex->pipe_failed && status == EX_OK) {
+            fprintf(stderr, "irl: %s\n", ex->pipe_msg);
+            if (!ex->error[0]) snprintf(ex->error, sizeof ex->error, "%s", ex->pipe_msg);
+            status = EX_RUNTIME;
+        }
         progress_end(&ex->pg);
         char err[600];
         if (ex->tracing && trace_close(&ex->tr, err, sizeof err) < 0) {

@@ -13,12 +13,19 @@
  * position, tracking error, motor voltage and current), the torques become the controller's demands at the
  * simulated state, and the report gains the peak tracking errors and the saturation events. Gains: --kp/--kd/--ki,
  * else the machine file's PARAMs ct_kp ct_kd (computed torque) or pid_kp pid_kd pid_ki (PID), else the defaults
- * from --bandwidth (controller_gains_default). */
+ * from --bandwidth (controller_gains_default).
+ *
+ * With --threads 2 (the default on a machine with two CPUs online), an open-loop offline run is pipelined
+ * (cycle_pipe.h): the VM's thread samples the setpoints (planner, IK, pose) and a worker thread finishes each
+ * cycle (inverse dynamics, outputs, singularity measure, checks, trace, progress) on twin models. The outputs are
+ * byte-identical to a run in one thread: the second stage sees the same samples in the same order, and no model
+ * result depends on which instance computes it. --closed-loop and --online run in one thread. */
 #ifndef IRL_EXEC_OFFLINE_H
 #define IRL_EXEC_OFFLINE_H
 
 #include "checks.h"
 #include "closed_loop.h"
+#include "cycle_pipe.h"
 #include "devices.h"
 #include "motion.h"
 #include "progress.h"
@@ -41,11 +48,22 @@ typedef struct ExecOffline {
     Trace tr;
     int tracing;
     Progress pg;
-    Model *models[SAMPLE_MAX_DEVICES];  /* for the checks' gravity callback */
+    Model *models[SAMPLE_MAX_DEVICES];  /* the devices' models (the first stage: planner, IK, pose) */
+    Model *models_b[SAMPLE_MAX_DEVICES]; /* the second stage's (dynamics, outputs, singularity, the checks' gravity
+                                          * callback): the same, or when pipelined their twins */
+    Model *twin[SAMPLE_MAX_DEVICES];    /* pipelined: a second model per device, so the stages share no workspace */
+    CyclePipe pipe;                     /* pipelined: the ring of samples between the two stages */
+    int piped;                          /* 1: the second stage runs in the pipe's worker thread */
+    Sample *sb;                         /* pipelined: the second stage's sample (owned) */
+    size_t rec_off[SAMPLE_MAX_DEVICES]; /* pipelined: where each device's values and cached kinematics lie in a */
+    size_t kin_off[SAMPLE_MAX_DEVICES], kin_cap[SAMPLE_MAX_DEVICES]; /* ring record (exec_offline.c PipeRec) */
+    int pipe_failed;                    /* worker only: pipe_msg holds the first second-stage error */
+    char pipe_msg[256];
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
     SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
     long cycle;                         /* index of the last sampled cycle */
+    int time_slot;                      /* the VM's system slot of $TIME */
     int active;                         /* the program has devices: outputs are written */
     char out_dir[4096];
     char trace_path[4200];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 void run_options_init(RunOptions *o)
 {
@@ -17,6 +18,7 @@ void run_options_init(RunOptions *o)
     o->watchdog = 1.0;
     o->queue = 50;
     o->rt_priority = 80;
+    o->threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 }
 
 void run_options_free(RunOptions *o)
@@ -126,7 +128,8 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     const char *a = argv[0];
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
-                                         "--following-error", "--watchdog", "--queue", "--rt-priority"};
+                                         "--following-error", "--watchdog", "--queue", "--rt-priority",
+                                         "--threads"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -184,6 +187,9 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         int q = a[2] == 'q';
         bad = end == v || *end || (q ? n < 2 || n > 4096 : n < 0 || n > 99);
         if (!bad) *(q ? &o->queue : &o->rt_priority) = (int)n;
+    } else if (strcmp(a, "--threads") == 0) {
+        bad = strcmp(v, "1") != 0 && strcmp(v, "2") != 0;
+        if (!bad) o->threads = v[0] - '0';
     } else if (strcmp(a, "--start") == 0) {
         bad = parse_start(o, v);
     } else {

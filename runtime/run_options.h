@@ -42,6 +42,8 @@ typedef struct RunOptions {
                                * device's axis count when the devices are bound); NULL = not given */
     double time_scale;      /* --time-scale K: every motion K times slower (K >= 1 fixes torques) */
     int progress;           /* --progress / --no-progress: 1 / 0; -1 = when stderr is a terminal */
+    int threads;            /* --threads 1|2: 2 pipelines the dry-run's cycle over two threads (exec_offline.h);
+                             * default 2 when two CPUs are online, else 1 */
     int nbind;
     RunDeviceBind bind[RUN_MAX_BIND];
     int nstart;
