@@ -76,7 +76,8 @@ static int setup_axes(Online *on, char *err, size_t errlen)
             snprintf(on->axis_name[k], DRIVER_NAME_LEN, "%s.%d", lay->dev[d].name, i + 1);
             on->linear[k] = j->type == MODEL_PRISMATIC;
             on->axes[k] = (SafetyAxis){.min = j->limits.min, .max = j->limits.max, .vmax = j->limits.vmax,
-                                       .amax = j->limits.amax, .ferr = j->limits.vmax * RUN_FERR_TIME};
+                                       .amax = j->limits.amax, .jmax = j->limits.jmax,
+                                       .ferr = j->limits.vmax * RUN_FERR_TIME};
             on->q0[k] = on->ex.s.dev[d].q[i];
         }
     if (nferr && nferr != 1 && nferr != on->naxes)
@@ -232,19 +233,54 @@ static const char *cause_name(RtStopCause c)
     return (unsigned)c < sizeof names / sizeof *names ? names[c] : "?";
 }
 
-/* online.json: driver, stop, axes, cycle statistics. */
-static int write_json(Online *on, const char *path, char *err, size_t errlen)
+/* The start of online.json: program, driver, options and the run's status ("not_started", "running",
+ * "complete", "stopped"). The file, or NULL after a message in err. */
+static FILE *json_open(Online *on, const char *path, const char *status, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "w");
-    if (!f) return snprintf(err, errlen, "cannot create %.500s", path), -1;
-    RtLoop *rt = &on->rt;
-    RtStopCause c = rt_loop_cause(rt);
+    if (!f) return snprintf(err, errlen, "cannot create %.500s", path), NULL;
     fputs("{\n  \"program\": ", f);
     report_json_string(f, on->ex.program);
     fputs(",\n  \"driver\": ", f);
     report_json_string(f, on->drv_name);
     fputs(",\n  \"driver_options\": ", f);
     report_json_string(f, on->drv_opts);
+    fprintf(f, ",\n  \"status\": \"%s\"", status);
+    return f;
+}
+
+/* Close online.json. 0, or -1 with a message in err. */
+static int json_close(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return snprintf(err, errlen, "%.500s: write failed", path), -1;
+    return 0;
+}
+
+/* online.json before the axes move ("running": it replaces the file of an earlier run at once) or when they never
+ * did ("not_started", with the reason): no cycle statistics. Nothing with --out-temp; a failure is a warning. */
+static void write_json_early(Online *on, const char *status, const char *reason)
+{
+    if (on->opt.out_temp || !on->ex.out_dir[0]) return; /* no output folder (yet) */
+    char path[4300], err[600];
+    snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
+    FILE *f = json_open(on, path, status, err, sizeof err);
+    if (f) {
+        fputs(",\n  \"reason\": ", f);
+        if (reason) report_json_string(f, reason);
+        else fputs("null", f);
+        fputs(",\n  \"complete\": false,\n  \"stop\": null\n}\n", f);
+    }
+    if (!f || json_close(f, path, err, sizeof err) < 0) fprintf(stderr, "irl: warning: %s\n", err);
+}
+
+/* online.json at the end: driver, status, stop, axes, cycle statistics. */
+static int write_json(Online *on, const char *path, char *err, size_t errlen)
+{
+    RtLoop *rt = &on->rt;
+    RtStopCause c = rt_loop_cause(rt);
+    FILE *f = json_open(on, path, c == RT_STOP_NONE ? "complete" : "stopped", err, errlen);
+    if (!f) return -1;
     fprintf(f, ",\n  \"complete\": %s,\n  \"stop\": ", c == RT_STOP_NONE ? "true" : "false");
     if (c == RT_STOP_NONE) {
         fputs("null", f);
@@ -276,9 +312,7 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
     fputs("\n  ],\n", f);
     online_stats_json(f, &rt->stats, on->opt.cycle);
     fputs("}\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return snprintf(err, errlen, "%.500s: write failed", path), -1;
-    return 0;
+    return json_close(f, path, err, errlen);
 }
 
 /* ---- The run. -------------------------------------------------------------------------------------------- */
@@ -402,12 +436,15 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     }
     if ((st = setup_axes(on, err, sizeof err)) != 0) {
         fprintf(stderr, "irl: %s\n", err);
+        write_json_early(on, "not_started", err);
         exec_offline_end(&on->ex, VM_OK);
         free(on);
         return st;
     }
+    write_json_early(on, "running", NULL);
     if (start(on, err, sizeof err) < 0) {
         char msg[700];
+        write_json_early(on, "not_started", err);
         snprintf(msg, sizeof msg, "online: %s", err);
         set_vm_error(on, msg);
         st = exec_offline_end(&on->ex, VM_ERROR);

@@ -52,7 +52,7 @@ static void begin_stop(RtLoop *rt, RtStopCause cause, const SafetyViolation *v, 
     }
     RtState st = get_state(rt);
     if (st != RT_STOPPING && st != RT_DONE) {
-        safety_ramp_begin(&rt->ramp, rt->cfg.axes, rt->cfg.naxes, rt->cfg.dt, rt->q, rt->qd);
+        safety_ramp_begin(&rt->ramp, rt->cfg.axes, rt->cfg.naxes, rt->cfg.dt, rt->q, rt->qd, rt->qdd);
         rt->post = 0;
         set_state(rt, RT_STOPPING);
     }
@@ -200,6 +200,7 @@ static void step_limits(RtLoop *rt)
 static void step_write(RtLoop *rt)
 {
     int bad = rt->cfg.drv->write(rt->cfg.drv_state, rt->cq, rt->cqd, rt->dout) < 0;
+    for (int i = 0; i < rt->cfg.naxes; i++) rt->qdd[i] = (rt->cqd[i] - rt->qd[i]) / rt->cfg.dt; /* for a stop ramp */
     memcpy(rt->q, rt->cq, sizeof rt->q);
     memcpy(rt->qd, rt->cqd, sizeof rt->qd);
     rt->have_written = 1;

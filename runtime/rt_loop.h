@@ -103,6 +103,7 @@ typedef struct RtLoop {
     int64_t t0, deadline, wake, last_wake, dt_ns;
     RtSetpoint sp;
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES];     /* last written */
+    double qdd[DRIVER_MAX_AXES];                        /* last written speed's change over the cycle / dt */
     double cq[DRIVER_MAX_AXES], cqd[DRIVER_MAX_AXES];   /* this cycle's candidate */
     uint64_t dout;
     double last_t;

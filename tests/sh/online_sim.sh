@@ -24,7 +24,7 @@ grep -q "irl: online: .* cycles of 1 ms; period median" "$tmp/on.err" || note "n
 j="$tmp/on/online.json"
 msg=$(python3 "$root/tests/online/online_check.py" \
     same "$tmp/dry/trace.csv" "$tmp/on/online.csv" --complete + lag "$tmp/on/online.csv" 0.002 \
-    + json "$j" 'j["complete"] is True and j["stop"] is None and j["driver"] == "sim" and j["queue"] == 500' \
+    + json "$j" 'j["complete"] is True and j["status"] == "complete" and j["stop"] is None and j["driver"] == "sim" and j["queue"] == 500' \
     + json "$j" 'j["cycles"] == j["written"] and j["log_dropped"] == 0 and j["from_queue"] == j["setpoints_produced"]' \
     + json "$j" 'j["last_cycle_written"] == j["from_queue"] - 1 and j["holds"] >= 0 and j["overruns"] >= 0' \
     + json "$j" 'all(j[h]["samples"] >= j["cycles"] - 1 > 500 and 0 <= j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["max"] for h in ("period_s", "latency_s", "work_s"))' \

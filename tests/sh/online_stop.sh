@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tests/sh/online_stop.sh: the online safety stops (runtime/rt_loop.h), each a controlled stop and a run-time error:
-# SIGINT and SIGTERM in the middle of a move (the written positions decelerate to rest within the machine's speed
-# and acceleration limits, no jump; online.csv flushed to the last cycle; report verdict "error" saying the report
-# and trace are incomplete; online.json "complete": false); the watchdog when the planner thread stalls while the
-# arm moves, and when it stalls at rest beyond --watchdog; the limit re-check refusing a stream faster than the
-# machine (--time-scale 0.5 doubles every speed); a start position beyond the limits. Needs $IRL.
+# SIGINT and SIGTERM in the middle of a move (the written positions decelerate to rest within the machine's speed,
+# acceleration and jerk limits, no jump; online.csv flushed to the last cycle; report verdict "error" saying the
+# report and trace are incomplete; online.json "complete": false, "status": "stopped"); the watchdog when the
+# planner thread stalls while the arm moves, and when it stalls at rest beyond --watchdog; the limit re-check
+# refusing a stream faster than the machine (--time-scale 0.5 doubles every speed); a start position beyond the
+# limits (online.json "status": "not_started"). Needs $IRL.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root/tests/online"
@@ -15,7 +16,39 @@ trap cleanup EXIT
 fail=0
 note() { echo "FAIL $*"; fail=1; }
 checks=() # run by one python3 at the end (tests/online/online_check.py)
-vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 # models/puma560_cell.irm, rad/s and rad/s^2
+vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma560_cell.irm, rad/s, /s^2, /s^3
+
+# The stop ramp's jerk (online_safety.h) in the written setpoints of $1/online.csv, as the dry-run's checks define
+# it (differences of the stream's accelerations; here the accelerations are the written speeds' differences), from
+# the first stop row on (its jerk takes the last two run rows), and as third differences of the written
+# positions from the third stop row on (all four positions the ramp's or its start, the last run row): within
+# JMAX (1e-6 relative, the checks' tolerance for differentiated channels). Prints the peaks.
+ramp_jerk() {
+    python3 - "$1/online.csv" "$jmax" <<'PY'
+import csv, sys
+DT = 0.001
+rows = list(csv.reader(open(sys.argv[1])))
+head, rows = rows[0], rows[1:]
+jmax = [float(x) for x in sys.argv[2].split(',')]
+col = lambda p: [i for i, c in enumerate(head) if c.split('.')[-1][len(p):].isdigit() and c.split('.')[-1].startswith(p)]
+state = [r[3] for r in rows]
+first = state.index('stop') if 'stop' in state else None
+if first is None or first < 3 or state[first - 1] != 'run':
+    sys.exit('no stop ramp after run rows')
+peak_v, peak_q = [], []
+for a, (iq, iv) in enumerate(zip(col('q'), col('qd'))):
+    q = [float(r[iq]) for r in rows]
+    v = [float(r[iv]) for r in rows]
+    jv = max(abs(v[k] - 2 * v[k - 1] + v[k - 2]) / DT ** 2 for k in range(first, len(rows)))
+    jq = max(abs(q[k] - 3 * q[k - 1] + 3 * q[k - 2] - q[k - 3]) / DT ** 3 for k in range(first + 2, len(rows)))
+    peak_v.append(jv / jmax[a])
+    peak_q.append(jq / jmax[a])
+    if jv > jmax[a] * (1 + 1e-6) + 1e-6 or jq > jmax[a] * (1 + 1e-6) + 1e-3:
+        sys.exit('axis %d: ramp jerk %.6g (speeds) %.6g (positions) beyond %g' % (a + 1, jv, jq, jmax[a]))
+print('ramp jerk / limit, per axis: speeds %s, positions %s' % (' '.join('%.4f' % x for x in peak_v),
+                                                                  ' '.join('%.4f' % x for x in peak_q)))
+PY
+}
 
 # 1. SIGINT, then SIGTERM, in the middle of the move
 for sig in INT TERM; do
@@ -27,7 +60,9 @@ for sig in INT TERM; do
     wait "$pid"; rc=$?; pid=""
     [ $rc = 1 ] || note "SIG$sig: exit $rc"
     grep -q "runtime error: online stop: E-stop (SIG$sig) at t = " "$tmp/$sig.err" || note "SIG$sig: $(head -3 "$tmp/$sig.err")"
-    checks+=(stopped "$tmp/$sig" signal "E-stop (SIG$sig)" $vmax $amax +)
+    checks+=(stopped "$tmp/$sig" signal "E-stop (SIG$sig)" $vmax $amax +
+             json "$tmp/$sig/online.json" 'j["status"] == "stopped"' +)
+    ramp_jerk "$tmp/$sig" >"$tmp/$sig.jerk" || note "SIG$sig: $(cat "$tmp/$sig.jerk")"
 done
 
 # 2. watchdog: the planner thread computes while the arm moves (tests/online/stall.irl), the queue runs dry
@@ -36,6 +71,7 @@ rc=$?
 [ $rc = 1 ] || note "watchdog: exit $rc"
 grep -q "online stop: watchdog: the setpoint queue ran dry while moving" "$tmp/wd.err" || note "watchdog: $(head -3 "$tmp/wd.err")"
 checks+=(stopped "$tmp/wd" watchdog "watchdog" $vmax $amax +)
+ramp_jerk "$tmp/wd" >"$tmp/wd.jerk" || note "watchdog: $(cat "$tmp/wd.jerk")"
 
 # 3. watchdog at rest: after a WAIT (at rest, the queue full) the program computes for longer than the queue (2
 #    setpoints) and --watchdog (10 ms) last: the axes hold, then stop (without a ramp)
@@ -63,12 +99,14 @@ rc=$?
 grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
 # every speed written changed by at most the acceleration limit (1 % slack): the refused setpoint was not written
 checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.csv" $amax +)
+ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the stream's own jerk is 8 x
 
 # 5. a start position beyond the limits is refused before anything is enabled
 "$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
 grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"
+checks+=(json "$tmp/sp/online.json" 'j["status"] == "not_started" and "start position" in j["reason"]' +)
 
 msg=$(python3 "$root/tests/online/online_check.py" "${checks[@]}" json "$tmp/sp/report.json" 'j["verdict"] == "error"') \
     || note "$msg"

@@ -71,7 +71,8 @@ UTEST(spsc_two_threads)
     spsc_free(&q);
 }
 
-static const SafetyAxis two_axes[2] = {{-1, 1, 2, 10, 0.05}, {-INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}};
+static const SafetyAxis two_axes[2] = {{-1, 1, 2, 10, INFINITY, 0.05},
+                                       {-INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY}};
 
 UTEST(safety_check_limits)
 {
@@ -97,7 +98,7 @@ UTEST(safety_check_limits)
 
 UTEST(safety_following_worst_axis)
 {
-    SafetyAxis ax[3] = {{-9, 9, 1, 1, 0.1}, {-9, 9, 1, 1, 0.01}, {-9, 9, 1, 1, 0.1}};
+    SafetyAxis ax[3] = {{-9, 9, 1, 1, INFINITY, 0.1}, {-9, 9, 1, 1, INFINITY, 0.01}, {-9, 9, 1, 1, INFINITY, 0.1}};
     double cmd[3] = {0, 0, 0}, act[3] = {0.05, 0.02, -0.15};
     SafetyViolation v;
     CHECK(safety_following(ax, 3, cmd, act, &v) == SAFETY_FOLLOWING);
@@ -108,13 +109,15 @@ UTEST(safety_following_worst_axis)
     CHECK(safety_following(ax, 3, cmd, act, &v) == SAFETY_FOLLOWING && v.axis == 0);
 }
 
-/* The ramp reaches rest together on all axes, within each acceleration limit, with no jump in speed. */
+/* Axes without a jerk limit: the ramp reaches rest together on all axes, within each acceleration limit, with no
+ * jump in speed (the speed falls linearly). */
 UTEST(safety_ramp_to_rest)
 {
-    SafetyAxis ax[3] = {{-10, 10, 5, 4, 1}, {-10, 10, 5, 20, 1}, {-10, 10, 5, INFINITY, 1}};
+    SafetyAxis ax[3] = {{-10, 10, 5, 4, INFINITY, 1}, {-10, 10, 5, 20, INFINITY, 1},
+                         {-10, 10, 5, INFINITY, INFINITY, 1}};
     double dt = 0.001, q0[3] = {0.1, -0.2, 0.3}, v0[3] = {2.0, -3.0, 0.0};
     SafetyRamp r;
-    safety_ramp_begin(&r, ax, 3, dt, q0, v0);
+    safety_ramp_begin(&r, ax, 3, dt, q0, v0, NULL);
     CHECK(r.steps == 500); /* axis 1: 2 rad/s at 4 rad/s^2 */
     double q[3], v[3], qp[3], vp[3];
     memcpy(qp, q0, sizeof qp);
@@ -139,18 +142,18 @@ UTEST(safety_ramp_to_rest)
     CHECK_NEAR(q[1], -0.2 - 3.0 * 0.5 / 2, 1e-12);
     CHECK(safety_ramp_next(&r, q, v) == 0 && q[0] == qp[0]); /* at rest it holds */
     /* at rest already: no steps; an axis without an acceleration limit stops in SAFETY_STOP_TIME */
-    safety_ramp_begin(&r, ax, 3, dt, q0, (double[]){0, 0, 0});
+    safety_ramp_begin(&r, ax, 3, dt, q0, (double[]){0, 0, 0}, NULL);
     CHECK(r.steps == 0 && safety_ramp_next(&r, q, v) == 0 && q[2] == 0.3);
-    safety_ramp_begin(&r, ax, 3, dt, q0, (double[]){0, 0, 1});
+    safety_ramp_begin(&r, ax, 3, dt, q0, (double[]){0, 0, 1}, NULL);
     CHECK(r.steps == (long)llround(SAFETY_STOP_TIME / dt));
 }
 
 UTEST(safety_ramp_clamps_at_position_limit)
 {
-    SafetyAxis ax[1] = {{-1, 0.101, 5, 1, 1}};
+    SafetyAxis ax[1] = {{-1, 0.101, 5, 1, INFINITY, 1}};
     SafetyRamp r;
     double q[1], v[1];
-    safety_ramp_begin(&r, ax, 1, 0.001, (double[]){0.1}, (double[]){1.0}); /* needs 0.5 rad, has 1 mrad */
+    safety_ramp_begin(&r, ax, 1, 0.001, (double[]){0.1}, (double[]){1.0}, NULL); /* needs 0.5 rad, has 1 mrad */
     int moving = 1;
     for (int k = 0; k < 2000 && moving; k++) {
         moving = safety_ramp_next(&r, q, v);

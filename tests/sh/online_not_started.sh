@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tests/sh/online_not_started.sh: a run that never moved the axes still writes online.json, saying so
+# ("status": "not_started" and the reason), over the file an earlier run left in the same folder: a drive that cannot
+# be reached (modbus, nobody listening), a start position beyond the limits, a usage error found after the output
+# folder was made (--following-error with the wrong count). A run that starts says "running" until its end. Needs
+# $IRL.
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root/tests/online"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+note() { echo "FAIL $*"; fail=1; }
+
+# the file an earlier, complete run left behind
+stale() { mkdir -p "$1" && printf '{"status": "complete", "complete": true, "stop": null}\n' >"$1/online.json"; }
+
+# $1 folder, $2 expected exit, $3 text the reason must hold
+not_started() {
+    python3 - "$1/online.json" "$3" <<'PY' || note "$1: $(cat "$1/online.json" 2>/dev/null | head -12)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ok = (j["status"] == "not_started" and j["complete"] is False and j["stop"] is None and sys.argv[2] in j["reason"]
+      and j["driver"] and j["program"])
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. no drive listening: the driver fails to open
+stale "$tmp/nc"
+"$IRL" run --online --driver modbus:port=1 --no-plots --out "$tmp/nc" lin_short.irl >/dev/null 2>"$tmp/nc.err"
+rc=$?
+[ $rc = 1 ] || note "no drive: exit $rc"
+not_started "$tmp/nc" 1 "modbus: cannot connect to 127.0.0.1:1"
+
+# 2. a start position beyond the limits (checked before the driver is opened)
+stale "$tmp/sp"
+"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" lin_short.irl \
+    >/dev/null 2>"$tmp/sp.err"
+rc=$?
+[ $rc = 1 ] || note "start beyond limits: exit $rc"
+not_started "$tmp/sp" 1 "the start position of axis arm.1 (3) is beyond its limits"
+
+# 3. a usage error once the output folder exists: three following-error limits for six axes
+stale "$tmp/fe"
+"$IRL" run --online --driver sim --following-error 0.1,0.1,0.1 --no-plots --out "$tmp/fe" lin_short.irl \
+    >/dev/null 2>"$tmp/fe.err"
+rc=$?
+[ $rc = 64 ] || note "following-error count: exit $rc"
+not_started "$tmp/fe" 64 "--following-error gives 3 values"
+
+# 4. a run that starts: "running" while it runs (read while the stream driver waits on its standard output), then
+#    "complete"
+stale "$tmp/ok"
+"$IRL" run --online --driver stream --no-plots --out "$tmp/ok" lin_short.irl 2>"$tmp/ok.err" | {
+    IFS= read -r _
+    python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["status"] != "running")' "$tmp/ok/online.json" \
+        || note "running: $(head -6 "$tmp/ok/online.json")"
+    cat >/dev/null
+}
+rc=${PIPESTATUS[0]}
+[ $rc = 0 ] || note "stream run: exit $rc: $(head -3 "$tmp/ok.err")"
+grep -q '"status": "complete"' "$tmp/ok/online.json" || note "complete: $(head -6 "$tmp/ok/online.json")"
+exit $fail
