@@ -1,7 +1,9 @@
 /* cycle_pipe.h — the dry-run's two-stage cycle pipeline: the VM thread samples the setpoints of the next cycles
  * (planner, inverse kinematics) while a worker thread finishes the earlier ones (dynamics, singularity measure,
- * checks, trace). Records pass in place through an Spsc ring (spsc.h): the producer fills a claimed slot and
- * commits it, the worker's consume function gets every committed record once, in order, in its own thread.
+ * checks, trace). Records pass in place through a single-producer single-consumer ring: the producer fills a
+ * claimed slot and commits it, the worker's consume function gets every committed record once, in order, in its
+ * own thread. Each side publishes its index every few records and reads the other's only when it seems to have
+ * run out (a cycle is about a microsecond: an index store, and its fence, per record would be a tenth of it).
  *
  * An empty or full ring is waited on by spinning briefly, then sleeping on a futex until a batch of records (or of
  * free slots) is there: when both stages have work they run on both cores; when one is descheduled the other does
@@ -23,21 +25,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "spsc.h"
-
 /* Consume one record in the worker thread: 0, or an error code (kept; later records are still consumed). */
 typedef int (*CyclePipeFn)(void *ctx, void *rec);
 
 typedef struct {
-    Spsc ring;
+    /* the producer's side (one cache line): records filled, tail as last read, head as last published */
+    size_t p_head, p_tail_seen, p_published;
+    char pad0[64 - 3 * sizeof(size_t)];
+    /* the consumer's side: records consumed, head as last read, tail as last published */
+    size_t c_tail, c_head_seen, c_released;
+    char pad1[64 - 3 * sizeof(size_t)];
+    _Atomic size_t head;                 /* records published to the consumer */
+    char pad2[64 - sizeof(size_t)];
+    _Atomic size_t tail;                 /* records the consumer has handed back */
+    char pad3[64 - sizeof(size_t)];
+    size_t cap, size, batch;             /* records, bytes per record; a sleeping side wakes for batch of them */
+    unsigned char *buf;                  /* cap * size bytes, owned */
     CyclePipeFn consume;
     void *ctx;
     pthread_t thread;
     int started;
-    size_t batch;                        /* a sleeping side wakes for this many records or free slots */
     _Atomic uint32_t ev_items, ev_space; /* futex words, bumped to wake a sleeping consumer / producer */
     _Atomic int wait_items, wait_space;  /* 1: the consumer / producer is asleep or about to be */
-    _Atomic int closing;                 /* the producer has committed its last record */
+    _Atomic int closing;                 /* the producer has published its last record */
     _Atomic int err;                     /* the first error consume returned */
 } CyclePipe;
 

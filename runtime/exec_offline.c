@@ -142,6 +142,18 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     return 0;
 }
 
+/* Step (open loop, a device with unpowered joints): their q, qd, qdd integrated along the powered joints'
+ * setpoint (passive.h), replacing the planner's placeholders before anything is computed from the setpoint. */
+static int step_passive(ExecOffline *ex, Sample *s, int d, double t, char *msg, size_t msglen)
+{
+    SampleDevice *sd = &s->dev[d];
+    int st = passive_step(ex->pj[d], sd->q, sd->qd, sd->qdd);
+    if (st < 0)
+        return snprintf(msg, msglen, "the motion of the passive joints of device %s could not be computed at t = "
+                        "%.6g s: %s", ex->lay.dev[d].name, t, model_strerror(st)), IRL_ERR_DEVICE;
+    return 0;
+}
+
 /* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
 static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
 {
@@ -225,6 +237,7 @@ static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, siz
         PlannerSetpoint sp;
         int e = step_setpoint(ex, s, d, t, &sp, msg, msglen);
         if (e && !err) err = e;
+        if (ex->pj[d] && (e = step_passive(ex, s, d, t, msg, msglen)) != 0 && !err) err = e;
         if (ex->cl[d] && (e = step_closed_loop(ex, s, d, t, msg, msglen)) != 0 && !err) err = e;
         step_pose(ex, s, d, &sp);
     }
@@ -421,6 +434,33 @@ static void closed_loop_teardown(ExecOffline *ex)
     }
 }
 
+/* ---- Passive joints (open loop). ------------------------------------------------------------------------- */
+
+/* An integrator for each device with unpowered joints. A back-end without semi-inverse dynamics keeps the
+ * planner's placeholders, with a warning. 0, or an exit status (message in err). */
+static int passive_setup(ExecOffline *ex, char *err, size_t errlen)
+{
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        if (passive_count(&dv->model) == 0) continue;
+        if (!dv->model.type->semi_inverse) {
+            fprintf(stderr, "irl: warning: device %s: the %s back-end has no semi-inverse dynamics: its passive "
+                    "joints keep the planner's placeholder setpoint\n", dv->name, dv->model.type->name);
+            continue;
+        }
+        char e[400];
+        if (!(ex->pj[d] = passive_new(&dv->model, dv->start, ex->opt->cycle, e, sizeof e)))
+            return snprintf(err, errlen, "device %s: %s", dv->name, e), EX_RUNTIME;
+    }
+    return 0;
+}
+
+/* Free the integrators. */
+static void passive_teardown(ExecOffline *ex)
+{
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) passive_free(ex->pj[d]), ex->pj[d] = NULL;
+}
+
 /* ---- The pipeline. -------------------------------------------------------------------------------------- */
 
 #define EXEC_PIPE_SLOTS 1024 /* cycles in flight: each stage can run a scheduler time slice ahead of the other */
@@ -517,6 +557,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
         devices_free(&ex->devs);
         return rc;
     }
+    if (!o->closed_loop && passive_setup(ex, err, sizeof err) != 0) goto fail;
     sample_init(&ex->s, &ex->lay);
     int pipelined = pipe_setup(ex);
     ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models_b};
@@ -545,6 +586,7 @@ fail:
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
     if (ex->have_checks) checks_free(&ex->ck);
     closed_loop_teardown(ex);
+    passive_teardown(ex);
     vm->motion = NULL;
     motion_free(&ex->motion);
     devices_free(&ex->devs);
@@ -644,6 +686,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         if (ex->opt->out_temp) nftw(ex->out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     }
     closed_loop_teardown(ex);
+    passive_teardown(ex);
     ex->vm->motion = NULL;
     motion_free(&ex->motion);
     devices_free(&ex->devs);

@@ -15,6 +15,10 @@
  * else the machine file's PARAMs ct_kp ct_kd (computed torque) or pid_kp pid_kd pid_ki (PID), else the defaults
  * from --bandwidth (controller_gains_default).
  *
+ * In the open loop, a device with unpowered joints (powered = FALSE) gets their motion from passive.h: each cycle,
+ * after the planner's setpoint, the passive entries of q, qd, qdd are overwritten with the semi-inverse problem
+ * integrated along the powered joints' setpoint (the planner's own values there are placeholders).
+ *
  * With --threads 2 (the default on a machine with two CPUs online), an open-loop offline run is pipelined
  * (cycle_pipe.h): the VM's thread samples the setpoints (planner, IK, pose) and a worker thread finishes each
  * cycle (inverse dynamics, outputs, singularity measure, checks, trace, progress) on twin models. The outputs are
@@ -28,6 +32,7 @@
 #include "cycle_pipe.h"
 #include "devices.h"
 #include "motion.h"
+#include "passive.h"
 #include "progress.h"
 #include "run_options.h"
 #include "sample.h"
@@ -62,6 +67,7 @@ typedef struct ExecOffline {
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
     SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
+    PassiveJoints *pj[SAMPLE_MAX_DEVICES]; /* open loop: the unpowered joints' integrator (owned); NULL = none */
     long cycle;                         /* index of the last sampled cycle */
     int time_slot;                      /* the VM's system slot of $TIME */
     int active;                         /* the program has devices: outputs are written */

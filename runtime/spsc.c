@@ -44,32 +44,6 @@ int spsc_pop(Spsc *q, void *rec)
     return 1;
 }
 
-void *spsc_claim(Spsc *q)
-{
-    size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
-    size_t t = atomic_load_explicit(&q->tail, memory_order_acquire);
-    return h - t >= q->cap ? NULL : q->buf + (h % q->cap) * q->size;
-}
-
-void spsc_commit(Spsc *q)
-{
-    size_t h = atomic_load_explicit(&q->head, memory_order_relaxed);
-    atomic_store_explicit(&q->head, h + 1, memory_order_release);
-}
-
-void *spsc_peek(Spsc *q)
-{
-    size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
-    size_t h = atomic_load_explicit(&q->head, memory_order_acquire);
-    return h == t ? NULL : q->buf + (t % q->cap) * q->size;
-}
-
-void spsc_release(Spsc *q)
-{
-    size_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
-    atomic_store_explicit(&q->tail, t + 1, memory_order_release);
-}
-
 size_t spsc_count(Spsc *q)
 {
     size_t t = atomic_load_explicit(&q->tail, memory_order_acquire);

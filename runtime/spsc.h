@@ -31,13 +31,6 @@ void spsc_free(Spsc *q);
 int spsc_push(Spsc *q, const void *rec);
 /* Consumer: copy the oldest record out. 1 popped, 0 the ring is empty. */
 int spsc_pop(Spsc *q, void *rec);
-/* In place, for records too large to copy every cycle (the dry-run's Sample): the producer fills the slot
- * spsc_claim gives (NULL: full) and publishes it with spsc_commit; the consumer reads the slot spsc_peek gives
- * (NULL: empty) and hands it back with spsc_release. Slots keep their contents between uses. */
-void *spsc_claim(Spsc *q);
-void spsc_commit(Spsc *q);
-void *spsc_peek(Spsc *q);
-void spsc_release(Spsc *q);
 /* Records waiting (either side; a snapshot that may be stale by the time it is read). */
 size_t spsc_count(Spsc *q);
 
