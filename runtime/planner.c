@@ -13,6 +13,8 @@
 #define NS PLANNER_PATH_SAMPLES
 #define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
 #define BLEND_MARGIN 0.995      /* the blended sum must stay below this fraction of each limit at those samples */
+#define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
+#define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
 
 /* ---------------------------------------------------------------- configuration */
 
@@ -228,6 +230,7 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
 typedef struct {
     double L, th;                                   /* path length (m) and rotation angle (rad) */
     double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES]; /* |dq/ds|, |d2q/ds2|, |d3q/ds3| */
+    int lone;                                       /* run the lone stream check (the planner has blend work) */
 } CartPlan;
 
 /* PTP with PTP: the speed, acceleration and jerk of every axis of a PTP segment at local time t (the blend check
@@ -409,7 +412,56 @@ static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
     g->omega = acos(fmin(dot, 1.0));
     cp->th = 2 * g->omega;
     g->length = cp->L;
+    cp->lone = p->blend != NULL;
+    if (p->blend) planner_blend_lone_reset(p->blend);
     return path_table(p, g, cp->D1, cp->D2, cp->D3);
+}
+
+/* The path profile under V, A, J (stretched to TIME when one is given). */
+static int path_profile(PlannerSegment *g, const PlannerParams *par, double V, double A, double J,
+                        PlannerPushInfo *info)
+{
+    Profile *pr = &g->path;
+    if (par->time > 0) {
+        if (profile_plan_duration(pr, 0, 1, V, A, J, par->time) == PROFILE_STRETCH_LIMITED)
+            info->lowered |= PLANNER_LOWERED_TIME;
+    } else if (profile_plan(pr, 0, 1, V, A, J) < 0) {
+        return PLANNER_EINVAL;
+    }
+    g->T = pr->T;
+    return PLANNER_OK;
+}
+
+/* The lone stream check of a planned LIN/CIRC (planner_blend.c): while the peaks of its joint speed, acceleration
+ * or jerk over the whole path exceed LONE_MARGIN of a limit, slow the path down in time by the factor c that the
+ * worst of them asks for (speed scales as 1/c, acceleration 1/c^2, jerk 1/c^3), and replan. *V is lowered with
+ * it. The bounds D1-D3 usually leave room; this catches what their 33 samples miss (near a singularity). */
+static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, double *V, double *A, double *J,
+                    PlannerPushInfo *info)
+{
+    PlannerBlendLimits lim[PLANNER_MAX_AXES];
+    for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+    /* the table once per segment, at its first planning (its refinement looks at the path speed planned) */
+    int st;
+    if (!planner_blend_lone_nodes(p->blend, g) &&
+        (st = planner_blend_lone_table(p->blend, plan_model(p), lim, g)) < 0) {
+        double pos[3], quat[4], s = planner_blend_lone_failed_at(p->blend);
+        planner_path_pose(g, s, pos, quat);
+        snprintf(p->err, sizeof p->err,
+                 "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s", 100 * s, pos[0],
+                 pos[1], pos[2], model_strerror(st));
+        return PLANNER_EIK;
+    }
+    for (int it = 0; it < LONE_ITER; it++) {
+        double r[3];
+        planner_blend_lone_peaks(p->blend, lim, p->cfg.dt, g, r);
+        double c = fmax(fmax(r[0], sqrt(r[1])), cbrt(r[2])) / LONE_MARGIN;
+        if (!(c > 1)) return PLANNER_OK;
+        c *= 1 + 0.01 * it;          /* should the scaling not be exact (TIME, grid), step beyond it */
+        *V /= c, *A /= c * c, *J /= c * c * c;
+        if ((st = path_profile(g, par, *V, *A, *J, info)) < 0) return st;
+    }
+    return PLANNER_OK;
 }
 
 /* LIN/CIRC: path-parameter profile from 0 to 1 whose limits keep the requested Cartesian speeds and every
@@ -455,18 +507,14 @@ static int plan_cart(Planner *p, PlannerSegment *g, const CartPlan *cp, const Pl
     }
     A *= kacc;
     J *= kacc;
+    Profile *pr = &g->path;
+    int st = path_profile(g, par, V, A, J, info);
+    if (st == PLANNER_OK && cp->lone) st = lone_fit(p, g, par, &V, &A, &J, info);
+    if (st < 0) return st;
     if (V < Vreq * (1 - 1e-9)) {
         info->lowered |= PLANNER_LOWERED_SPEED;
         info->speed_max = L > 0 ? V * L : speed;
     }
-    Profile *pr = &g->path;
-    if (par->time > 0) {
-        if (profile_plan_duration(pr, 0, 1, V, A, J, par->time) == PROFILE_STRETCH_LIMITED)
-            info->lowered |= PLANNER_LOWERED_TIME;
-    } else if (profile_plan(pr, 0, 1, V, A, J) < 0) {
-        return PLANNER_EINVAL;
-    }
-    g->T = pr->T;
     g->zone_t = g->T;
     if (par->approx > 0 && L > 0) g->zone_t = profile_time_at_fraction(pr, 1 - fmin(par->approx / L, 0.5));
     return PLANNER_OK;

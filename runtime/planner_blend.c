@@ -1,6 +1,8 @@
-/* planner_blend.c — plan-time check of a blend involving a Cartesian segment: the overlap window on a grid, each
- * side's speed, acceleration and jerk enveloped over the window the stream's differences see, the sums against
- * the limits, and the longest overlap that fits. See planner_blend.h and docs/MOTION.md §3. */
+/* planner_blend.c — plan-time checks of the sampled stream of Cartesian segments: a blend involving one (the
+ * overlap window on a grid, each side's speed, acceleration and jerk enveloped over the window the stream's
+ * differences see, the sums against the limits, and the longest overlap that fits), and a LIN/CIRC alone (the
+ * peaks of its joint rates over its whole duration). Both take the joint path's derivatives from an IK table and
+ * the chain rule. See planner_blend.h and docs/MOTION.md §2-§3. */
 #include "planner_blend.h"
 
 #include <math.h>
@@ -16,6 +18,13 @@
 #define TAB_DT 2e-3      /* s: the table's nodes are at least this far apart in time (at the peak path speed) */
 #define NCAND 64         /* overlap candidates: omax, then 90 % steps */
 #define MARGIN 0.995     /* the enveloped sum must stay below this fraction of each limit */
+#define LONE_GRID 256    /* a lone segment's peaks: at most this many grid steps over its duration (or 4 per */
+                         /* table interval, when more) */
+#define LONE_TAB0 64     /* a lone segment's table: intervals of s at first, */
+#define LONE_TABMAX 2048 /* ... doubled up to this many while it is not resolved: */
+#define LONE_DQ 0.05     /* an axis moves more than this (rad or m) between two nodes, */
+#define LONE_CONV 0.05   /* or a derivative's peak changed by more than this fraction at the last doubling */
+#define LONE_DT 2.5e-4   /* s: but nodes stay at least this far apart in time at the path's peak speed */
 
 #define MAX2(a, b) ((a) > (b) ? (a) : (b))   /* (fmax is a libm call here, and this is the inner loop) */
 #define MIN2(a, b) ((a) < (b) ? (a) : (b))
@@ -35,6 +44,13 @@ typedef struct {
 struct PlannerBlendWork {
     int n;                            /* axes */
     Side side[2];
+    /* the whole path of the lone segment being planned (planner_blend_lone_*): nodes k ds, k = -2 .. N + 2 */
+    const PlannerSegment *lone;       /* the segment the table is of (NULL: none) */
+    double lfail;                     /* path parameter where the table's IK failed last */
+    int N;                            /* intervals, LONE_TAB0 .. LONE_TABMAX (doubled until resolved) */
+    double lds;
+    double *lq;                       /* [(LONE_TABMAX + 5) * n]: q at node k in row k + 2 */
+    double *ld;                       /* [(LONE_TABMAX + 1) * 3 * n]: dq/ds, d2q/ds2, d3q/ds3 at node k */
     double node[3][NINT + 1];         /* one axis of one side: speed, acc, jerk at the grid nodes */
     double raw[6][NINT];              /* ... max (0-2) and min (3-5) of each over each grid interval */
     double tmp[2][NINT];              /* sliding-window scratch */
@@ -47,8 +63,10 @@ PlannerBlendWork *planner_blend_work_new(int n)
     if (!w) return NULL;
     w->n = n;
     w->env = malloc(sizeof(double) * 2 * (size_t)n * 6 * NINT);
-    if (!w->env) {
-        free(w);
+    w->lq = malloc(sizeof(double) * (LONE_TABMAX + 5) * (size_t)n);
+    w->ld = malloc(sizeof(double) * (LONE_TABMAX + 1) * 3 * (size_t)n);
+    if (!w->env || !w->lq || !w->ld) {
+        planner_blend_work_free(w);
         return NULL;
     }
     return w;
@@ -58,6 +76,8 @@ void planner_blend_work_free(PlannerBlendWork *w)
 {
     if (!w) return;
     free(w->env);
+    free(w->lq);
+    free(w->ld);
     free(w);
 }
 
@@ -75,30 +95,63 @@ static void pose_ext(const PlannerSegment *g, double s, double pos[3], double qu
     else planner_path_pose_ext(g, s, pos, quat);
 }
 
-/* IK at table node k (s = s0 + k ds) seeded by extrapolation through the nodes k - dir and k - 2 dir. */
-static int table_ik(Model *m, Side *sd, int n, int k, int dir)
+/* IK at path parameter s (the path continued beyond [0, 1]) into q, seeded by extrapolation through q1 and q2 (the
+ * nodes at s - ds and s - 2 ds). Near a singularity, where the joint path turns fast, that seed can overshoot and
+ * the IK not converge: then the path is walked from q1 in 8, then 64 steps, each seeded by the one before (as the
+ * cycle's IK follows it). */
+static int path_ik(Model *m, const PlannerSegment *g, int n, double s, double ds, const double *q1, const double *q2,
+                   double *q)
 {
     double pos[3], quat[4], seed[PLANNER_MAX_AXES];
     ModelIkInfo ii;
-    const double *q1 = sd->q[k - dir + 2], *q2 = sd->q[k - 2 * dir + 2];
     for (int i = 0; i < n; i++) seed[i] = 2 * q1[i] - q2[i];
-    pose_ext(sd->g, sd->s0 + k * sd->ds, pos, quat);
-    return model_ik(m, pos, quat, seed, sd->q[k + 2], &ii);
+    pose_ext(g, s, pos, quat);
+    int st = model_ik(m, pos, quat, seed, q, &ii);
+    for (int steps = 8; st < 0 && steps <= 64; steps *= 8) {
+        memcpy(seed, q1, (size_t)n * sizeof(double));
+        for (int j = 1; j <= steps && st < 0; j++) {
+            pose_ext(g, j == steps ? s : s - ds + ds * j / steps, pos, quat);
+            int sj = model_ik(m, pos, quat, seed, q, &ii);
+            if (sj < 0) break;
+            if (j == steps) st = sj;
+            memcpy(seed, q, (size_t)n * sizeof(double));
+        }
+    }
+    return st;
 }
 
-/* The joint path table of a Cartesian side over the path parameters its part of the overlap reaches (up to the
- * local time x_far into the segment from its blended end), and the derivatives at its nodes. Returns 0 or < 0
- * (IK failed inside the path). */
-static int side_table(Side *sd, Model *m, int n, double x_far)
+/* IK at table node k (s = s0 + k ds) seeded by extrapolation through the nodes k - dir and k - 2 dir. */
+static int table_ik(Model *m, Side *sd, int n, int k, int dir)
+{
+    return path_ik(m, sd->g, n, sd->s0 + k * sd->ds, dir * sd->ds, sd->q[k - dir + 2], sd->q[k - 2 * dir + 2],
+                   sd->q[k + 2]);
+}
+
+/* dq/ds, d2q/ds2, d3q/ds3 of n axes at a node of step h, by central differences of the nodes two before (m2) to
+ * two after (p2). */
+static void node_derivs(int n, double h, const double *m2, const double *m1, const double *c, const double *p1,
+                        const double *p2, double *d1, double *d2, double *d3)
+{
+    for (int i = 0; i < n; i++) {
+        d1[i] = (p1[i] - m1[i]) / (2 * h);
+        d2[i] = (p1[i] - 2 * c[i] + m1[i]) / (h * h);
+        d3[i] = (p2[i] - 2 * p1[i] + 2 * m1[i] - m2[i]) / (2 * h * h * h);
+    }
+}
+
+/* The chain rule: joint speed, acceleration and jerk from dq/ds, d2q/ds2, d3q/ds3 (d) and the path state s. */
+static inline void chain_rule(const double d[3], const ProfileState *s, double out[3])
+{
+    out[0] = d[0] * s->v;
+    out[1] = d[0] * s->a + d[1] * s->v * s->v;
+    out[2] = d[0] * s->j + 3 * d[1] * s->v * s->a + d[2] * s->v * s->v * s->v;
+}
+
+/* The joint path table of a Cartesian side at the nodes s0 + k ds (sd->s0, sd->ds set), walked from its planned
+ * end (tail) or start, and the derivatives at its nodes. Returns 0 or < 0 (IK failed inside the path). */
+static int side_table_nodes(Side *sd, Model *m, int n)
 {
     const PlannerSegment *g = sd->g;
-    ProfileState f;
-    profile_at(&g->path, sd->tail ? g->T - x_far : x_far, &f);
-    /* nodes at least TAB_DT apart in time at the path's peak speed: a third difference amplifies the IK's
-     * rounding by 6 / ds^3, so a table much finer than the motion needs would add noise, not accuracy */
-    double span = fmin(sd->tail ? 1 - f.p : f.p, 1);
-    sd->ds = fmin(fmax(span / TAB, TAB_DT * g->path.vpk), 1.0 / TAB);
-    sd->s0 = sd->tail ? 1 - TAB * sd->ds : 0;
     /* the first node from the planned end (tail: s = 1 is q1) or start (q0), then walk */
     int k0 = sd->tail ? TAB : 0, dir = sd->tail ? -1 : 1;
     const double *qe = sd->tail ? g->q1 : g->q0;
@@ -120,16 +173,43 @@ static int side_table(Side *sd, Model *m, int n, double x_far)
             sd->q[hi + 2][i] = 4 * sd->q[hi + 1][i] - 6 * sd->q[hi][i] + 4 * sd->q[hi - 1][i] - sd->q[hi - 2][i];
         }
     }
-    for (int k = 0; k <= TAB; k++) {
-        const double *m2 = sd->q[k], *m1 = sd->q[k + 1], *c = sd->q[k + 2], *p1 = sd->q[k + 3], *p2 = sd->q[k + 4];
-        double h = sd->ds;
-        for (int i = 0; i < n; i++) {
-            sd->d[k][0][i] = (p1[i] - m1[i]) / (2 * h);
-            sd->d[k][1][i] = (p1[i] - 2 * c[i] + m1[i]) / (h * h);
-            sd->d[k][2][i] = (p2[i] - 2 * p1[i] + 2 * m1[i] - m2[i]) / (2 * h * h * h);
-        }
-    }
+    for (int k = 0; k <= TAB; k++)
+        node_derivs(n, sd->ds, sd->q[k], sd->q[k + 1], sd->q[k + 2], sd->q[k + 3], sd->q[k + 4], sd->d[k][0],
+                    sd->d[k][1], sd->d[k][2]);
     return 0;
+}
+
+/* The joint path table of a Cartesian side over the path parameters its part of the overlap reaches (up to the
+ * local time x_far into the segment from its blended end). Returns 0 or < 0 (IK failed inside the path). */
+static int side_table(Side *sd, Model *m, int n, double x_far)
+{
+    const PlannerSegment *g = sd->g;
+    ProfileState f;
+    profile_at(&g->path, sd->tail ? g->T - x_far : x_far, &f);
+    /* nodes at least TAB_DT apart in time at the path's peak speed: a third difference amplifies the IK's
+     * rounding by 6 / ds^3, so a table much finer than the motion needs would add noise, not accuracy */
+    double span = fmin(sd->tail ? 1 - f.p : f.p, 1);
+    sd->ds = fmin(fmax(span / TAB, TAB_DT * g->path.vpk), 1.0 / TAB);
+    sd->s0 = sd->tail ? 1 - TAB * sd->ds : 0;
+    return side_table_nodes(sd, m, n);
+}
+
+/* Speed, acceleration and jerk of axis i of a Cartesian side whose path parameter is in state s: the chain rule
+ * on the table's derivatives, interpolated linearly between its nodes. */
+static void cart_rates(const Side *sd, int i, const ProfileState *ps, double out[3])
+{
+    const ProfileState s = *ps;
+    if (s.v == 0 && s.a == 0 && s.j == 0) {
+        out[0] = out[1] = out[2] = 0;
+        return;
+    }
+    double f = (s.p - sd->s0) / sd->ds;
+    int k = (int)floor(f);
+    if (k < 0) k = 0;
+    if (k > TAB - 1) k = TAB - 1;
+    double w = f - k, d[3];
+    for (int r = 0; r < 3; r++) d[r] = (1 - w) * sd->d[k][r][i] + w * sd->d[k + 1][r][i];
+    chain_rule(d, &s, out);
 }
 
 /* Speed, acceleration and jerk of axis i of a side at its local time x. */
@@ -143,19 +223,7 @@ static void side_state(const Side *sd, int i, double x, double out[3])
         return;
     }
     profile_at(&g->path, x, &s);
-    if (s.v == 0 && s.a == 0 && s.j == 0) {
-        out[0] = out[1] = out[2] = 0;
-        return;
-    }
-    double f = (s.p - sd->s0) / sd->ds;
-    int k = (int)floor(f);
-    if (k < 0) k = 0;
-    if (k > TAB - 1) k = TAB - 1;
-    double w = f - k, d[3];
-    for (int r = 0; r < 3; r++) d[r] = (1 - w) * sd->d[k][r][i] + w * sd->d[k + 1][r][i];
-    out[0] = d[0] * s.v;
-    out[1] = d[0] * s.a + d[1] * s.v * s.v;
-    out[2] = d[0] * s.j + 3 * d[1] * s.v * s.a + d[2] * s.v * s.v * s.v;
+    cart_rates(sd, i, &s, out);
 }
 
 /* Local time of grid node k of a side (successor: k delta; predecessor: counted back from its end). */
@@ -281,4 +349,139 @@ double planner_blend_overlap(PlannerBlendWork *w, Model *m, const PlannerBlendLi
         if (fits) return K * delta;
     }
     return 0;
+}
+
+/* Row of node k (-2 .. N + 2) of the lone table. */
+static double *lone_q(PlannerBlendWork *w, int k) { return w->lq + (size_t)(k + 2) * (size_t)w->n; }
+
+/* The two nodes beyond each end of the lone table (IK on the continued path, or where it fails there, a cubic
+ * continuation), then the derivatives at every node; and the largest move of an axis between two nodes and the
+ * peak |derivative| of each axis (pk[r * n + i]). */
+static void lone_finish(PlannerBlendWork *w, Model *m, double *dqmax, double *pk)
+{
+    int n = w->n, N = w->N, ok = 1;
+    const PlannerSegment *g = w->lone;
+    for (int k = -1; ok && k >= -2; k--)
+        ok = path_ik(m, g, n, k * w->lds, -w->lds, lone_q(w, k + 1), lone_q(w, k + 2), lone_q(w, k)) >= 0;
+    for (int k = N + 1; ok && k <= N + 2; k++)
+        ok = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k)) >= 0;
+    for (int e = 0; !ok && e < 2; e++) {
+        double *lo = lone_q(w, -1 - e), *hi = lone_q(w, N + 1 + e);
+        for (int i = 0; i < n; i++) {
+            lo[i] = 4 * lone_q(w, -e)[i] - 6 * lone_q(w, 1 - e)[i] + 4 * lone_q(w, 2 - e)[i] - lone_q(w, 3 - e)[i];
+            hi[i] = 4 * lone_q(w, N + e)[i] - 6 * lone_q(w, N - 1 + e)[i] + 4 * lone_q(w, N - 2 + e)[i] -
+                    lone_q(w, N - 3 + e)[i];
+        }
+    }
+    *dqmax = 0;
+    for (int j = 0; j < 3 * n; j++) pk[j] = 0;
+    for (int k = 0; k <= N; k++) {
+        double *d = w->ld + (size_t)k * 3 * (size_t)n;
+        node_derivs(n, w->lds, lone_q(w, k - 2), lone_q(w, k - 1), lone_q(w, k), lone_q(w, k + 1), lone_q(w, k + 2),
+                    d, d + n, d + 2 * n);
+        for (int j = 0; j < 3 * n; j++) pk[j] = MAX2(pk[j], fabs(d[j]));
+        for (int i = 0; k < N && i < n; i++) *dqmax = MAX2(*dqmax, fabs(lone_q(w, k + 1)[i] - lone_q(w, k)[i]));
+    }
+}
+
+void planner_blend_lone_reset(PlannerBlendWork *w) { w->lone = NULL; }
+
+int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLimits *lim, const PlannerSegment *g)
+{
+    int n = w->n, st;
+    double prev[3 * PLANNER_MAX_AXES], cur[3 * PLANNER_MAX_AXES], dq;
+    w->lone = g;
+    w->N = LONE_TAB0;
+    w->lds = 1.0 / LONE_TAB0;
+    /* the first level: walk from the start (q0), each node seeded by extrapolation through the two before */
+    for (int e = 0; e < 3; e++) memcpy(lone_q(w, -e), g->q0, (size_t)n * sizeof(double));
+    for (int k = 0; k <= w->N; k++)
+        if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k))) < 0) {
+            w->lone = NULL;
+            w->lfail = k * w->lds;
+            return st;
+        }
+    lone_finish(w, m, &dq, cur);
+    /* doubled while an axis moves fast between nodes (a swing near a singularity that the table steps over) or,
+     * after a doubling, a derivative's peak still changed; each new node seeded by the mean of its neighbours */
+    double vpk = g->path.vpk > 0 ? g->path.vpk : 1;
+    for (int lev = 0; 2 * w->N <= LONE_TABMAX && 0.5 * w->lds >= LONE_DT * vpk; lev++) {
+        int conv = dq <= LONE_DQ;
+        for (int j = 0; lev > 0 && conv && j < 3 * n; j++) {
+            /* a derivative matters as far as its term can come near the limit at the peak path speed */
+            int r = j / n, i = j % n;
+            double L = r == 0 ? lim[i].v : r == 1 ? lim[i].a : lim[i].j;
+            conv = isinf(L) || fabs(cur[j] - prev[j]) <= LONE_CONV * MAX2(cur[j], prev[j]) + 0.01 * L / pow(vpk, r + 1);
+        }
+        if (conv) break;
+        memcpy(prev, cur, sizeof prev);
+        for (int k = w->N; k >= 0; k--) memmove(lone_q(w, 2 * k), lone_q(w, k), (size_t)n * sizeof(double));
+        w->N *= 2;
+        w->lds = 1.0 / w->N;
+        for (int k = 1; k < w->N; k += 2) {
+            /* seeded by extrapolation through its left neighbour from the right one (their mean) */
+            double seed[PLANNER_MAX_AXES];
+            for (int i = 0; i < n; i++) seed[i] = 0.5 * (3 * lone_q(w, k - 1)[i] - lone_q(w, k + 1)[i]);
+            if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), seed, lone_q(w, k))) < 0) {
+                w->lone = NULL;
+                w->lfail = k * w->lds;
+                return st;
+            }
+        }
+        lone_finish(w, m, &dq, cur);
+    }
+    return 0;
+}
+
+/* Fold the rates of every axis in path state s into the peaks r[3] (|value| / limit). */
+static void lone_fold(const PlannerBlendWork *w, const PlannerBlendLimits *lim, const ProfileState *s, double r[3])
+{
+    int n = w->n, N = w->N;
+    if (s->v == 0 && s->a == 0 && s->j == 0) return;
+    double f = s->p / w->lds;
+    int k = (int)floor(f);
+    if (k < 0) k = 0;
+    if (k > N - 1) k = N - 1;
+    double u = f - k;
+    const double *d0 = w->ld + (size_t)k * 3 * (size_t)n, *d1 = d0 + 3 * n;
+    for (int i = 0; i < n; i++) {
+        double d[3], o[3];
+        for (int q = 0; q < 3; q++) d[q] = (1 - u) * d0[q * n + i] + u * d1[q * n + i];
+        chain_rule(d, s, o);
+        r[0] = MAX2(r[0], fabs(o[0]) / lim[i].v);
+        r[1] = MAX2(r[1], fabs(o[1]) / lim[i].a);
+        if (!isinf(lim[i].j)) r[2] = MAX2(r[2], fabs(o[2]) / lim[i].j);
+    }
+}
+
+int planner_blend_lone_nodes(const PlannerBlendWork *w, const PlannerSegment *g) { return w->lone == g ? w->N : 0; }
+
+double planner_blend_lone_failed_at(const PlannerBlendWork *w) { return w->lfail; }
+
+void planner_blend_lone_peaks(PlannerBlendWork *w, const PlannerBlendLimits *lim, double dt, const PlannerSegment *g,
+                              double r[3])
+{
+    r[0] = r[1] = r[2] = 0;
+    if (w->lone != g || !(g->T > 0)) return;
+    /* the stream's values are means of the continuous ones over windows inside [-2h, T + h], where the segment is
+     * at rest outside [0, T]; so the peak of the continuous rates over [0, T] bounds them: taken on a grid of
+     * half a cycle (at most LONE_GRID steps, or 4 per table interval: the rates are smooth between the table's
+     * nodes and the profile's phase boundaries) and on both sides of every phase boundary of the path profile */
+    int kmax = (int)ceil(g->T / (0.5 * dt) - 1e-9), kcap = MAX2(LONE_GRID, 4 * w->N);
+    if (kmax > kcap) kmax = kcap;
+    if (kmax < 1) kmax = 1;
+    const Profile *pr = &g->path;
+    ProfileState s;
+    for (int k = 0; k <= kmax; k++) {
+        profile_at(pr, g->T * k / kmax, &s);
+        lone_fold(w, lim, &s, r);
+    }
+    double b[6] = {pr->Tj, pr->Ta - pr->Tj, pr->Ta, pr->T - pr->Ta, pr->T - pr->Ta + pr->Tj, pr->T - pr->Tj};
+    double eps = 1e-9 * g->T;
+    for (int e = 0; e < 12; e++) {
+        double x = b[e / 2] + (e & 1 ? eps : -eps);
+        if (x <= 0 || x >= g->T) continue;
+        profile_at(pr, x, &s);
+        lone_fold(w, lim, &s, r);
+    }
 }

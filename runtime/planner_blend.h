@@ -1,5 +1,6 @@
-/* planner_blend.h — internal to the planner (planner.c): the plan-time check of a blend in which at least one of
- * the two segments is Cartesian (LIN/CIRC). See docs/MOTION.md §3.
+/* planner_blend.h — internal to the planner (planner.c): the plan-time checks of the sampled stream of Cartesian
+ * (LIN/CIRC) segments: a blend in which at least one of the two segments is Cartesian (docs/MOTION.md §3), and a
+ * LIN/CIRC alone (§2).
  *
  * The check bounds what the executor's stream will show, not only the plan: a Cartesian segment's joint speed,
  * acceleration and jerk are central differences of its cycle IK solutions (their jerk, the difference of two
@@ -19,7 +20,7 @@ typedef struct {
     double v, a, j;
 } PlannerBlendLimits;
 
-/* Allocate / free the producer's scratch for n axes (about 0.2 MB per axis, once per planner). */
+/* Allocate / free the producer's scratch for n axes (about 0.27 MB per axis, once per planner). */
 PlannerBlendWork *planner_blend_work_new(int n);
 void planner_blend_work_free(PlannerBlendWork *w);
 
@@ -29,5 +30,28 @@ void planner_blend_work_free(PlannerBlendWork *w);
  * m is the producer's model (IK). */
 double planner_blend_overlap(PlannerBlendWork *w, Model *m, const PlannerBlendLimits *lim, double dt,
                              const PlannerSegment *a, const PlannerSegment *b, double omax);
+
+/* Forget the lone table (a new segment is being planned in a ring slot that an older one used). */
+void planner_blend_lone_reset(PlannerBlendWork *w);
+
+/* The joint path table of a LIN/CIRC g over its whole path, for planner_blend_lone_peaks: 64 intervals of s,
+ * doubled (up to 2048) while an axis moves more than 0.05 between two nodes or a derivative's peak still changes
+ * by more than 5 % (beyond what could matter for lim at g's planned peak path speed). It depends on g's geometry,
+ * so it is built once and kept while g is replanned slower. Returns 0, or < 0 when the IK failed at a node of the
+ * path. m is the producer's model. */
+int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLimits *lim, const PlannerSegment *g);
+
+/* Intervals of the lone table when it is g's, else 0. */
+int planner_blend_lone_nodes(const PlannerBlendWork *w, const PlannerSegment *g);
+
+/* The path parameter s in [0, 1] at which planner_blend_lone_table's IK failed last. */
+double planner_blend_lone_failed_at(const PlannerBlendWork *w);
+
+/* The peaks of g's joint speed, acceleration and jerk relative to lim (r[0], r[1], r[2]: the largest |value| /
+ * limit over every axis; jerk 0 where the limit is INFINITY) over its whole duration, as its sampled stream at
+ * cycle dt can show them when it runs alone (from rest to rest; not blended): the chain rule on g's planned path
+ * profile and the table of the last planner_blend_lone_table(g). All zero when there is no table of g. */
+void planner_blend_lone_peaks(PlannerBlendWork *w, const PlannerBlendLimits *lim, double dt, const PlannerSegment *g,
+                              double r[3]);
 
 #endif
