@@ -108,7 +108,7 @@ static void model_limits_init(ModelAxisLimits *l)
     l->vmax = l->amax = l->jmax = l->effort = INFINITY;
 }
 
-/* Defaults for one joint: identity origin, z axis, revolute, powered, massless, no limits, no motor. */
+/* Defaults for one joint: identity origin, z axis, revolute, powered, massless, no limits, no motor, no friction. */
 void model_joint_init(ModelJoint *j)
 {
     memset(j, 0, sizeof *j);
@@ -118,6 +118,7 @@ void model_joint_init(ModelJoint *j)
     v3_set(j->axis, 0, 0, 1);
     j->powered = 1;
     model_limits_init(&j->limits);
+    j->ferror = INFINITY;
 }
 
 /* Defaults for a description: no joints, gravity -9.81 z, tool at the last link's origin. */
@@ -138,6 +139,40 @@ const ModelParam *model_desc_param(const ModelDesc *d, const char *name)
     return NULL;
 }
 
+/* 1 when joint i has any friction. */
+static int joint_has_friction(const ModelDesc *d, int i)
+{
+    const ModelFriction *f = &d->joint[i].friction;
+    return f->viscous != 0 || f->coulomb_pos != 0 || f->coulomb_neg != 0;
+}
+
+/* Friction only where a coordinate is a joint: not on the stewart back-end's platform pose (its actuators are the
+ * legs, outputs of the model), not on the freeflyer's coordinate 0 (the free base's rotation in inertial space:
+ * a torque there would be an external one). Sets *any when some joint has friction. 0 or MODEL_EINVAL. */
+static int friction_allowed(const ModelType *t, const ModelDesc *d, int *any, char *err, size_t errlen)
+{
+    int st = model_friction_check(d, err, errlen);
+    if (st < 0) return st;
+    *any = 0;
+    for (int i = 0; i < d->njoints && i < MODEL_MAX_DOF; i++) {
+        if (!joint_has_friction(d, i)) continue;
+        *any = 1;
+        const char *why = NULL;
+        if (t == &model_stewart)
+            why = "the stewart back-end's coordinates are the platform pose, not joints (its legs are not modelled "
+                  "with friction)";
+        else if (t == &model_freeflyer && i == 0)
+            why = "the freeflyer back-end's coordinate 0 is the free base's rotation, not a joint";
+        if (why) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: joint %s: friction is not supported here: %s",
+                         d->source[0] ? d->source : d->name, d->joint[i].name, why);
+            return MODEL_EINVAL;
+        }
+    }
+    return MODEL_OK;
+}
+
 /* Find the back-end named in the description and create its state; m->desc keeps a copy. */
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
 {
@@ -147,6 +182,8 @@ int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
         snprintf(err, errlen, "%s: unknown model back-end '%s'", d->source[0] ? d->source : d->name, d->backend);
         return MODEL_EINVAL;
     }
+    int friction, fst = friction_allowed(t, d, &friction, err, errlen);
+    if (fst < 0) return fst;
     if (err && errlen) err[0] = '\0';
     int rc = t->create(d, &m->state, err, errlen);
     if (rc < 0) {
@@ -157,6 +194,7 @@ int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
     m->type = t;
     m->desc = *d;
     m->dof = d->njoints;
+    m->has_friction = friction;
     return MODEL_OK;
 }
 
@@ -189,19 +227,47 @@ int model_singularity_within(Model *m, const double *q, double lo, double hi, do
     int st = model_singularity(m, q, measure);
     return st < 0 ? st : 0;
 }
+/* out += tau_f(qd), after a successful call (st >= 0). A frictionless model costs one test. */
+static int add_friction(const Model *m, int st, const double *qd, double *out)
+{
+    if (st < 0 || !m->has_friction) return st;
+    for (int i = 0; i < m->dof; i++) out[i] += model_friction_joint(&m->desc.joint[i].friction, qd[i]);
+    return st;
+}
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    return MODEL_CALL(inverse_dynamics, q, qd, qdd, tau);
+    return add_friction(m, MODEL_CALL(inverse_dynamics, q, qd, qdd, tau), qd, tau);
 }
 int model_mass_matrix(Model *m, const double *q, double *M) { return MODEL_CALL(mass_matrix, q, M); }
-int model_bias(Model *m, const double *q, const double *qd, double *h) { return MODEL_CALL(bias, q, qd, h); }
+int model_bias(Model *m, const double *q, const double *qd, double *h)
+{
+    return add_friction(m, MODEL_CALL(bias, q, qd, h), qd, h);
+}
+/* The joints receive tau - tau_f(qd) (a copy on the stack: tau is the caller's). */
 int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
 {
-    return MODEL_CALL(forward_dynamics, q, qd, tau, qdd);
+    if (!m || !m->has_friction) return MODEL_CALL(forward_dynamics, q, qd, tau, qdd);
+    double t[MODEL_MAX_DOF];
+    for (int i = 0; i < m->dof; i++) t[i] = tau[i] - model_friction_joint(&m->desc.joint[i].friction, qd[i]);
+    return MODEL_CALL(forward_dynamics, q, qd, t, qdd);
 }
+/* Unpowered joints: their given tau less friction goes in, and tau is restored as given; powered joints: the
+ * computed tau gets the friction their motion needs. */
 int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau)
 {
-    return MODEL_CALL(semi_inverse, q, qd, qdd, tau);
+    if (!m || !m->has_friction) return MODEL_CALL(semi_inverse, q, qd, qdd, tau);
+    double given[MODEL_MAX_DOF], f[MODEL_MAX_DOF];
+    for (int i = 0; i < m->dof; i++) {
+        f[i] = model_friction_joint(&m->desc.joint[i].friction, qd[i]);
+        given[i] = tau[i];
+        if (!m->desc.joint[i].powered) tau[i] -= f[i];
+    }
+    int st = MODEL_CALL(semi_inverse, q, qd, qdd, tau);
+    for (int i = 0; i < m->dof; i++) {
+        if (!m->desc.joint[i].powered) tau[i] = given[i];
+        else if (st >= 0) tau[i] += f[i];
+    }
+    return st;
 }
 /* Extra outputs: a back-end without them has none (count 0), which is not an error. */
 int model_output_count(Model *m)

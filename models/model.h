@@ -45,6 +45,21 @@ typedef struct {
     double effort;     /* torque (Nm) or force (N), symmetric */
 } ModelAxisLimits;
 
+/* Joint friction (docs/MODELS.md §5.4), in the joint's own torque (force), opposing motion:
+ *   tau_f(qd) = viscous qd + c_avg tanh(qd / MODEL_FRICTION_VBAND) + c_dif tanh^2(qd / MODEL_FRICTION_VBAND),
+ *   c_avg = (coulomb_pos + coulomb_neg) / 2, c_dif = (coulomb_pos - coulomb_neg) / 2:
+ * Coulomb friction coulomb_pos when qd > 0 and -coulomb_neg when qd < 0 (Corke's asymmetric Tc+ / Tc-), smoothed
+ * through 0 (a C-infinity curve, 0 at qd = 0) so that GSL's ODE steppers see no discontinuity. For |qd| >= 19.1
+ * MODEL_FRICTION_VBAND tanh rounds to exactly +-1 and the law is exactly viscous qd + Tc+- sign(qd). All zero (the
+ * default): frictionless. All three >= 0 and finite. The model_* wrappers apply it for every back-end (below). */
+typedef struct {
+    double viscous;     /* Nm s/rad (N s/m) */
+    double coulomb_pos; /* Nm (N), magnitude when qd > 0 */
+    double coulomb_neg; /* Nm (N), magnitude when qd < 0 */
+} ModelFriction;
+
+#define MODEL_FRICTION_VBAND 1e-3 /* rad/s (m/s): the Coulomb term's smoothing speed */
+
 /* DC motor with gearbox (seed 002): present == 0 when the machine file gives none. */
 typedef struct {
     int present;
@@ -75,6 +90,9 @@ typedef struct {
     double home;                /* start position */
     ModelAxisLimits limits;
     ModelMotor motor;
+    ModelFriction friction;     /* added last; zero = frictionless */
+    double ferror;              /* limit on the closed-loop following error |setpoint - actual|, rad or m (LinuxCNC's
+                                 * FERROR), checked by `irl run --closed-loop` only; INFINITY (default) or 0: none */
 } ModelJoint;
 
 /* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). */
@@ -159,6 +177,7 @@ typedef struct Model {
     void *state;
     ModelDesc desc;
     int dof;
+    int has_friction;  /* some joint of desc has friction: the wrappers apply it (added last) */
 } Model;
 
 /* Registry: built-in back-ends, plus any loaded from plugins. */
@@ -177,7 +196,11 @@ const ModelParam *model_desc_param(const ModelDesc *d, const char *name);
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen);
 void model_close(Model *m);
 
-/* Wrappers: MODEL_ENOTSUP when the back-end lacks the operation. */
+/* Wrappers: MODEL_ENOTSUP when the back-end lacks the operation. Joint friction (ModelFriction) is applied here,
+ * for every back-end: inverse_dynamics and bias add tau_f(qd); forward_dynamics subtracts it from tau (the joints
+ * receive tau - tau_f); semi_inverse adds it to the computed tau of powered joints and subtracts it from the given
+ * tau of unpowered ones (which it leaves as given). mass_matrix and the rest are unchanged. model_open refuses
+ * friction where a coordinate is not a joint (the stewart back-end's platform pose, the freeflyer's base angle). */
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9]);
 int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
              ModelIkInfo *info);
@@ -193,6 +216,13 @@ int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd,
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);
+/* The friction law above for one joint at speed qd; and tau_f for every joint of m (zeros when frictionless). */
+double model_friction_joint(const ModelFriction *f, double qd);
+void model_friction(const Model *m, const double *qd, double *tau_f);
+/* Check a description's friction values (>= 0, finite): 0, or MODEL_EINVAL with a message naming the joint.
+ * Called by model_open (which also refuses friction on the coordinates that are not joints). */
+int model_friction_check(const ModelDesc *d, char *err, size_t errlen);
+
 /* A message for a status code. */
 const char *model_strerror(int status);
 

@@ -12,7 +12,7 @@
 /* ORDER ChecksQty */
 static const char *const qty_names[CHK_NQTY] = {
     "position", "speed", "acceleration", "jerk", "torque", "power", "voltage",
-    "total power", "singularity", "IK failure", "output", "rate",
+    "total power", "singularity", "IK failure", "output", "rate", "following error",
 };
 
 /* Units per joint type: revolute, prismatic. ORDER ChecksQty (axis quantities). */
@@ -64,10 +64,24 @@ static int count_rates(const SampleDeviceInfo *info)
     return n;
 }
 
-/* Channels of one device: the axis block, three per-device ones, outputs, rates. */
+/* The closed-loop group of the tracking error e when some axis has a ferror limit (checks.h), else -1. */
+static int ferror_group(const SampleDeviceInfo *info)
+{
+    int g = 0;
+    while (g < info->ncl_groups && g < SAMPLE_MAX_CL_GROUPS && strcmp(info->cl_group[g], "e") != 0) g++;
+    if (g >= info->ncl_groups || g >= SAMPLE_MAX_CL_GROUPS || !info->desc) return -1;
+    for (int i = 0; i < info->naxes && i < info->desc->njoints; i++) {
+        double f = info->desc->joint[i].ferror;
+        if (f > 0 && isfinite(f)) return g;
+    }
+    return -1;
+}
+
+/* Channels of one device: the axis block, three per-device ones, outputs, rates, following errors. */
 static int device_channels(const SampleDeviceInfo *info)
 {
-    return CHK_NAXISQTY * info->naxes + 3 + info->nout + count_rates(info);
+    int ferr = ferror_group(info) >= 0 ? info->naxes : 0;
+    return CHK_NAXISQTY * info->naxes + 3 + info->nout + count_rates(info) + ferr;
 }
 
 /* A channel with no data yet. */
@@ -141,6 +155,13 @@ static void init_device(Checks *ck, int dev, int base)
         chan_init(c, dev, CHK_OUTPUT_RATE, src, d->output_limit[i].min, d->output_limit[i].max);
         c->src_output = src;
         c++;
+    }
+    ck->ferror_group[dev] = ferror_group(info);
+    ck->ferror_n[dev] = ck->ferror_group[dev] >= 0 ? n : 0;
+    for (int i = 0; i < ck->ferror_n[dev]; i++) {
+        double f = i < d->njoints ? d->joint[i].ferror : INFINITY;
+        if (!(f > 0)) f = INFINITY; /* 0: no limit (model.h) */
+        chan_init(c++, dev, CHK_FERROR, i, -INFINITY, f); /* on |e| */
     }
 }
 
@@ -396,7 +417,11 @@ void checks_sample(Checks *ck, const Sample *s)
         SampleSrc src = sd->src.line > 0 ? sd->src : s->src;
         ChecksChannel *c = ck->chan + ck->dev_base[d];
         check_axes(ck, s, d, c, src);
-        check_device_outputs(ck, s, d, c, ck->dev_base[d + 1] - ck->dev_base[d], src);
+        int nchan = ck->dev_base[d + 1] - ck->dev_base[d];
+        check_device_outputs(ck, s, d, c, nchan - ck->ferror_n[d], src);
+        for (int i = 0; i < ck->ferror_n[d]; i++) /* |e|, e = setpoint − actual from the closed loop */
+            chan_update(ck, &c[nchan - ck->ferror_n[d] + i],
+                        fabs(sd->cl[ck->ferror_group[d] * lay->dev[d].naxes + i]), s->t, src);
         for (int i = 0; i < lay->dev[d].naxes; i++) ck->prev_qdd[d][i] = sd->qdd[i];
         for (int o = 0; o < lay->dev[d].nout; o++) ck->prev_out[d][o] = sd->out[o];
     }
@@ -514,6 +539,7 @@ static int prismatic(const Checks *ck, const ChecksChannel *c)
 const char *checks_unit(const Checks *ck, const ChecksChannel *c)
 {
     if (c->qty < CHK_NAXISQTY) return axis_units[c->qty][prismatic(ck, c)];
+    if (c->qty == CHK_FERROR) return axis_units[CHK_POSITION][prismatic(ck, c)];
     if (c->qty == CHK_POWER_TOTAL) return "W";
     return "";
 }

@@ -16,6 +16,8 @@
  *   rates     an output_limit "Xdot" where the model has no output "Xdot" but has "X": the checks
  *             differentiate X across cycles (the G onset rate "Gdot" from "G")
  *   singularity  measure below ChecksConfig.sing_threshold;   IK  any cycle with ik_status < 0
+ *   following error  joint[i].ferror on |e|, the closed loop's tracking error e = setpoint − actual (the
+ *             layout's "e" group of cl[]); channels exist only under --closed-loop on a device with a ferror limit
  * NaN in any checked value is itself a violation (a broken stream must not pass).
  *
  * Torque time scale: when torques exceed their limits, stretching the whole program's time by k ≥ 1 scales
@@ -39,6 +41,9 @@ typedef enum {
     CHK_POWER_TOTAL, CHK_SINGULARITY, CHK_IK,
     /* per extra output (index = output number) */
     CHK_OUTPUT, CHK_OUTPUT_RATE,
+    /* per axis, last in a device's block and only under --closed-loop with a joint ferror limit: |setpoint − actual|
+     * (the closed loop's "e" channels; limit ModelJoint.ferror, lower limit -INFINITY) */
+    CHK_FERROR,
     CHK_NQTY
 } ChecksQty;
 
@@ -146,6 +151,8 @@ typedef struct {
     double prev_qdd[SAMPLE_MAX_DEVICES][SAMPLE_MAX_AXES];
     double prev_out[SAMPLE_MAX_DEVICES][SAMPLE_MAX_OUTPUTS];
     double gscratch[SAMPLE_MAX_AXES];
+    /* following error (CHK_FERROR): channels per device (0 or naxes) and the closed-loop group holding e */
+    int ferror_n[SAMPLE_MAX_DEVICES], ferror_group[SAMPLE_MAX_DEVICES];
 } Checks;
 
 /* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */

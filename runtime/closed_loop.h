@@ -4,6 +4,8 @@
  * Plant. State y = (q, q̇, i): every joint's position and speed, plus the armature current of each joint with a
  * DC motor of nonzero inductance (actuator.h, seed 002 eq. 2.2). The rigid body is the model's
  *   (M(q) + D) q̈ + h(q, q̇) = τ,   D = diag(N² Jr) on motored axes,
+ * where the model's h (model_bias, model_forward_dynamics) includes the machine file's joint friction τ_f(q̇)
+ * (model.h, ModelFriction); the config's viscous/coulomb below are an extra plant friction on top (tests),
  *   τ_j = N kt i_j (motored) | the held torque (no motor, clipped at ±effort) | 0 (powered = 0)
  *         − viscous_j q̇_j − coulomb_j tanh(q̇_j / CLOSED_LOOP_COULOMB_V) + an external disturbance (tests),
  * integrated by GSL's odeiv2 driver (rk8pd by default, or rkf45) with adaptive steps inside each cycle, steps

@@ -30,7 +30,7 @@ static int reported(const ChecksChannel *c)
 /* 1-based axis for display, 0 for per-device channels and outputs. */
 static int axis_of(const ChecksChannel *c)
 {
-    return c->qty < CHK_NAXISQTY ? c->index + 1 : 0;
+    return c->qty < CHK_NAXISQTY || c->qty == CHK_FERROR ? c->index + 1 : 0;
 }
 
 /* }====================================================================== */

@@ -268,6 +268,33 @@ static bool mrepeat(MCtx *m, NodeList *items, int upto, Node *it)
     return false;
 }
 
+/* A joint's `friction_viscous` (torque per speed), `friction_coulomb` (a torque; both directions unless
+ * friction_coulomb_neg gives the magnitude for negative speeds): finite, >= 0 (docs/MODELS.md §5.4). */
+static void mfriction(MCtx *m, Node *it, ModelJoint *j, Dim effort, Dim viscous, bool *neg_given)
+{
+    static const char *const names[] = {"viscous", "coulomb", "coulomb_neg"};
+    double *fields[] = {&j->friction.viscous, &j->friction.coulomb_pos, &j->friction.coulomb_neg};
+    const char *p = it->name;
+    int k = 0;
+    while (k < 3 && strcasecmp(p + 9, names[k]) != 0)
+        k++;
+    if (k == 3) {
+        merr(m, it->loc, "unknown friction property '%s' (friction_viscous, friction_coulomb, friction_coulomb_neg)",
+             p);
+        return;
+    }
+    double x;
+    if (!mnum(m, it->a, k == 0 ? viscous : effort, p, &x))
+        return;
+    if (!(x >= 0) || !isfinite(x)) {
+        merr(m, it->a->loc, "%s: friction must be finite and >= 0", p);
+        return;
+    }
+    *fields[k] = x;
+    if (k == 2)
+        *neg_given = true;
+}
+
 /* One `JOINT name : REVOLUTE|PRISMATIC; properties ENDJOINT;` block. */
 static void mjoint(MCtx *m, Node *blk)
 {
@@ -295,6 +322,7 @@ static void mjoint(MCtx *m, Node *blk)
     Dim pos = q == 3 ? mdim(0, 0, 0, 1) : mdim(1, 0, 0, 0);
     Dim effort = q == 3 ? mdim(2, 1, -2, 0) : mdim(1, 1, -2, 0);
     Dim inertia = mdim(2, 1, 0, 0);
+    bool coulomb_neg_given = false;
     for (int i = 0; i < blk->list.count; i++) {
         Node *it = blk->list.items[i];
         if (it->kind != D_CONST || it->lit.s) {
@@ -362,6 +390,15 @@ static void mjoint(MCtx *m, Node *blk)
             mnum(m, v, dim_div(pos, mdim(0, 0, 3, 0)), "jerk", &j->limits.jmax);
         } else if (strcasecmp(p, "effort") == 0) {
             mnum(m, v, effort, q == 3 ? "effort (a torque)" : "effort (a force)", &j->limits.effort);
+        } else if (strcasecmp(p, "ferror") == 0) {
+            if (!mnum(m, v, pos, "ferror", &x))
+                continue;
+            if (!(x > 0))
+                merr(m, v->loc, "ferror: the following-error limit must be > 0");
+            else
+                j->ferror = x;
+        } else if (strncasecmp(p, "friction_", 9) == 0) {
+            mfriction(m, it, j, effort, dim_div(effort, dim_div(pos, mdim(0, 0, 1, 0))), &coulomb_neg_given);
         } else if (strncasecmp(p, "motor_", 6) == 0) {
             /* Electrical quantities have no dimension here (no current); they are bare SI numbers. */
             static const char *const names[] = {"resistance", "inductance", "kt", "ke", "gear", "rotor_inertia",
@@ -381,11 +418,13 @@ static void mjoint(MCtx *m, Node *blk)
                 j->motor.present = 1;
         } else {
             merr(m, it->loc, "unknown joint property '%s' (link parent origin axis mass com inertia powered home "
-                 "min max speed acc jerk effort motor_*)", p);
+                 "min max speed acc jerk effort ferror motor_* friction_*)", p);
         }
     }
     if (j->limits.min > j->limits.max)
         merr(m, blk->loc, "joint '%s': min is above max", blk->name);
+    if (!coulomb_neg_given)
+        j->friction.coulomb_neg = j->friction.coulomb_pos;
 }
 
 /* `PARAM name = number | LIST(numbers) | word;` — numbers stored in SI; `OUTPUT name = LIMITS(min, max);` — the

@@ -32,6 +32,7 @@ typedef struct {
     double xyz[3], R[9], axis[3];
     double lower, upper, velocity, effort;
     int has_limit;
+    double damping, friction;  /* <dynamics>: viscous (Nm s/rad, N s/m) and Coulomb (Nm, N) friction, default 0 */
 } UrdfJoint;
 
 typedef struct {
@@ -174,7 +175,7 @@ static int urdf_link(Urdf *u, xmlNode *n)
     return 0;
 }
 
-/* <joint name type> with parent, child, origin, axis, limit. */
+/* <joint name type> with parent, child, origin, axis, limit, dynamics (damping, friction: symmetric). */
 static int urdf_joint(Urdf *u, xmlNode *n)
 {
     static const char *kinds[] = {"fixed", "revolute", "continuous", "prismatic"};
@@ -230,6 +231,14 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     } else if (j->kind == 1 || j->kind == 3) {
         return urdf_error(u, j->line, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
     }
+    xmlNode *dyn = urdf_child(n, "dynamics");
+    if (dyn) {
+        if (urdf_numbers(u, dyn, "damping", &j->damping, 1) < 0 || urdf_numbers(u, dyn, "friction", &j->friction, 1) < 0)
+            return MODEL_EINVAL;
+        if (!(j->damping >= 0) || !(j->friction >= 0) || !isfinite(j->damping) || !isfinite(j->friction))
+            return urdf_error(u, xmlGetLineNo(dyn), "joint '%s': <dynamics> damping and friction must be finite and >= 0",
+                              j->name);
+    }
     u->njoints++;
     return 0;
 }
@@ -277,6 +286,8 @@ static int urdf_walk(Urdf *u, int li, ModelDesc *d)
             mj->limits.max = j->upper;
             mj->limits.vmax = j->velocity;
             mj->limits.effort = j->effort;
+            mj->friction.viscous = j->damping;
+            mj->friction.coulomb_pos = mj->friction.coulomb_neg = j->friction;
             c->body = d->njoints++;
             v3_set(c->T_p, 0, 0, 0);
             m3_identity(c->T_R);
