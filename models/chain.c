@@ -1488,29 +1488,15 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     return MODEL_OK;
 }
 
-const ModelType model_chain = {
-    .name = "chain",
-    .create = chain_create,
-    .destroy = chain_destroy,
-    .fk = chain_fk,
-    .ik = chain_ik,
-    .jacobian = chain_jacobian,
-    .singularity = chain_singularity,
-    .singularity_within = chain_singularity_within,
-    .inverse_dynamics = chain_inverse_dynamics,
-    .mass_matrix = chain_mass_matrix,
-    .bias = chain_bias,
-    .forward_dynamics = chain_forward_dynamics,
-    .semi_inverse = chain_semi_inverse,
-};
-
-size_t chain_kin_size(void *s)
+/* The kin_* operations (model.h): a cache entry (§8.2.2 of docs/MODELS.md) as q, cos q, sin q and the world
+ * transforms, 15 doubles per joint. */
+static size_t chain_kin_size(void *s)
 {
     Chain *c = s;
     return (size_t)c->n * 15 * sizeof(double);
 }
 
-size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
+static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
 {
     Chain *c = s;
     size_t n = (size_t)c->n, len = chain_kin_size(s);
@@ -1525,7 +1511,7 @@ size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
     return len;
 }
 
-void chain_kin_import(void *s, const void *buf, size_t len)
+static void chain_kin_import(void *s, const void *buf, size_t len)
 {
     Chain *c = s;
     size_t n = (size_t)c->n;
@@ -1536,6 +1522,25 @@ void chain_kin_import(void *s, const void *buf, size_t len)
     memcpy(e->pw, b + 12 * n, n * sizeof e->pw[0]);
     e->has_world = 1;
 }
+
+const ModelType model_chain = {
+    .name = "chain",
+    .create = chain_create,
+    .destroy = chain_destroy,
+    .fk = chain_fk,
+    .ik = chain_ik,
+    .jacobian = chain_jacobian,
+    .singularity = chain_singularity,
+    .singularity_within = chain_singularity_within,
+    .inverse_dynamics = chain_inverse_dynamics,
+    .mass_matrix = chain_mass_matrix,
+    .bias = chain_bias,
+    .forward_dynamics = chain_forward_dynamics,
+    .semi_inverse = chain_semi_inverse,
+    .kin_size = chain_kin_size,
+    .kin_export = chain_kin_export,
+    .kin_import = chain_kin_import,
+};
 
 void chain_sing_stats(void *s, long counts[6], int reset)
 {

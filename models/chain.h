@@ -37,13 +37,5 @@ void chain_ik_stats(void *s, ChainIkStats *st, int reset);
  * them. */
 void chain_sing_stats(void *s, long counts[6], int reset);
 
-/* Two instances of one machine description evaluating the same q (the pipelined dry-run: IK in one thread, dynamics
- * and singularity measure in another): chain_kin_export copies what the cache holds for q (libm's cos/sin of it and
- * the world transforms made of them, chain_kin_size bytes) into buf and returns the bytes written, 0 when q is not
- * cached with its transforms (or cap is short); chain_kin_import puts such a copy into another instance's cache.
- * The importer then gets, bit for bit, what it would have computed itself: only the work is saved. */
-size_t chain_kin_size(void *s);
-size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap);
-void chain_kin_import(void *s, const void *buf, size_t len);
 
 #endif

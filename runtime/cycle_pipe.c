@@ -2,6 +2,7 @@
 #include "cycle_pipe.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,9 +49,13 @@ static int space_ready(CyclePipe *p, size_t want)
  * condition), each with a full fence in between: one of them sees the other, so a wake-up is never lost; the
  * futex word's value read before the announcement makes a wake that comes between the check and the sleep return
  * the sleep at once. */
-static void wait_for(CyclePipe *p, _Atomic uint32_t *ev, _Atomic int *waiting, int (*ready)(CyclePipe *, size_t))
+static void wait_for(CyclePipe *p, _Atomic uint32_t *ev, _Atomic int *waiting, int (*ready)(CyclePipe *, size_t),
+                     _Atomic int *my_cpu, _Atomic int *other_cpu)
 {
-    for (int i = 0; i < PIPE_SPINS; i++) {
+    /* spin only while the other side runs on another CPU: sharing ours, it cannot make progress while we spin */
+    int cpu = sched_getcpu();
+    atomic_store_explicit(my_cpu, cpu, memory_order_relaxed);
+    for (int i = 0; i < PIPE_SPINS && atomic_load_explicit(other_cpu, memory_order_relaxed) != cpu; i++) {
         if (ready(p, 1)) return;
         cpu_relax();
     }
@@ -81,6 +86,7 @@ static void publish(CyclePipe *p)
     if (p->p_published == p->p_head) return;
     atomic_store_explicit(&p->head, p->p_head, memory_order_release); /* the records are visible before the index */
     p->p_published = p->p_head;
+    atomic_store_explicit(&p->cpu_producer, sched_getcpu(), memory_order_relaxed);
     wake_other(p, &p->ev_items, &p->wait_items, items_ready);
 }
 
@@ -90,6 +96,7 @@ static void release(CyclePipe *p)
     if (p->c_released == p->c_tail) return;
     atomic_store_explicit(&p->tail, p->c_tail, memory_order_release); /* done with the slots before they are reused */
     p->c_released = p->c_tail;
+    atomic_store_explicit(&p->cpu_consumer, sched_getcpu(), memory_order_relaxed);
     wake_other(p, &p->ev_space, &p->wait_space, space_ready);
 }
 
@@ -102,7 +109,7 @@ static void *worker(void *arg)
             if (p->c_tail == p->c_head_seen) {
                 release(p); /* caught up: the producer may be waiting for these slots */
                 if (atomic_load(&p->closing) && atomic_load(&p->head) == p->c_tail) break;
-                wait_for(p, &p->ev_items, &p->wait_items, items_ready);
+                wait_for(p, &p->ev_items, &p->wait_items, items_ready, &p->cpu_consumer, &p->cpu_producer);
                 continue;
             }
         }
@@ -117,6 +124,8 @@ static void *worker(void *arg)
 int cycle_pipe_init(CyclePipe *p, size_t cap, size_t size)
 {
     *p = (CyclePipe){0};
+    atomic_init(&p->cpu_producer, -1);
+    atomic_init(&p->cpu_consumer, -2);
     if (cap == 0 || size == 0 || !(p->buf = calloc(cap, size))) return -1;
     p->cap = cap;
     p->size = size;
@@ -146,7 +155,7 @@ void *cycle_pipe_claim(CyclePipe *p)
         p->p_tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
         if (p->p_head - p->p_tail_seen >= p->cap) {
             publish(p); /* full: the consumer must see everything before it can free a slot */
-            wait_for(p, &p->ev_space, &p->wait_space, space_ready);
+            wait_for(p, &p->ev_space, &p->wait_space, space_ready, &p->cpu_producer, &p->cpu_consumer);
             p->p_tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
         }
     }

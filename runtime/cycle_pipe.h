@@ -7,7 +7,8 @@
  *
  * An empty or full ring is waited on by spinning briefly, then sleeping on a futex until a batch of records (or of
  * free slots) is there: when both stages have work they run on both cores; when one is descheduled the other does
- * not burn a core waiting, and under load the hand-overs come in batches, not one context switch per cycle. Nothing in the results
+ * not burn a core waiting, and under load the hand-overs come in batches, not one context switch per cycle. A side
+ * whose partner last ran on its own CPU (the scheduler put both on one core) does not spin at all. Nothing in the results
  * depends on the timing: the consumer sees the same records in the same order whatever the interleaving.
  *
  *   CyclePipe p;  cycle_pipe_init(&p, 32, sizeof(Rec))          allocates the ring (the only allocation)
@@ -47,6 +48,7 @@ typedef struct {
     int started;
     _Atomic uint32_t ev_items, ev_space; /* futex words, bumped to wake a sleeping consumer / producer */
     _Atomic int wait_items, wait_space;  /* 1: the consumer / producer is asleep or about to be */
+    _Atomic int cpu_producer, cpu_consumer; /* the CPU each side last ran on (a side spins only if they differ) */
     _Atomic int closing;                 /* the producer has published its last record */
     _Atomic int err;                     /* the first error consume returned */
 } CyclePipe;

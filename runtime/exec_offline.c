@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "chain.h"
 #include "errcodes.h"
 #include "geom.h"
 #include "plot.h"
@@ -21,8 +20,8 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
- * cached about q (chain back-ends: chain_kin_export), which the second stage's twin then reuses instead of
- * computing it again (bit for bit the same). Device d: q, qd, qdd, jerk, pose, the commanded G and Gdot at
+ * cached about q (model_kin_export; the chain back-end's cos/sin and transforms), which the second stage's twin
+ * then reuses instead of computing it again (bit for bit the same). Device d: q, qd, qdd, jerk, pose, the commanded G and Gdot at
  * data + ExecOffline.rec_off[d]; its cached kinematics at byte ExecOffline.kin_off[d] of data. */
 typedef struct {
     double t;
@@ -273,8 +272,8 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
         r->dev_src[d] = sd->src, r->ik_status[d] = sd->ik_status;
-        r->kin_len[d] = ex->kin_cap[d] ? chain_kin_export(ex->models[d]->state, sd->q,
-                                                          (unsigned char *)r->data + ex->kin_off[d], ex->kin_cap[d]) : 0;
+        r->kin_len[d] = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, (unsigned char *)r->data + ex->kin_off[d],
+                                                          ex->kin_cap[d]) : 0;
     }
 }
 
@@ -292,7 +291,7 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
         sd->src = r->dev_src[d], sd->ik_status = r->ik_status[d];
         if (r->kin_len[d])
-            chain_kin_import(ex->twin[d]->state, (const unsigned char *)r->data + ex->kin_off[d], r->kin_len[d]);
+            model_kin_import(ex->twin[d], (const unsigned char *)r->data + ex->kin_off[d], r->kin_len[d]);
     }
 }
 
@@ -499,10 +498,8 @@ static int pipe_setup(ExecOffline *ex)
         ndata += 4 * (size_t)ex->lay.dev[d].naxes + 9;
     }
     for (int d = 0; d < ex->lay.ndev; d++) {
-        int chain = strcmp(ex->models[d]->type->name, "chain") == 0;
         ex->kin_off[d] = ndata * sizeof(double) + kin;
-        ex->kin_cap[d] = chain ? chain_kin_size(ex->models[d]->state) : 0;
-        kin += ex->kin_cap[d];
+        kin += ex->kin_cap[d] = (model_kin_size(ex->models[d]) + 7) / 8 * 8; /* the next device's stays aligned */
     }
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + kin + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
