@@ -41,9 +41,14 @@ start_emu input --input 1=1@0.3
 rc=$?; end_emu input
 [ $rc = 0 ] || note "input: exit $rc: $(head -3 "$tmp/in.err")"
 # the program saw the input at program time T: the drive raised it 0.3 s after the enable, and the planner thread
-# runs at most --queue + 1 cycles ahead of the drive (plus what the first cycles took)
+# runs at most --queue + 1 cycles ahead of the drive (plus what the first cycles took); program time falls behind
+# the drive's clock by one cycle for every deadline the loop missed or held at rest (a loaded machine), as
+# online.json counts them
 t=$(sed -n 's/^part at *//p' "$tmp/in.out")
-awk -v t="$t" 'BEGIN { exit !(t >= 0.3 && t <= 0.3 + 0.051 + 0.25) }' || note "input seen at program time '$t'"
+lag=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print((j["missed_deadlines"] + j["holds"]) * j["cycle_s"])' \
+      "$tmp/in/online.json" 2>/dev/null || echo 0)
+awk -v t="$t" -v lag="$lag" 'BEGIN { exit !(t >= 0.3 - lag - 1e-9 && t <= 0.3 + 0.051 + 0.25) }' ||
+    note "input seen at program time '$t' (missed or held cycles: $lag s)"
 checks=(same "$tmp/in/trace.csv" "$tmp/in/online.csv" --complete + micro "$tmp/in/online.csv"
         + json "$tmp/in/online.json" 'j["complete"] and j["driver"] == "modbus"')
 
