@@ -68,7 +68,7 @@ void cycle_pipe_commit(CyclePipe *p);
 int cycle_pipe_error(CyclePipe *p);
 /* Wait until the worker has consumed every committed record, and join it. */
 void cycle_pipe_finish(CyclePipe *p);
-/* Free the ring (after cycle_pipe_finish, or when the worker never started). */
+/* Free the ring (after cycle_pipe_finish, or when the worker never started); cycle_pipe_error stays readable. */
 void cycle_pipe_free(CyclePipe *p);
 
 #endif

@@ -295,19 +295,15 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
     }
 }
 
-/* The worker's consume function: the second stage of one pipelined cycle; the first error's message is kept for
- * the VM's thread (written before the pipe publishes the error, never after). */
+/* The worker's consume function: the second stage of one pipelined cycle. Until the pipe holds an error, a message
+ * goes to pipe_msg, which the VM's thread reads only once cycle_pipe_error is nonzero (the pipe publishes the error
+ * after this returns); later ones go nowhere. */
 static int finish_piped(void *ctx, void *rec)
 {
     ExecOffline *ex = ctx;
     pipe_unpack(ex, rec, ex->sb);
-    char msg[sizeof ex->pipe_msg];
-    int e = finish_cycle(ex, ex->sb, msg, sizeof msg);
-    if (e && !ex->pipe_failed) {
-        memcpy(ex->pipe_msg, msg, sizeof msg);
-        ex->pipe_failed = 1;
-    }
-    return e;
+    char later[sizeof ex->pipe_msg];
+    return finish_cycle(ex, ex->sb, cycle_pipe_error(&ex->pipe) ? later : ex->pipe_msg, sizeof later);
 }
 
 /* Sample every device at time t, check, trace: both stages here, or the first here and the second handed to the
@@ -645,7 +641,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
     }
     if (ex->active) {
         pipe_teardown(ex); /* the second stage of every cycle is done */
-        if (ex->pipe_failed && status == EX_OK) {
+        if (cycle_pipe_error(&ex->pipe) && status == EX_OK) {
             fprintf(stderr, "irl: %s\n", ex->pipe_msg);
             if (!ex->error[0]) snprintf(ex->error, sizeof ex->error, "%s", ex->pipe_msg);
             status = EX_RUNTIME;

@@ -62,8 +62,7 @@ typedef struct ExecOffline {
     Sample *sb;                         /* pipelined: the second stage's sample (owned) */
     size_t rec_off[SAMPLE_MAX_DEVICES]; /* pipelined: where each device's values and cached kinematics lie in a */
     size_t kin_off[SAMPLE_MAX_DEVICES], kin_cap[SAMPLE_MAX_DEVICES]; /* ring record (exec_offline.c PipeRec) */
-    int pipe_failed;                    /* worker only: pipe_msg holds the first second-stage error */
-    char pipe_msg[256];
+    char pipe_msg[256];                 /* pipelined: the first second-stage error's message (cycle_pipe_error) */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
     SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
