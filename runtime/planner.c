@@ -63,6 +63,12 @@ static double ax_j(const Planner *p, int i) { return p->cfg.limits[i].jmax; }
 
 static Model *plan_model(Planner *p) { return p->cfg.plan_model ? p->cfg.plan_model : p->cfg.model; }
 
+/* Every axis's speed, acceleration and jerk limit, as the checks of planner_blend.c take them. */
+static void blend_limits(const Planner *p, PlannerBlendLimits *lim)
+{
+    for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+}
+
 /* Pose of the tool at q by forward kinematics (quaternion w >= 0). */
 static int fk_pose(Model *m, const double *q, double pos[3], double quat[4])
 {
@@ -230,7 +236,6 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
 typedef struct {
     double L, th;                                   /* path length (m) and rotation angle (rad) */
     double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES]; /* |dq/ds|, |d2q/ds2|, |d3q/ds3| */
-    int lone;                                       /* run the lone stream check (the planner has blend work) */
 } CartPlan;
 
 /* PTP with PTP: the speed, acceleration and jerk of every axis of a PTP segment at local time t (the blend check
@@ -412,7 +417,6 @@ static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
     g->omega = acos(fmin(dot, 1.0));
     cp->th = 2 * g->omega;
     g->length = cp->L;
-    cp->lone = p->blend != NULL;
     if (p->blend) planner_blend_lone_reset(p->blend);
     return path_table(p, g, cp->D1, cp->D2, cp->D3);
 }
@@ -440,7 +444,7 @@ static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, dou
                     PlannerPushInfo *info)
 {
     PlannerBlendLimits lim[PLANNER_MAX_AXES];
-    for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+    blend_limits(p, lim);
     /* the table once per segment, at its first planning (its refinement looks at the path speed planned) */
     int st;
     if (!planner_blend_lone_nodes(p->blend, g) &&
@@ -509,7 +513,7 @@ static int plan_cart(Planner *p, PlannerSegment *g, const CartPlan *cp, const Pl
     J *= kacc;
     Profile *pr = &g->path;
     int st = path_profile(g, par, V, A, J, info);
-    if (st == PLANNER_OK && cp->lone) st = lone_fit(p, g, par, &V, &A, &J, info);
+    if (st == PLANNER_OK && p->blend) st = lone_fit(p, g, par, &V, &A, &J, info);
     if (st < 0) return st;
     if (V < Vreq * (1 - 1e-9)) {
         info->lowered |= PLANNER_LOWERED_SPEED;
@@ -553,7 +557,7 @@ static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const C
         o = blend_overlap(p, a, b, &info->lowered);
     } else {
         PlannerBlendLimits lim[PLANNER_MAX_AXES];
-        for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+        blend_limits(p, lim);
         double planned = 1;     /* the factor b is planned with now (0: a replanning failed half-way) */
         for (int k = 0; k < nk && p->blend; k++) {
             if (k > 0) {

@@ -139,6 +139,13 @@ static void node_derivs(int n, double h, const double *m2, const double *m1, con
     }
 }
 
+/* The next of four equally spaced rows of n values going a, b, c, d away from it, by a cubic continuation (where
+ * the IK of a table's node beyond the path's end fails). */
+static void cubic_next(int n, const double *a, const double *b, const double *c, const double *d, double *out)
+{
+    for (int i = 0; i < n; i++) out[i] = 4 * a[i] - 6 * b[i] + 4 * c[i] - d[i];
+}
+
 /* The chain rule: joint speed, acceleration and jerk from dq/ds, d2q/ds2, d3q/ds3 (d) and the path state s. */
 static inline void chain_rule(const double d[3], const ProfileState *s, double out[3])
 {
@@ -167,11 +174,9 @@ static int side_table_nodes(Side *sd, Model *m, int n)
     for (int k = k0 - dir; ext_ok && k >= -2 && k <= TAB + 2; k -= dir) ext_ok = table_ik(m, sd, n, k, -dir) >= 0;
     for (int k = TAB - k0 + dir; ext_ok && k >= -2 && k <= TAB + 2; k += dir) ext_ok = table_ik(m, sd, n, k, dir) >= 0;
     for (int e = 0; !ext_ok && e < 2; e++) {
-        for (int i = 0; i < n; i++) {
-            int lo = -1 - e, hi = TAB + 1 + e;
-            sd->q[lo + 2][i] = 4 * sd->q[lo + 3][i] - 6 * sd->q[lo + 4][i] + 4 * sd->q[lo + 5][i] - sd->q[lo + 6][i];
-            sd->q[hi + 2][i] = 4 * sd->q[hi + 1][i] - 6 * sd->q[hi][i] + 4 * sd->q[hi - 1][i] - sd->q[hi - 2][i];
-        }
+        int lo = -1 - e, hi = TAB + 1 + e;
+        cubic_next(n, sd->q[lo + 3], sd->q[lo + 4], sd->q[lo + 5], sd->q[lo + 6], sd->q[lo + 2]);
+        cubic_next(n, sd->q[hi + 1], sd->q[hi], sd->q[hi - 1], sd->q[hi - 2], sd->q[hi + 2]);
     }
     for (int k = 0; k <= TAB; k++)
         node_derivs(n, sd->ds, sd->q[k], sd->q[k + 1], sd->q[k + 2], sd->q[k + 3], sd->q[k + 4], sd->d[k][0],
@@ -366,12 +371,9 @@ static void lone_finish(PlannerBlendWork *w, Model *m, double *dqmax, double *pk
     for (int k = N + 1; ok && k <= N + 2; k++)
         ok = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k)) >= 0;
     for (int e = 0; !ok && e < 2; e++) {
-        double *lo = lone_q(w, -1 - e), *hi = lone_q(w, N + 1 + e);
-        for (int i = 0; i < n; i++) {
-            lo[i] = 4 * lone_q(w, -e)[i] - 6 * lone_q(w, 1 - e)[i] + 4 * lone_q(w, 2 - e)[i] - lone_q(w, 3 - e)[i];
-            hi[i] = 4 * lone_q(w, N + e)[i] - 6 * lone_q(w, N - 1 + e)[i] + 4 * lone_q(w, N - 2 + e)[i] -
-                    lone_q(w, N - 3 + e)[i];
-        }
+        cubic_next(n, lone_q(w, -e), lone_q(w, 1 - e), lone_q(w, 2 - e), lone_q(w, 3 - e), lone_q(w, -1 - e));
+        cubic_next(n, lone_q(w, N + e), lone_q(w, N - 1 + e), lone_q(w, N - 2 + e), lone_q(w, N - 3 + e),
+                   lone_q(w, N + 1 + e));
     }
     *dqmax = 0;
     for (int j = 0; j < 3 * n; j++) pk[j] = 0;
