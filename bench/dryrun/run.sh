@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with and without the
-# trace: simulated seconds per wall-clock second and µs per cycle (medians of 5 runs, wall time to the
-# millisecond), pipelined over two threads (--threads 2, the default) and in one (--threads 1, with its CPU time);
+# trace: simulated seconds per wall-clock second and µs per cycle (medians of 7 runs, wall time to the
+# millisecond), pipelined over two threads (--threads 2, the default) and in one (--threads 1), runs of the two
+# alternating, with their CPU time and the hypervisor's steal over them;
 # and peak memory (max RSS) of a 1-hour program (the same path repeated) against the 60 s one: it must not grow
 # with the program's length.
 # Then centrifuge_training_10min.irl (a 10-minute GMOVE training session on models/centrifuge.irm, issue 5 item 7):
@@ -14,27 +15,43 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # "SIM CYCLES": the simulated duration and cycle count that run's report.txt in directory $1 gives.
 duration() { sed -n 's/^duration \([0-9.]*\) s, \([0-9]*\) cycles.*/\1 \2/p' "$1/report.txt"; }
-measure() { # $1 label, $2 program, rest: options
-    local label=$1 prog=$2; shift 2
-    local wall=() cpu=() rss=0 sim cycles
-    for r in 1 2 3 4 5; do
-        # wall and CPU time from bash's time (millisecond resolution; /usr/bin/time prints hundredths, 10 % of a
-        # 0.1 s run)
-        { time /usr/bin/time -f "%M" -o "$tmp/rss" "$IRL" run --no-plots --out "$tmp/o" "$@" "$prog" >/dev/null 2>&1; } 2>"$tmp/time"
-        read -r w u s <"$tmp/time"; read -r m <"$tmp/rss"
-        wall+=("$w"); cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"); rss=$m
-    done
+# One run: appends "wall cpu" to file $1 and leaves max RSS in $tmp/rss; rest: irl run options and the program.
+run_once() {
+    local out=$1; shift
+    # wall and CPU time from bash's time (millisecond resolution; /usr/bin/time prints hundredths, 10 % of a 0.1 s run)
+    { time /usr/bin/time -f "%M" -o "$tmp/rss" "$IRL" run --no-plots --out "$tmp/o" "$@" >/dev/null 2>&1; } 2>"$tmp/time"
+    awk '{ print $1, $2 + $3 }' "$tmp/time" >>"$out"
+}
+# The line of one mode: $1 label, $2 the file of "wall cpu" rows.
+report_mode() {
+    local w c sim cycles
+    w=$(cut -d' ' -f1 "$2" | median); c=$(cut -d' ' -f2 "$2" | median)
     read -r sim cycles < <(duration "$tmp/o")
-    local w c; w=$(printf '%s\n' "${wall[@]}" | median); c=$(printf '%s\n' "${cpu[@]}" | median)
-    awk -v l="$label" -v s="$sim" -v n="$cycles" -v w="$w" -v c="$c" -v m="$rss" 'BEGIN {
+    awk -v l="$1" -v s="$sim" -v n="$cycles" -v w="$w" -v c="$c" -v m="$(cat "$tmp/rss")" 'BEGIN {
         printf "%-36s %6.1f s simulated  %6.3f s wall  %7.0fx real time  %5.2f us/cycle  %6.3f s CPU  max RSS %d KB\n",
                l, s, w, s / w, 1e6 * w / n, c, m }'
 }
+# $1 label, $2 program, rest: options. The two modes alternate run by run (7 each), so that both meet the same
+# machine: this one's speed drifts by tens of per cent within minutes.
+measure() {
+    local label=$1 prog=$2; shift 2
+    rm -f "$tmp/t1" "$tmp/t2"
+    for r in 1 2 3 4 5 6 7; do
+        run_once "$tmp/t2" --threads 2 "$@" "$prog"
+        run_once "$tmp/t1" --threads 1 "$@" "$prog"
+    done
+    report_mode "$label, 2 threads" "$tmp/t2"
+    report_mode "$label, 1 thread" "$tmp/t1"
+}
+# CPU time the hypervisor took from this virtual machine (steal), in %, between two /proc/stat readings: the
+# development machine's speed varies with it, so the figures are printed with it
+cpu_now() { grep '^cpu ' /proc/stat; }
+steal_since() { echo "$1" "$(cpu_now)" | awk '{ for (i = 2; i <= 11; i++) { d = $(i + 11) - $i; t += d; if (i == 9) s = d } printf "%.0f", (t > 0 ? 100 * s / t : 0) }'; }
+cpu0=$(cpu_now)
 echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace
 measure "60 s LIN/CIRC, trace" lin_circ_60s.irl
-measure "60 s LIN/CIRC, no trace, 1 thread" lin_circ_60s.irl --no-trace --threads 1
-measure "60 s LIN/CIRC, trace, 1 thread" lin_circ_60s.irl --threads 1
+echo "steal during the 60 s runs: $(steal_since "$cpu0") % of the CPU time"
 sed 's/FOR i := 1 TO 11 DO/FOR i := 1 TO 740 DO/; s/PROGRAM lin_circ_60s/PROGRAM lin_circ_1h/' lin_circ_60s.irl >"$tmp/lin_circ_1h.irl"
 sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
