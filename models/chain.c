@@ -1341,10 +1341,9 @@ static void chain_setup_joint(ChainJoint *jt, const ModelJoint *jd)
     v3_copy(jt->p0, jd->origin_xyz);
     memcpy(jt->A, jd->origin_R, sizeof jt->A);
     m3_mulv(jt->R0a, jt->A, a);
-    double Kx[9] = {0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0};
     for (int r = 0; r < 3; r++)
         for (int k = 0; k < 3; k++) aaT[3 * r + k] = a[r] * a[k];
-    memcpy(K, Kx, sizeof K);
+    m3_skew(K, a);
     m3_mul(jt->B, jt->A, K);
     m3_mul(jt->C, jt->A, aaT);
     for (int k = 0; k < 9; k++) jt->AmC[k] = jt->A[k] - jt->C[k];

@@ -171,7 +171,8 @@ int chain_lagrange_metric_deriv(ChainLagrange *L, const double *q, double *dM)
             lag_accumulate(n, D, L->mass[l], L->Jv, L->dJv, L->Jw, L->Iw[l], L->dJw);
             if (L->revolute[k]) {
                 const double *z = L->z[k], *I = L->Iw[l];
-                double S[9] = {0, -z[2], z[1], z[2], 0, -z[0], -z[1], z[0], 0}, SI[9], IS[9], dI[9];
+                double S[9], SI[9], IS[9], dI[9];
+                m3_skew(S, z);
                 m3_mul(SI, S, I);
                 m3_mul(IS, I, S);
                 for (int t = 0; t < 9; t++) dI[t] = SI[t] - IS[t];

@@ -55,6 +55,14 @@ static inline void m3_mul(double C[9], const double A[9], const double B[9])
         for (int j = 0; j < 3; j++)
             C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
 }
+/* The cross-product matrix [a]x: [a]x b = a x b. */
+static inline void m3_skew(double S[9], const double a[3])
+{
+    S[0] = 0, S[1] = -a[2], S[2] = a[1];
+    S[3] = a[2], S[4] = 0, S[5] = -a[0];
+    S[6] = -a[1], S[7] = a[0], S[8] = 0;
+}
+
 static inline void m3_transpose(double T[9], const double A[9])
 {
     for (int i = 0; i < 3; i++)

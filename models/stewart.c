@@ -234,7 +234,8 @@ static void mass_matrix(const Stewart *s, const Kin *k, double *M)
     double cw[3], Iw[9], A[9], K[9], KO[9], B[9], OmT[9];
     m3_mulv(cw, k->R, s->c);
     world_inertia(k->R, s->Ic, Iw);
-    double C[9] = {0, -cw[2], cw[1], cw[2], 0, -cw[0], -cw[1], cw[0], 0};
+    double C[9];
+    m3_skew(C, cw);
     m3_mul(A, C, k->Om);
     double c2 = v3_dot(cw, cw);
     for (int i = 0; i < 3; i++)
@@ -431,7 +432,8 @@ static int stewart_jacobian(void *st, const double *q, double *J)
     stewart_rotation(q + 3, R);
     stewart_omega_matrix(q + 3, Om);
     m3_mulv(t, R, s->tool_xyz);
-    double C[9] = {0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0}, A[9];
+    double C[9], A[9];
+    m3_skew(C, t);
     m3_mul(A, C, Om);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {

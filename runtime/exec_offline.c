@@ -310,7 +310,7 @@ static int finish_piped(void *ctx, void *rec)
  * worker. Returns the first error (after finishing the cycle). */
 static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
 {
-    if (ex->piped) {
+    if (ex->pipe.started) { /* the second stage runs in the pipe's worker */
         int e = cycle_pipe_error(&ex->pipe);
         if (e) return snprintf(msg, msglen, "%s", ex->pipe_msg), e;
         e = sample_setpoints(ex, &ex->s, t, msg, msglen);
@@ -329,9 +329,7 @@ int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
 {
     ExecOffline *ex = ctx;
     ex->cycle++;
-    /* no accumulation; a whole number of cycles per second divides, so 1902 cycles of 1 ms are 1.902 s exactly */
-    double rate = round(1.0 / ex->opt->cycle);
-    double t = fabs(rate * ex->opt->cycle - 1.0) < 1e-12 ? (double)ex->cycle / rate : (double)ex->cycle * ex->opt->cycle;
+    double t = ex->rate > 0 ? (double)ex->cycle / ex->rate : (double)ex->cycle * ex->opt->cycle;
     ex->motion.t = t;
     ex->vm->sys[ex->time_slot].r = t;
     devices_io_tick(&ex->devs, t);
@@ -466,7 +464,6 @@ static void pipe_teardown(ExecOffline *ex)
     cycle_pipe_finish(&ex->pipe);
     cycle_pipe_free(&ex->pipe);
     free(ex->sb), ex->sb = NULL;
-    ex->piped = 0;
     for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) {
         if (ex->twin[d]) model_close(ex->twin[d]);
         free(ex->twin[d]), ex->twin[d] = NULL;
@@ -508,8 +505,7 @@ static int pipe_setup(ExecOffline *ex)
 /* Start the worker (after everything the second stage uses is set up); without one the run stays in one thread. */
 static void pipe_start(ExecOffline *ex)
 {
-    if (cycle_pipe_start(&ex->pipe, finish_piped, ex) == 0) ex->piped = 1;
-    else pipe_teardown(ex);
+    if (cycle_pipe_start(&ex->pipe, finish_piped, ex) != 0) pipe_teardown(ex);
 }
 
 /* ---- Begin and end. -------------------------------------------------------------------------------------- */
@@ -522,6 +518,10 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     ex->program = program;
     ex->vm = vm;
     for (int i = 0; i < SV_TIME; i++) ex->time_slot += irl_sysvarinfo[i].nslots; /* $TIME's slot */
+    /* program time without accumulation: where a whole number of cycles makes a second, t = cycle / rate, so 1902
+     * cycles of 1 ms are 1.902 s exactly; else cycle * period */
+    double rate = round(1.0 / o->cycle);
+    ex->rate = fabs(rate * o->cycle - 1.0) < 1e-12 ? rate : 0;
     char err[600];
     int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
     if (rc != DEVICES_OK) {

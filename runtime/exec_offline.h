@@ -58,7 +58,6 @@ typedef struct ExecOffline {
                                           * callback): the same, or when pipelined their twins */
     Model *twin[SAMPLE_MAX_DEVICES];    /* pipelined: a second model per device, so the stages share no workspace */
     CyclePipe pipe;                     /* pipelined: the ring of samples between the two stages */
-    int piped;                          /* 1: the second stage runs in the pipe's worker thread */
     Sample *sb;                         /* pipelined: the second stage's sample (owned) */
     size_t rec_off[SAMPLE_MAX_DEVICES]; /* pipelined: where each device's values and cached kinematics lie in a */
     size_t kin_off[SAMPLE_MAX_DEVICES], kin_cap[SAMPLE_MAX_DEVICES]; /* ring record (exec_offline.c PipeRec) */
@@ -69,6 +68,7 @@ typedef struct ExecOffline {
     PassiveJoints *pj[SAMPLE_MAX_DEVICES]; /* open loop: the unpowered joints' integrator (owned); NULL = none */
     long cycle;                         /* index of the last sampled cycle */
     int time_slot;                      /* the VM's system slot of $TIME */
+    double rate;                        /* cycles per second when a whole number, else 0 (exec_offline_cycle) */
     int active;                         /* the program has devices: outputs are written */
     char out_dir[4096];
     char trace_path[4200];
