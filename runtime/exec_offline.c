@@ -21,17 +21,21 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
  * cached about q (model_kin_export; the chain back-end's cos/sin and transforms), which the second stage's twin
- * then reuses instead of computing it again (bit for bit the same). Device d: q, qd, qdd, jerk, pose, the commanded G and Gdot at
- * data + ExecOffline.rec_off[d]; its cached kinematics at byte ExecOffline.kin_off[d] of data. */
+ * then reuses instead of computing it again (bit for bit the same). Device d's part starts at byte
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, then its cached
+ * kinematics. The record is as short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
     double t;
     long cycle;
     SampleSrc src;
-    SampleSrc dev_src[SAMPLE_MAX_DEVICES];
-    int ik_status[SAMPLE_MAX_DEVICES];
-    size_t kin_len[SAMPLE_MAX_DEVICES];
     double data[];
 } PipeRec;
+
+typedef struct {
+    SampleSrc src;
+    int ik_status;
+    unsigned kin_len;
+} PipeDev;
 
 /* ---- Output folder. -------------------------------------------------------------------------------------- */
 
@@ -267,13 +271,13 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
     for (int d = 0; d < ex->lay.ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
-        double *v = r->data + ex->rec_off[d];
+        PipeDev *h = (PipeDev *)(r->data + ex->rec_off[d]);
+        double *v = (double *)(h + 1);
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        r->dev_src[d] = sd->src, r->ik_status[d] = sd->ik_status;
-        r->kin_len[d] = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, (unsigned char *)r->data + ex->kin_off[d],
-                                                          ex->kin_cap[d]) : 0;
+        h->src = sd->src, h->ik_status = sd->ik_status;
+        h->kin_len = ex->kin_cap[d] ? (unsigned)model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
     }
 }
 
@@ -285,13 +289,13 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
     for (int d = 0; d < ex->lay.ndev; d++) {
         SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
-        const double *v = r->data + ex->rec_off[d];
+        const PipeDev *h = (const PipeDev *)(r->data + ex->rec_off[d]);
+        const double *v = (const double *)(h + 1);
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        sd->src = r->dev_src[d], sd->ik_status = r->ik_status[d];
-        if (r->kin_len[d])
-            model_kin_import(ex->twin[d], (const unsigned char *)r->data + ex->kin_off[d], r->kin_len[d]);
+        sd->src = h->src, sd->ik_status = h->ik_status;
+        if (h->kin_len) model_kin_import(ex->twin[d], v + 4 * n + 9, h->kin_len);
     }
 }
 
@@ -485,16 +489,13 @@ static int pipe_setup(ExecOffline *ex)
             return pipe_teardown(ex), 0;
         }
     }
-    size_t ndata = 0, kin = 0;
+    size_t ndata = 0; /* doubles */
     for (int d = 0; d < ex->lay.ndev; d++) {
         ex->rec_off[d] = ndata;
-        ndata += 4 * (size_t)ex->lay.dev[d].naxes + 9;
+        ex->kin_cap[d] = (model_kin_size(ex->models[d]) + 7) / 8 * 8;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9 + ex->kin_cap[d] / 8;
     }
-    for (int d = 0; d < ex->lay.ndev; d++) {
-        ex->kin_off[d] = ndata * sizeof(double) + kin;
-        kin += ex->kin_cap[d] = (model_kin_size(ex->models[d]) + 7) / 8 * 8; /* the next device's stays aligned */
-    }
-    size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + kin + 63) / 64 * 64; /* records share no cache line */
+    size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
     if (!ex->sb || cycle_pipe_init(&ex->pipe, EXEC_PIPE_SLOTS, size) < 0) return pipe_teardown(ex), 0;
     sample_init(ex->sb, &ex->lay);
