@@ -1487,12 +1487,14 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     return MODEL_OK;
 }
 
-/* The kin_* operations (model.h): a cache entry (§8.2.2 of docs/MODELS.md) as q, cos q, sin q and the world
- * transforms, 15 doubles per joint. */
+/* The kin_* operations (model.h): a cache entry (§8.2.2 of docs/MODELS.md) as q, cos q and sin q, 3 doubles per
+ * joint. Not the world transforms: those are 12 more doubles per joint for the two cores to pass through their
+ * caches every cycle, and chain_fk_world makes the same bits of them from the entry's cos/sin when a call needs
+ * them (the inverse dynamics does not). */
 static size_t chain_kin_size(void *s)
 {
     Chain *c = s;
-    return (size_t)c->n * 15 * sizeof(double);
+    return (size_t)c->n * 3 * sizeof(double);
 }
 
 static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
@@ -1500,13 +1502,11 @@ static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
     Chain *c = s;
     size_t n = (size_t)c->n, len = chain_kin_size(s);
     const ChainCache *e = chain_cache_find(c, q);
-    if (!e || !e->has_world || cap < len) return 0;
+    if (!e || cap < len) return 0;
     double *b = buf;
     memcpy(b, e->q, n * sizeof(double));
     memcpy(b + n, e->cq, n * sizeof(double));
     memcpy(b + 2 * n, e->sq, n * sizeof(double));
-    memcpy(b + 3 * n, e->Rw, n * sizeof e->Rw[0]);
-    memcpy(b + 12 * n, e->pw, n * sizeof e->pw[0]);
     return len;
 }
 
@@ -1516,10 +1516,7 @@ static void chain_kin_import(void *s, const void *buf, size_t len)
     size_t n = (size_t)c->n;
     const double *b = buf;
     if (len != chain_kin_size(s) || chain_cache_find(c, b)) return;
-    ChainCache *e = chain_cache_put(c, b, b + n, b + 2 * n);
-    memcpy(e->Rw, b + 3 * n, n * sizeof e->Rw[0]);
-    memcpy(e->pw, b + 12 * n, n * sizeof e->pw[0]);
-    e->has_world = 1;
+    chain_cache_put(c, b, b + n, b + 2 * n);
 }
 
 const ModelType model_chain = {
