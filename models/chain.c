@@ -97,6 +97,7 @@ typedef struct {
     double Rw[N_MAX][9], pw[N_MAX][3];
     /* RNE */
     ChainRneLink rne[N_MAX];
+    int rne_all_dh;          /* every joint takes the RNE's DH path */
     double zero[N_MAX];
     /* CRBA composites, world frame about the base origin */
     double cm[N_MAX], ch[N_MAX][3], cJ[N_MAX][9];
@@ -818,7 +819,7 @@ typedef struct {
 /* The forward step of chain_rne_general for a DH-like joint: R^T by the reorder above, the axis z, w and wd (and f
  * and n) in pairs. Everything is read into locals first: the stores into the state could otherwise alias the
  * joint's constants. */
-static inline void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L, double cq, double sq, double qd,
+static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L, double cq, double sq, double qd,
                                 double qdd)
 {
     ChainV2 C = {cq, cq}, S = {sq, sq};
@@ -888,7 +889,7 @@ static inline void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L,
 }
 
 /* The backward step of a DH-like joint: tau = n . z; the parent gets (R f, R n + r x R f). */
-static inline void chain_rne_dh_back(Chain *c, const ChainJoint *jt, const ChainRneLink *L, double *tau)
+static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, const ChainJoint *jt, const ChainRneLink *L, double *tau)
 {
     const ChainV2 *F = L->fn, *t = L->rot;
     int p = jt->parent;
@@ -922,6 +923,12 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
         double cq[N_MAX], sq[N_MAX];
         chain_trig(c, q, cq, sq);
         e = chain_cache_put(c, q, cq, sq);
+    }
+    if (c->rne_all_dh) {
+        /* the common case, without the general path's calls in the loops */
+        for (int i = 0; i < n; i++) chain_rne_dh(c, &c->j[i], &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
+        for (int i = n - 1; i >= 0; i--) chain_rne_dh_back(c, &c->j[i], &c->rne[i], &tau[i]);
+        return MODEL_OK;
     }
     for (int i = 0; i < n; i++) {
         const ChainJoint *jt = &c->j[i];
@@ -1626,6 +1633,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     const ModelParam *rne_fast = model_desc_param(d, "rne_fast");
     if (rne_fast && rne_fast->n >= 1 && rne_fast->v[0] == 0)
         for (int i = 0; i < c->n; i++) c->j[i].rne_dh = 0;
+    c->rne_all_dh = 1;
+    for (int i = 0; i < c->n; i++) c->rne_all_dh &= c->j[i].rne_dh;
     v3_copy(c->gravity, d->gravity);
     v3_scale(c->a0, d->gravity, -1.0);
     c->tool_link = d->tool_link < 0 ? c->n - 1 : d->tool_link;
