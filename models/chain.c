@@ -49,9 +49,9 @@ typedef struct {
     double psign[3];
     /* RNE (chain_inverse_dynamics): rne_dh = dh unless the parameter rne_fast is 0 (then every joint takes the
      * general path: the tests' reference). The DH path's constants, each broadcast to both halves of a pair:
-     * ps0, ps1, ps2 = psign[0], psign[1], psign[2]; Io2 = Io[0], Io[1], Io[2], Io[4], Io[5], Io[8] (Io is symmetric); mc2 = m c;
-     * p02 = p0. p0_zero, mc_zero, io_diag: p0 or m c is exactly (0, 0, 0), Io is exactly diagonal, so the terms
-     * they would multiply are exactly 0 and are skipped. */
+     * ps0, ps1, ps2 = psign[0], psign[1], psign[2]; Io2 = Io[0], Io[1], Io[2], Io[4], Io[5], Io[8] (Io is
+     * symmetric); mc2 = m c; p02 = p0. p0_zero, mc_zero, io_diag: p0 or m c is exactly (0, 0, 0), Io is exactly
+     * diagonal, so the terms they would multiply are exactly 0 and are skipped. */
     int rne_dh, p0_zero, mc_zero, io_diag;
     ChainV2 ps0, ps1, ps2, Io2[6], mc2[3], p02[3];
 } ChainJoint;
@@ -816,11 +816,11 @@ typedef struct {
     ChainV2 cs0, ss0, cs1, ss1, s2;
 } ChainDhRot;
 
-/* The forward step of chain_rne_general for a DH-like joint: R^T by the reorder above, the axis z, w and wd (and f
- * and n) in pairs. Everything is read into locals first: the stores into the state could otherwise alias the
- * joint's constants. */
-static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L, double cq, double sq, double qd,
-                                double qdd)
+/* The forward step (chain_rne_general's) of a DH-like joint: R^T by the reorder above, the axis z, w and wd (and f
+ * and n) in pairs; the rotation is kept in L->rot for the backward step. Everything is read into locals first:
+ * the stores into the state could otherwise alias the joint's constants. */
+static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L,
+                                                               double cq, double sq, double qd, double qdd)
 {
     ChainV2 C = {cq, cq}, S = {sq, sq};
     ChainDhRot t = {jt->perm[0], jt->perm[1], jt->perm[2], jt->ps0 * C, jt->ps0 * S, jt->ps1 * C, jt->ps1 * S,
@@ -876,9 +876,10 @@ static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const C
     } else {
         const ChainV2 *h = jt->mc2;
         double h0 = h[0][0], h1 = h[1][0], h2 = h[2][0];
-        ChainV2 Y0 = W1 * h[2] - W2 * h[1], Y1 = W2 * h[0] - W0 * h[2], Y2 = W0 * h[1] - W1 * h[0]; /* (w x mc, wd x mc) */
-        ChainV2 P0 = {Y0[0], I0[0]}, P1 = {Y1[0], I1[0]}, P2 = {Y2[0], I2[0]};      /* (w x mc, Io w) */
-        ChainV2 G0 = {Y0[1], I0[1]}, G1 = {Y1[1], I1[1]}, G2 = {Y2[1], I2[1]};      /* (wd x mc, Io wd) */
+        /* Y = (w x mc, wd x mc); P = (w x mc, Io w); G = (wd x mc, Io wd); Z = w x P */
+        ChainV2 Y0 = W1 * h[2] - W2 * h[1], Y1 = W2 * h[0] - W0 * h[2], Y2 = W0 * h[1] - W1 * h[0];
+        ChainV2 P0 = {Y0[0], I0[0]}, P1 = {Y1[0], I1[0]}, P2 = {Y2[0], I2[0]};
+        ChainV2 G0 = {Y0[1], I0[1]}, G1 = {Y1[1], I1[1]}, G2 = {Y2[1], I2[1]};
         ChainV2 Z0 = w1 * P2 - w2 * P1, Z1 = w2 * P0 - w0 * P2, Z2 = w0 * P1 - w1 * P0;
         F[0] = G0 + Z0 + (ChainV2){m * a0, h1 * a2 - h2 * a1};
         F[1] = G1 + Z1 + (ChainV2){m * a1, h2 * a0 - h0 * a2};
@@ -889,7 +890,8 @@ static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const C
 }
 
 /* The backward step of a DH-like joint: tau = n . z; the parent gets (R f, R n + r x R f). */
-static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, const ChainJoint *jt, const ChainRneLink *L, double *tau)
+static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, const ChainJoint *jt,
+                                                                    const ChainRneLink *L, double *tau)
 {
     const ChainV2 *F = L->fn, *t = L->rot;
     int p = jt->parent;

@@ -75,7 +75,8 @@ static void rand_signed_perm(double R[9])
 /* Random link inertia: mass in [0.5, 5], COM within 0.3 m, inertia about the COM R diag R^T (physical). */
 static void rand_inertial(ModelJoint *j)
 {
-    double a = urange(0.001, 0.1), b = urange(0.001, 0.1), c = urange(0.001, 0.1), R[9], D[3] = {b + c, a + c, a + b};
+    double a = urange(0.001, 0.1), b = urange(0.001, 0.1), c = urange(0.001, 0.1), R[9];
+    double D[3] = {b + c, a + c, a + b};
     j->mass = urange(0.5, 5);
     for (int k = 0; k < 3; k++) j->com[k] = urange(-0.3, 0.3);
     rand_rotation(R);
@@ -95,7 +96,7 @@ enum {
     K_DH_P0,        /* DH at the parent's origin (p0 = 0) */
     K_DH_MASSLESS,  /* DH, massless link with inertia (first moment 0), like the PUMA's link 1 */
     K_DH_COM0,      /* DH, COM at the link origin (first moment 0) */
-    K_DH_DIAG,      /* DH, COM on the z axis and principal axes along the link axes (inertia about the origin diagonal) */
+    K_DH_DIAG,      /* DH, COM on z and principal axes along the link axes (diagonal inertia about the origin) */
     K_DH_IDENT,     /* DH with the identity origin rotation */
     K_REV_Z_ROT,    /* revolute about z, origin rotation general: not DH */
     K_REV,          /* revolute about a general axis */
