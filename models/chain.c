@@ -732,9 +732,8 @@ static int chain_singularity(void *s, const double *q, double *measure)
 }
 
 /* One joint's step of the RNE's forward pass on the general path: relative transform, velocity, acceleration, and
- * the link's force and moment about its origin (link frame), from its parent's. Out of line: the DH path's loop
- * keeps its registers. */
-static __attribute__((noinline)) void chain_rne_general(Chain *c, int i, double q, double cq, double sq, double qd,
+ * the link's force and moment about its origin (link frame), from its parent's. */
+static inline void chain_rne_general(Chain *c, int i, double q, double cq, double sq, double qd,
                                                          double qdd)
 {
     const ChainJoint *jt = &c->j[i];
@@ -744,7 +743,9 @@ static __attribute__((noinline)) void chain_rne_general(Chain *c, int i, double 
     double wp[3] = {0, 0, 0}, wdp[3] = {0, 0, 0}, ap[3], t1[3], t2[3];
     if (jt->parent >= 0) {
         const ChainRneLink *P = &c->rne[jt->parent];
-        for (int k = 0; k < 3; k++) wp[k] = P->ww[k][0], wdp[k] = P->ww[k][1];
+        const ChainV2 *V = P->ww;
+        wp[0] = V[0][0], wp[1] = V[1][0], wp[2] = V[2][0];
+        wdp[0] = V[0][1], wdp[1] = V[1][1], wdp[2] = V[2][1];
         /* acceleration of this joint's origin, parent frame */
         v3_cross(t1, wdp, r);
         v3_cross(t2, wp, r);
@@ -781,19 +782,19 @@ static __attribute__((noinline)) void chain_rne_general(Chain *c, int i, double 
     v3_cross(t1, w, Iw);
     v3_cross(t2, jt->mc, a);
     nm[0] += t1[0] + t2[0]; nm[1] += t1[1] + t2[1]; nm[2] += t1[2] + t2[2];
-    for (int k = 0; k < 3; k++) {
-        L->ww[k] = (ChainV2){w[k], wd[k]};
-        L->fn[k] = (ChainV2){f[k], nm[k]};
-    }
+    L->ww[0] = (ChainV2){w[0], wd[0]}, L->ww[1] = (ChainV2){w[1], wd[1]}, L->ww[2] = (ChainV2){w[2], wd[2]};
+    L->fn[0] = (ChainV2){f[0], nm[0]}, L->fn[1] = (ChainV2){f[1], nm[1]}, L->fn[2] = (ChainV2){f[2], nm[2]};
 }
 
 /* The general path's backward step: tau of joint i, and its link's force and moment passed on to the parent. */
-static __attribute__((noinline)) void chain_rne_general_back(Chain *c, int i, double *tau)
+static inline void chain_rne_general_back(Chain *c, int i, double *tau)
 {
     const ChainJoint *jt = &c->j[i];
     const ChainRneLink *L = &c->rne[i];
     double f[3], nm[3];
-    for (int k = 0; k < 3; k++) f[k] = L->fn[k][0], nm[k] = L->fn[k][1];
+    const ChainV2 *F = L->fn;
+    f[0] = F[0][0], f[1] = F[1][0], f[2] = F[2][0];
+    nm[0] = F[0][1], nm[1] = F[1][1], nm[2] = F[2][1];
     *tau = v3_dot(jt->axis, jt->revolute ? nm : f);
     if (jt->parent >= 0) {
         ChainRneLink *P = &c->rne[jt->parent];
@@ -801,7 +802,9 @@ static __attribute__((noinline)) void chain_rne_general_back(Chain *c, int i, do
         m3_mulv(fp, c->Rrel[i], f);
         m3_mulv(np, c->Rrel[i], nm);
         v3_cross(t, c->rrel[i], fp);
-        for (int k = 0; k < 3; k++) P->fn[k] += (ChainV2){fp[k], np[k] + t[k]};
+        P->fn[0] += (ChainV2){fp[0], np[0] + t[0]};
+        P->fn[1] += (ChainV2){fp[1], np[1] + t[1]};
+        P->fn[2] += (ChainV2){fp[2], np[2] + t[2]};
     }
 }
 
