@@ -47,14 +47,20 @@ typedef struct {
     int dh;
     int perm[3];
     double psign[3];
-    /* RNE (chain_inverse_dynamics): rne_dh = dh unless the parameter rne_fast is 0 (then every joint takes the
-     * general path: the tests' reference). The DH path's constants, each broadcast to both halves of a pair:
-     * ps0, ps1, ps2 = psign[0], psign[1], psign[2]; Io2 = Io[0], Io[1], Io[2], Io[4], Io[5], Io[8] (Io is
-     * symmetric); mc2 = m c; p02 = p0. p0_zero, mc_zero, io_diag: p0 or m c is exactly (0, 0, 0), Io is exactly
-     * diagonal, so the terms they would multiply are exactly 0 and are skipped. */
-    int rne_dh, p0_zero, mc_zero, io_diag;
-    ChainV2 ps0, ps1, ps2, Io2[6], mc2[3], p02[3];
 } ChainJoint;
+
+/* The RNE's constants of one joint (chain_rne_setup), kept apart from ChainJoint so the loops of the other
+ * operations keep its layout. dh: the joint takes the DH path (ChainJoint.dh, unless the parameter rne_fast is 0:
+ * then every joint takes the general path, the tests' reference). The DH path's constants, each broadcast to both
+ * halves of a pair: ps0, ps1, ps2 = psign[0], psign[1], psign[2]; Io2 = Io[0], Io[1], Io[2], Io[4], Io[5], Io[8]
+ * (Io is symmetric); mc2 = m c; p02 = p0. p0_zero, mc_zero, io_diag: p0 or m c is exactly (0, 0, 0), Io is exactly
+ * diagonal, so the terms they would multiply are exactly 0 and are skipped. */
+typedef struct {
+    int dh, parent, perm[3];
+    int p0_zero, mc_zero, io_diag;
+    double mass, p0[3];
+    ChainV2 ps0, ps1, ps2, Io2[6], mc2[3], p02[3];
+} ChainRneJoint;
 
 /* The RNE's state of one link, in the link's frame. Paired so that the DH path turns both halves of a pair with one
  * 2-wide operation. */
@@ -96,6 +102,7 @@ typedef struct {
     double Rrel[N_MAX][9], rrel[N_MAX][3];
     double Rw[N_MAX][9], pw[N_MAX][3];
     /* RNE */
+    ChainRneJoint rj[N_MAX];
     ChainRneLink rne[N_MAX];
     int rne_all_dh;          /* every joint takes the RNE's DH path */
     double zero[N_MAX];
@@ -822,7 +829,7 @@ typedef struct {
 /* The forward step (chain_rne_general's) of a DH-like joint: R^T by the reorder above, the axis z, w and wd (and f
  * and n) in pairs; the rotation is kept in L->rot for the backward step. Everything is read into locals first:
  * the stores into the state could otherwise alias the joint's constants. */
-static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const ChainJoint *jt, ChainRneLink *L,
+static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const ChainRneJoint *jt, ChainRneLink *L,
                                                                double cq, double sq, double qd, double qdd)
 {
     ChainV2 C = {cq, cq}, S = {sq, sq};
@@ -893,7 +900,7 @@ static inline __attribute__((always_inline)) void chain_rne_dh(Chain *c, const C
 }
 
 /* The backward step of a DH-like joint: tau = n . z; the parent gets (R f, R n + r x R f). */
-static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, const ChainJoint *jt,
+static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, const ChainRneJoint *jt,
                                                                     const ChainRneLink *L, double *tau)
 {
     const ChainV2 *F = L->fn, *t = L->rot;
@@ -931,18 +938,18 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
     }
     if (c->rne_all_dh) {
         /* the common case, without the general path's calls in the loops */
-        for (int i = 0; i < n; i++) chain_rne_dh(c, &c->j[i], &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
-        for (int i = n - 1; i >= 0; i--) chain_rne_dh_back(c, &c->j[i], &c->rne[i], &tau[i]);
+        for (int i = 0; i < n; i++) chain_rne_dh(c, &c->rj[i], &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
+        for (int i = n - 1; i >= 0; i--) chain_rne_dh_back(c, &c->rj[i], &c->rne[i], &tau[i]);
         return MODEL_OK;
     }
     for (int i = 0; i < n; i++) {
-        const ChainJoint *jt = &c->j[i];
-        if (jt->rne_dh) chain_rne_dh(c, jt, &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
+        const ChainRneJoint *jt = &c->rj[i];
+        if (jt->dh) chain_rne_dh(c, jt, &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
         else chain_rne_general(c, i, q[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
     }
     for (int i = n - 1; i >= 0; i--) {
-        const ChainJoint *jt = &c->j[i];
-        if (jt->rne_dh) chain_rne_dh_back(c, jt, &c->rne[i], &tau[i]);
+        const ChainRneJoint *jt = &c->rj[i];
+        if (jt->dh) chain_rne_dh_back(c, jt, &c->rne[i], &tau[i]);
         else chain_rne_general_back(c, i, &tau[i]);
     }
     return MODEL_OK;
@@ -1544,19 +1551,28 @@ static void chain_setup_joint(ChainJoint *jt, const ModelJoint *jd)
         }
         if (found != 1) jt->dh = 0;
     }
-    jt->rne_dh = jt->dh;
-    jt->p0_zero = jt->p0[0] == 0 && jt->p0[1] == 0 && jt->p0[2] == 0;
-    jt->mc_zero = jt->mc[0] == 0 && jt->mc[1] == 0 && jt->mc[2] == 0;
-    jt->io_diag = jt->Io[1] == 0 && jt->Io[2] == 0 && jt->Io[5] == 0;
-    jt->ps0 = (ChainV2){jt->psign[0], jt->psign[0]};
-    jt->ps1 = (ChainV2){jt->psign[1], jt->psign[1]};
-    jt->ps2 = (ChainV2){jt->psign[2], jt->psign[2]};
+}
+
+/* The RNE's constants of joint i (after chain_setup_joint); fast = 0 sends it to the general path. */
+static void chain_rne_setup(ChainRneJoint *rj, const ChainJoint *jt, int fast)
+{
     static const int io_k[6] = {0, 1, 2, 4, 5, 8};
-    for (int k = 0; k < 6; k++) jt->Io2[k] = (ChainV2){jt->Io[io_k[k]], jt->Io[io_k[k]]};
+    rj->dh = jt->dh && fast;
+    rj->parent = jt->parent;
+    rj->mass = jt->mass;
     for (int k = 0; k < 3; k++) {
-        jt->mc2[k] = (ChainV2){jt->mc[k], jt->mc[k]};
-        jt->p02[k] = (ChainV2){jt->p0[k], jt->p0[k]};
+        rj->perm[k] = jt->perm[k];
+        rj->p0[k] = jt->p0[k];
+        rj->mc2[k] = (ChainV2){jt->mc[k], jt->mc[k]};
+        rj->p02[k] = (ChainV2){jt->p0[k], jt->p0[k]};
     }
+    rj->p0_zero = jt->p0[0] == 0 && jt->p0[1] == 0 && jt->p0[2] == 0;
+    rj->mc_zero = jt->mc[0] == 0 && jt->mc[1] == 0 && jt->mc[2] == 0;
+    rj->io_diag = jt->Io[1] == 0 && jt->Io[2] == 0 && jt->Io[5] == 0;
+    rj->ps0 = (ChainV2){jt->psign[0], jt->psign[0]};
+    rj->ps1 = (ChainV2){jt->psign[1], jt->psign[1]};
+    rj->ps2 = (ChainV2){jt->psign[2], jt->psign[2]};
+    for (int k = 0; k < 6; k++) rj->Io2[k] = (ChainV2){jt->Io[io_k[k]], jt->Io[io_k[k]]};
 }
 
 /* Allocate the GSL workspaces; MODEL_ENOMEM when any fails. */
@@ -1636,10 +1652,11 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
         else c->idx_n[c->nn++] = i;
     }
     const ModelParam *rne_fast = model_desc_param(d, "rne_fast");
-    if (rne_fast && rne_fast->n >= 1 && rne_fast->v[0] == 0)
-        for (int i = 0; i < c->n; i++) c->j[i].rne_dh = 0;
     c->rne_all_dh = 1;
-    for (int i = 0; i < c->n; i++) c->rne_all_dh &= c->j[i].rne_dh;
+    for (int i = 0; i < c->n; i++) {
+        chain_rne_setup(&c->rj[i], &c->j[i], !(rne_fast && rne_fast->n >= 1 && rne_fast->v[0] == 0));
+        c->rne_all_dh &= c->rj[i].dh;
+    }
     v3_copy(c->gravity, d->gravity);
     v3_scale(c->a0, d->gravity, -1.0);
     c->tool_link = d->tool_link < 0 ? c->n - 1 : d->tool_link;
