@@ -417,6 +417,22 @@ static void chain_sing_matrix(const Chain *c, const double (*Rw)[9], const doubl
     double x[3], t[3];
     m3_mulv(t, Rw[l], c->tool_p);
     v3_add(x, pw[l], t);
+    if (rows == 6 && c->sv_fo_ok && c->sv_np == c->n) {
+        /* every joint revolute and on the path: chain_jac_rows' columns, every entry written (no clearing) */
+        int n = c->n;
+        double scale = 1.0 / c->char_len;
+        for (int i = 0; i < n; i++) {
+            double z[3], d[3], v[3];
+            const double *R = Rw[i];
+            if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]);
+            else m3_mulv(z, R, c->j[i].axis);
+            v3_sub(d, x, pw[i]);
+            v3_cross(v, z, d);
+            A[i] = v[0] * scale, A[n + i] = v[1] * scale, A[2 * n + i] = v[2] * scale;
+            A[3 * n + i] = z[0], A[4 * n + i] = z[1], A[5 * n + i] = z[2];
+        }
+        return;
+    }
     chain_jac_rows(c, Rw, pw, l, x, rows, 1.0 / c->char_len, A);
 }
 
