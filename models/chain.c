@@ -19,6 +19,8 @@
 #include "spd_solve.h"
 
 #define N_MAX MODEL_MAX_DOF
+#define CHAIN_FO_MAX 8 /* joints on the base-to-tool path the first-order singularity bound handles */
+#define CHAIN_FO_REMAKE 0.05 /* its K is remade at a Weyl reference farther than this (sum of |q_w - q_K|) */
 
 /* Two doubles operated on together (GCC vector extension: SSE2 on x86-64); the RNE pairs w with wd and f with n,
  * which every rotation and several cross products treat alike. */
@@ -137,7 +139,20 @@ typedef struct {
      * sv_lip_ok = 0 when the chain has no such bound (a prismatic joint between base and tool) */
     int sv_lip_ok;
     double sv_lip[N_MAX];
-    long sv_stats[6];        /* chain_sing_stats */
+    /* the first-order bound (chain_sing_first_order): |A(q) - A_w|_F <= sqrt(dq^T K dq) + a second-order rest, K the
+     * Gram matrix of the derivatives dA/dq_i at q_K (from the Weyl reference's matrix then), the rest from the
+     * constants sv_M (|d2A/dq_i dq_k|_F <= M_ik anywhere). Indices are positions on the base-to-tool path
+     * (sv_path, base first); sv_fo_ok = 0 when the chain has no such bound (no Lipschitz constants, fewer than 6
+     * joints, more than CHAIN_FO_MAX on the path, or a path joint numbered before its parent) */
+    int sv_fo_ok, sv_np, sv_path[CHAIN_FO_MAX];
+    double sv_M[CHAIN_FO_MAX][CHAIN_FO_MAX];
+    int sv_k_ok;             /* sv_K, sv_kd, sv_qk, sv_fk are those of q_K */
+    double sv_K[CHAIN_FO_MAX][CHAIN_FO_MAX], sv_kd[CHAIN_FO_MAX], sv_qk[CHAIN_FO_MAX], sv_fk; /* kd_a = sqrt(K_aa) */
+    double sv_K2[CHAIN_FO_MAX][CHAIN_FO_MAX]; /* 2 K */
+    double sv_mu[CHAIN_FO_MAX]; /* sqrt(max_b M_ab): M_ab <= mu_a mu_b */
+    int sv_m_ok;             /* sv_dk = sum_a mu_a |qw_a - qk_a| for the present Weyl reference and q_K */
+    double sv_dk;
+    long sv_stats[7];        /* chain_sing_stats */
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -430,6 +445,22 @@ static void chain_sing_matrix(const Chain *c, const double (*Rw)[9], const doubl
     double x[3], t[3];
     m3_mulv(t, Rw[l], c->tool_p);
     v3_add(x, pw[l], t);
+    if (rows == 6 && c->sv_fo_ok && c->sv_np == c->n) {
+        /* every joint revolute and on the path: chain_jac_rows' columns, every entry written (no clearing) */
+        int n = c->n;
+        double scale = 1.0 / c->char_len;
+        for (int i = 0; i < n; i++) {
+            double z[3], d[3], v[3];
+            const double *R = Rw[i];
+            if (c->j[i].dh) v3_set(z, R[2], R[5], R[8]);
+            else m3_mulv(z, R, c->j[i].axis);
+            v3_sub(d, x, pw[i]);
+            v3_cross(v, z, d);
+            A[i] = v[0] * scale, A[n + i] = v[1] * scale, A[2 * n + i] = v[2] * scale;
+            A[3 * n + i] = z[0], A[4 * n + i] = z[1], A[5 * n + i] = z[2];
+        }
+        return;
+    }
     chain_jac_rows(c, Rw, pw, l, x, rows, 1.0 / c->char_len, A);
 }
 
@@ -527,8 +558,10 @@ static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6]
 static void chain_sing_bounds(const double iv[4], double f, double *lb, double *ub)
 {
     double dl = 1e-11 * f, a = iv[0] - dl, b = iv[1] + dl, cc = iv[2] - dl, d = iv[3] + dl;
-    *lb = a > 0 && d > 0 ? fmax(a / d * (1 - 1e-12), 0.0) : 0.0;
-    *ub = cc > 0 ? fmin(b / cc * (1 + 1e-12), 1.0) : 1.0;
+    /* fmax(x, 0) and fmin(x, 1) written as comparisons (a NaN x gives 0 and 1 as they do; no libm call) */
+    double x = a / d * (1 - 1e-12), y = b / cc * (1 + 1e-12);
+    *lb = a > 0 && d > 0 && x > 0 ? x : 0.0;
+    *ub = cc > 0 && y < 1 ? y : 1.0;
 }
 
 /* A (at q) becomes the Weyl reference, with bounds iv on its true extreme singular values (widened by 1e-13 relative for
@@ -541,6 +574,7 @@ static void chain_sing_set_weyl(Chain *c, const double *q, int len, const double
     c->sv_iv[2] = iv[2] * (1 - 1e-13), c->sv_iv[3] = iv[3] * (1 + 1e-13);
     c->sv_fw = f * (1 + 1e-13);
     c->sv_w_ok = isfinite(c->sv_iv[0] + c->sv_iv[1] + c->sv_iv[2] + c->sv_iv[3] + c->sv_fw);
+    c->sv_m_ok = 0;
 }
 
 /* The measure of A from the warm state (sv_V); A becomes the reference of the skip's bound. */
@@ -628,8 +662,9 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
             if (r != lo) slo += fabs(G[p][r]);
             if (r != hi) shi += fabs(G[p][r]);
         }
-        if (p != lo) beta = fmin(beta, G[p][p] - slo * (1 + 1e-10));
-        if (p != hi) alpha = fmax(alpha, G[p][p] + shi * (1 + 1e-10));
+        double gb = G[p][p] - slo * (1 + 1e-10), ga = G[p][p] + shi * (1 + 1e-10); /* fmin/fmax, no libm call */
+        if (p != lo && gb < beta) beta = gb;
+        if (p != hi && ga > alpha) alpha = ga;
         if (p != lo) r2lo += G[lo][p] * G[lo][p];
         if (p != hi) r2hi += G[hi][p] * G[hi][p];
     }
@@ -637,8 +672,9 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
     if (!(beta - mu > 1e-6 * F2) || !(rho - alpha > 1e-6 * F2)) return -1;
     double lam1 = mu - r2lo / (beta - mu) * (1 + 1e-6), lamk = rho + r2hi / (rho - alpha) * (1 + 1e-6);
     double vlo = sqrt(1 + c->sv_eta), vhi = sqrt(1 - c->sv_eta); /* sigma_max(V), sigma_min(V) bounds */
-    iv[0] = sqrt(fmax(lam1 - tau, 0)) / vlo, iv[1] = sqrt(mu + tau) / vhi;
-    iv[2] = sqrt(fmax(rho - tau, 0)) / vlo, iv[3] = sqrt(lamk + tau) / vhi;
+    double l1 = lam1 - tau > 0 ? lam1 - tau : 0, lk = rho - tau > 0 ? rho - tau : 0; /* fmax(., 0) */
+    iv[0] = sqrt(l1) / vlo, iv[1] = sqrt(mu + tau) / vhi;
+    iv[2] = sqrt(lk) / vlo, iv[3] = sqrt(lamk + tau) / vhi;
     *f = sqrt(F2);
     return isfinite(iv[0] + iv[1] + iv[2] + iv[3]) ? 0 : -1;
 }
@@ -647,13 +683,107 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
  * (chain_sing_lipschitz), plus the rounding of forming A at q and at the reference (allowed 1e-12 |A|_F each, far
  * above the ~1e-15 it is), widened by 1e-6 relative like the Weyl bound. Far cruder than Weyl's on the matrix itself
  * but it costs no kinematics: it proves the cycles just after a reference was made. */
-static void chain_sing_lipschitz_bounds(const Chain *c, const double *q, double *lb, double *ub)
+static double chain_sing_lipschitz_e(const Chain *c, const double *q)
 {
     double e = 0;
     for (int i = 0; i < c->n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
+    return e;
+}
+
+/* Bounds on the measure at q from the Weyl reference and e >= |A*(q) - A*(q_w)|_F (the true matrices): e widened
+ * by 1e-6 relative and by the rounding of forming A at q and at the reference (1e-12 |A|_F each). */
+static inline void chain_sing_e_bounds(const Chain *c, double e, double *lb, double *ub)
+{
     e = e * (1 + 1e-6) + 2e-12 * (c->sv_fw + e);
     double iv[4] = {c->sv_iv[0] - e, c->sv_iv[1] + e, c->sv_iv[2] - e, c->sv_iv[3] + e};
     chain_sing_bounds(iv, c->sv_fw + e, lb, ub);
+}
+
+/* K = the Gram matrix of the derivatives D_a = dA/dq_a (path position a) at the joint values qk whose normalised
+ * Jacobian is A (6 rows): with column j = (v_j, z_j), v_j = z_j x (x - p_j) / l, turning joint a turns everything
+ * beyond it about z_a, so for j at or beyond a, dcol_j = (z_a x v_j, z_a x z_j), and for j before a only the tool
+ * point moves: dcol_j = (z_j x v_a, 0). Off-path columns are 0 and stay 0. */
+static inline __attribute__((always_inline)) void chain_sing_gram_k_n(Chain *c, int np, const double *qk,
+                                                                      const double *A)
+{
+    int n = c->n;
+    double v[CHAIN_FO_MAX][3], z[CHAIN_FO_MAX][3], D[CHAIN_FO_MAX][CHAIN_FO_MAX][6], f2 = 0;
+    for (int a = 0; a < np; a++) {
+        int j = c->sv_path[a];
+        for (int r = 0; r < 3; r++) v[a][r] = A[r * n + j], z[a][r] = A[(3 + r) * n + j];
+    }
+    for (int i = 0; i < 6 * n; i++) f2 += A[i] * A[i];
+    for (int a = 0; a < np; a++)
+        for (int b = 0; b < np; b++) {
+            if (b >= a) {
+                v3_cross(D[a][b], z[a], v[b]);
+                v3_cross(D[a][b] + 3, z[a], z[b]);
+            } else {
+                v3_cross(D[a][b], z[b], v[a]);
+                D[a][b][3] = D[a][b][4] = D[a][b][5] = 0;
+            }
+        }
+    for (int a = 0; a < np; a++)
+        for (int b = a; b < np; b++) {
+            double k = 0;
+            for (int j = 0; j < np; j++)
+#pragma GCC unroll 6
+                for (int r = 0; r < 6; r++) k += D[a][j][r] * D[b][j][r];
+            c->sv_K[a][b] = c->sv_K[b][a] = k;
+            c->sv_K2[a][b] = 2 * k;
+        }
+    for (int a = 0; a < np; a++) {
+        c->sv_kd[a] = sqrt(c->sv_K[a][a]);
+        c->sv_qk[a] = qk[c->sv_path[a]];
+    }
+    c->sv_fk = sqrt(f2);
+    c->sv_k_ok = isfinite(c->sv_fk);
+    c->sv_m_ok = 0;
+}
+
+static void chain_sing_gram_k(Chain *c, const double *qk, const double *A)
+{
+    if (c->sv_np == 6) chain_sing_gram_k_n(c, 6, qk, A);
+    else chain_sing_gram_k_n(c, c->sv_np, qk, A);
+}
+
+/* e >= |A*(q) - A*(q_w)|_F by a first-order expansion: along the segment from q_w, A(q) - A(q_w) = sum_a dq_a
+ * integral of D_a(q_w + t dq) over t in [0, 1], and |D_a(y) - D_a(q_K)|_F <= sum_b M_ab |y_b - qk_b| with M_ab <=
+ * mu_a mu_b (mu_a = sqrt(max_b M_ab), M symmetric), so e = sqrt(dq^T K dq) + T (dk + T / 2), with T = sum_a mu_a
+ * |dq_a| and dk = sum_b mu_b |qw_b - qk_b|; plus margins for K's own rounding (1e-12 (sum_a sqrt(K_aa) |dq_a|)^2
+ * under the root) and for K coming from the formed matrix at q_K rather than the true one (1e-10 f (1 + f) sum_a
+ * |dq_a|, f = |A_K|_F). K is remade at the Weyl reference when dk there exceeds CHAIN_FO_REMAKE. ~150 instructions
+ * and no kinematics; to first order it equals the Weyl bound's |A - A_w|_F. */
+static inline __attribute__((always_inline)) double chain_sing_first_order_n(Chain *c, int np, const double *q)
+{
+    const int *pa = c->sv_path;
+    if (!c->sv_m_ok) { /* a new Weyl reference: remake K there when q_K is too far */
+        double dk = 0;
+        if (c->sv_k_ok)
+            for (int a = 0; a < np; a++) dk += c->sv_mu[a] * fabs(c->sv_qw[pa[a]] - c->sv_qk[a]);
+        if (!c->sv_k_ok || dk > CHAIN_FO_REMAKE) chain_sing_gram_k(c, c->sv_qw, c->sv_Aw), dk = 0;
+        if (!c->sv_k_ok) return INFINITY;
+        c->sv_dk = dk;
+        c->sv_m_ok = 1;
+    }
+    double d[CHAIN_FO_MAX], ad[CHAIN_FO_MAX], Q = 0, sk = 0, s1 = 0, tm = 0;
+    for (int a = 0; a < np; a++) {
+        d[a] = q[pa[a]] - c->sv_qw[pa[a]];
+        ad[a] = fabs(d[a]);
+        sk += c->sv_kd[a] * ad[a], s1 += ad[a], tm += c->sv_mu[a] * ad[a];
+    }
+    for (int a = 0; a < np; a++) { /* dq^T K dq over the upper triangle (sv_K2 = 2 K above the diagonal) */
+        double qa = c->sv_K[a][a] * d[a];
+        for (int b = a + 1; b < np; b++) qa += c->sv_K2[a][b] * d[b];
+        Q += qa * d[a];
+    }
+    Q += 1e-12 * sk * sk;
+    return (Q > 0 ? sqrt(Q) : 0) + tm * (c->sv_dk + 0.5 * tm) + 1e-10 * c->sv_fk * (1 + c->sv_fk) * s1;
+}
+
+static double chain_sing_first_order(Chain *c, const double *q)
+{
+    return c->sv_np == 6 ? chain_sing_first_order_n(c, 6, q) : chain_sing_first_order_n(c, c->sv_np, q);
 }
 
 /* The measure at q when it may lie outside [lo, hi] (lo > hi: always), else only the proof that it lies inside:
@@ -681,8 +811,17 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
     double A[6 * N_MAX], lb, ub;
     int by = 0;
     if (band && c->sv_lip_ok && !chain_same_bits(q, c->sv_qw, c->n)) {
-        chain_sing_lipschitz_bounds(c, q, &lb, &ub);
+        double e = chain_sing_lipschitz_e(c, q);
+        chain_sing_e_bounds(c, e, &lb, &ub);
         if (lb >= lo && ub <= hi) by = 5;
+        /* proved outside the band (a new extreme): no other proof can hold, the value is needed */
+        else if (ub < lo || lb > hi) band = 0;
+        else if (c->sv_fo_ok) {
+            double e1 = chain_sing_first_order(c, q);
+            chain_sing_e_bounds(c, e1 < e ? e1 : e, &lb, &ub);
+            if (lb >= lo && ub <= hi) by = 6;
+            else if (ub < lo || lb > hi) band = 0;
+        }
     }
     if (!by) {
         const double (*Rw)[9], (*pw)[3];
@@ -699,7 +838,7 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
         double iv[4], f;
         chain_sing_weyl(c, len, A, &lb, &ub);
         by = lb >= lo && ub <= hi ? 1 : 0;
-        if (!by && chain_sing_temple(c, rows, A, iv, &f) == 0) {
+        if (!by && !(ub < lo || lb > hi) && chain_sing_temple(c, rows, A, iv, &f) == 0) {
             chain_sing_bounds(iv, f, &lb, &ub);
             if (lb >= lo && ub <= hi) {
                 by = 2;
@@ -714,7 +853,7 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
             return 1;
         }
         /* singularity_skip = 0: the measure too, from a copy of the warm state (the history stays as with the skip) */
-        if (by == 5) {
+        if (by >= 5) {
             const double (*Rw)[9], (*pw)[3];
             chain_world(c, q, &Rw, &pw);
             chain_sing_matrix(c, Rw, pw, rows, A);
@@ -1621,6 +1760,49 @@ static void chain_sing_lipschitz(Chain *c)
         c->sv_lip[i] = sqrt(s2) * (1 + 1e-12);
     }
     c->sv_lip_ok = 1;
+    /* the first-order bound's second-derivative constants M_ab (path positions, base first): d/dq_b of the
+     * derivative columns above (chain_sing_gram_k), with |d z_m / dq_b| <= 1 for b before m (else 0) and |d v_m /
+     * dq_b| <= |v_m| for b at or before m, |v_b| beyond it (|v_m| <= R_m / l):
+     *   j at or beyond a: d(z_a x v_j) <= [b before a] |v_j| + (b <= j ? |v_j| : |v_b|),
+     *                     d(z_a x z_j) <= [b before a] + [b before j];
+     *   j before a:       d(z_j x v_a) <= [b before j] |v_a| + (b <= a ? |v_a| : |v_b|);
+     * M_ab^2 sums their squares over j. */
+    c->sv_fo_ok = 0;
+    if (c->sv_posonly || np > CHAIN_FO_MAX) return;
+    for (int a = 0; a + 1 < np; a++)
+        if (path[a + 1] >= path[a]) return; /* a joint numbered before its parent: positions need not follow */
+    c->sv_np = np;
+    double rv[CHAIN_FO_MAX];
+    for (int a = 0; a < np; a++) {
+        c->sv_path[a] = path[np - 1 - a];
+        rv[a] = R[c->sv_path[a]] * il;
+    }
+    for (int a = 0; a < np; a++)
+        for (int b = 0; b < np; b++) {
+            double s2 = 0;
+            for (int j = 0; j < np; j++) {
+                double bv, bw;
+                if (j >= a) {
+                    bv = (b < a ? rv[j] : 0) + (b <= j ? rv[j] : rv[b]);
+                    bw = (b < a ? 1 : 0) + (b < j ? 1 : 0);
+                } else {
+                    bv = (b < j ? rv[a] : 0) + (b <= a ? rv[a] : rv[b]);
+                    bw = 0;
+                }
+                s2 += bv * bv + bw * bw;
+            }
+            c->sv_M[a][b] = sqrt(s2) * (1 + 1e-12);
+        }
+    /* d2A/dq_a dq_b = d2A/dq_b dq_a: both bounds hold, keep the smaller (symmetric), then mu */
+    for (int a = 0; a < np; a++) {
+        double mx = 0;
+        for (int b = 0; b < np; b++) {
+            double m = c->sv_M[a][b] < c->sv_M[b][a] ? c->sv_M[a][b] : c->sv_M[b][a];
+            if (m > mx) mx = m;
+        }
+        c->sv_mu[a] = sqrt(mx) * (1 + 1e-12);
+    }
+    c->sv_fo_ok = 1;
 }
 
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
@@ -1738,7 +1920,26 @@ const ModelType model_chain = {
     .kin_import = chain_kin_import,
 };
 
-void chain_sing_stats(void *s, long counts[6], int reset)
+int chain_sing_first_order_bound(void *s, const double *qk, const double *qw, const double *q, double *e)
+{
+    Chain *c = s;
+    if (!c->sv_fo_ok) return MODEL_EINVAL;
+    const double (*Rw)[9], (*pw)[3];
+    double A[6 * N_MAX];
+    chain_world(c, qk, &Rw, &pw);
+    chain_sing_matrix(c, Rw, pw, 6, A);
+    chain_sing_gram_k(c, qk, A);
+    memcpy(c->sv_qw, qw, (size_t)c->n * sizeof(double));
+    c->sv_m_ok = 0; /* K stays the one at qk (a test's dk may exceed CHAIN_FO_REMAKE) */
+    double dk = 0;
+    for (int a = 0; a < c->sv_np; a++) dk += fabs(qw[c->sv_path[a]] - c->sv_qk[a]);
+    c->sv_dk = dk, c->sv_m_ok = 1;
+    *e = chain_sing_first_order(c, q);
+    c->sv_w_ok = c->sv_ref_ok = 0; /* sv_qw no longer belongs to the Weyl reference */
+    return isfinite(*e) ? MODEL_OK : MODEL_ENUMERIC;
+}
+
+void chain_sing_stats(void *s, long counts[7], int reset)
 {
     Chain *c = s;
     if (counts) memcpy(counts, c->sv_stats, sizeof c->sv_stats);

@@ -96,6 +96,7 @@ static void chan_init(ChecksChannel *c, int dev, int qty, int index, double lo, 
         c->hi_ok = hi + CHECKS_DIFF_RTOL * fabs(hi);
     }
     c->min.v = INFINITY, c->max.v = -INFINITY;
+    c->wlo = INFINITY, c->whi = -INFINITY; /* empty until the first value (chan_window) */
     c->rec = -1;
     c->src_output = -1;
 }
@@ -155,6 +156,12 @@ static void init_device(Checks *ck, int dev, int base)
         chan_init(c, dev, CHK_OUTPUT_RATE, src, d->output_limit[i].min, d->output_limit[i].max);
         c->src_output = src;
         c++;
+    }
+    ck->nmotor[dev] = 0;
+    for (int i = 0; i < n && i < SAMPLE_MAX_AXES; i++) {
+        const ModelMotor *m = (d && i < d->njoints) ? &d->joint[i].motor : NULL;
+        ck->motor[dev][i] = m && m->present && m->kt != 0 ? m : NULL;
+        ck->nmotor[dev] += ck->motor[dev][i] != NULL;
     }
     ck->ferror_group[dev] = ferror_group(info);
     ck->ferror_n[dev] = ck->ferror_group[dev] >= 0 ? n : 0;
@@ -268,34 +275,60 @@ static void extend_violation(Checks *ck, ChecksChannel *c, double v, double t, S
     }
 }
 
-/* A value outside [lo_ok, hi_ok] (or NaN): count it, open or extend the channel's violation run. Returns 1. */
-static __attribute__((noinline)) int chan_bad(Checks *ck, ChecksChannel *c, double v, double t, SampleSrc src)
+/* The channel's quiet window from its state (ChecksChannel.wlo): empty while a run is open, before the first
+ * value (min.v = +inf) and with ck->cfg.no_window. Written with comparisons, not fmax/fmin, so that a NaN limit
+ * leaves it empty as it makes every value a violation. */
+static void chan_window(const Checks *ck, ChecksChannel *c)
 {
-    c->nbad++;
-    if (c->open) extend_violation(ck, c, v, t, src);
-    else open_violation(ck, c, v, t, src);
-    return 1;
+    if (c->open || ck->cfg.no_window) {
+        c->wlo = INFINITY, c->whi = -INFINITY;
+        return;
+    }
+    c->wlo = c->min.v > c->lo_ok ? c->min.v : c->lo_ok;
+    c->whi = c->max.v < c->hi_ok ? c->max.v : c->hi_ok;
 }
 
-/* Feed one value to a channel: extremes, and violation runs. Returns 1 when v is out of limits. (Inline: ~40
- * channels a cycle, almost all in limits and no new extreme.) */
-static inline int chan_update(Checks *ck, ChecksChannel *c, double v, double t, SampleSrc src)
+/* The full update of a channel by one value: extremes, violation runs, then the window. Returns 1 when v is out
+ * of limits. */
+static __attribute__((noinline)) int chan_full(Checks *ck, ChecksChannel *c, double v)
 {
+    double t = ck->cur_t;
+    SampleSrc src = ck->cur_src;
+    int bad = 0;
     c->nsamples++;
     if (v > c->max.v) c->max.v = v, c->max.t = t, c->max.src = src;
     if (v < c->min.v) c->min.v = v, c->min.t = t, c->min.src = src;
-    if (__builtin_expect(v >= c->lo_ok && v <= c->hi_ok, 1)) {
+    if (v >= c->lo_ok && v <= c->hi_ok) {
         if (c->open) c->open = 0, c->rec = -1; /* a run ends (rec is -1 whenever open is 0) */
-        return 0;
+    } else {
+        c->nbad++;
+        if (c->open) extend_violation(ck, c, v, t, src);
+        else open_violation(ck, c, v, t, src);
+        bad = 1;
     }
-    return chan_bad(ck, c, v, t, src);
+    chan_window(ck, c);
+    return bad;
 }
 
-/* A channel that gave no value this cycle ends any run it was in. */
-static void chan_skip(ChecksChannel *c)
+/* Feed one value to a channel: extremes, and violation runs. Returns 1 when v is out of limits. Inline: ~40
+ * channels a cycle, almost all inside their window (in limits, no new extreme, no open run), where the full
+ * update would only count the value (NaN fails both comparisons). */
+static inline int chan_update(Checks *ck, ChecksChannel *c, double v)
 {
-    c->open = 0;
-    c->rec = -1;
+    if (__builtin_expect(v >= c->wlo && v <= c->whi, 1)) {
+        c->nsamples++;
+        return 0;
+    }
+    return chan_full(ck, c, v);
+}
+
+/* A channel that gave no value this cycle ends any run it was in (rec is -1 whenever open is 0). */
+static inline void chan_skip(const Checks *ck, ChecksChannel *c)
+{
+    if (c->open) {
+        c->open = 0, c->rec = -1;
+        chan_window(ck, c);
+    }
 }
 
 /* Smallest k >= 1 with every |(τ − g)/k² + g| <= L, for one cycle of one device: INFINITY when none. */
@@ -356,55 +389,72 @@ static void check_axes(Checks *ck, const Sample *s, int dev, ChecksChannel *c, S
 {
     const SampleDeviceInfo *info = &ck->lay->dev[dev];
     const SampleDevice *sd = &s->dev[dev];
-    const ModelDesc *d = info->desc;
     int n = info->naxes, torque_bad = 0;
-    double t = s->t, ptotal = 0;
+    double ptotal = 0;
+    if (ck->have_prev && sd->tau_ok && !ck->nmotor[dev]) {
+        /* the usual cycle: every axis channel but the voltage gets a value (the same updates in the same order as
+         * the general loop below; a device without motors has no voltage channel that could be open) */
+        ChecksChannel *cq = c, *cv = c + n, *ca = c + 2 * n, *cj = c + 3 * n, *ct = c + 4 * n, *cp = c + 5 * n;
+        const double *prev = ck->prev_qdd[dev], cycle = ck->cfg.cycle;
+        for (int i = 0; i < n; i++) {
+            double qd = sd->qd[i], qdd = sd->qdd[i], tau = sd->tau[i], p = tau * qd;
+            chan_update(ck, cq + i, sd->q[i]);
+            chan_update(ck, cv + i, qd);
+            chan_update(ck, ca + i, qdd);
+            chan_update(ck, cj + i, (qdd - prev[i]) / cycle);
+            torque_bad |= chan_update(ck, ct + i, tau);
+            ptotal += p;
+            chan_update(ck, cp + i, p);
+        }
+        chan_update(ck, c + CHK_NAXISQTY * n, ptotal);
+        if (torque_bad) torque_scale(ck, s, dev, ct, src);
+        return;
+    }
     for (int i = 0; i < n; i++) {
-        chan_update(ck, &c[CHK_POSITION * n + i], sd->q[i], t, src);
-        chan_update(ck, &c[CHK_SPEED * n + i], sd->qd[i], t, src);
-        chan_update(ck, &c[CHK_ACCEL * n + i], sd->qdd[i], t, src);
+        chan_update(ck, &c[CHK_POSITION * n + i], sd->q[i]);
+        chan_update(ck, &c[CHK_SPEED * n + i], sd->qd[i]);
+        chan_update(ck, &c[CHK_ACCEL * n + i], sd->qdd[i]);
         if (ck->have_prev)
-            chan_update(ck, &c[CHK_JERK * n + i], (sd->qdd[i] - ck->prev_qdd[dev][i]) / ck->cfg.cycle, t, src);
+            chan_update(ck, &c[CHK_JERK * n + i], (sd->qdd[i] - ck->prev_qdd[dev][i]) / ck->cfg.cycle);
         else
-            chan_skip(&c[CHK_JERK * n + i]);
+            chan_skip(ck, &c[CHK_JERK * n + i]);
         if (sd->tau_ok) {
-            torque_bad |= chan_update(ck, &c[CHK_TORQUE * n + i], sd->tau[i], t, src);
+            torque_bad |= chan_update(ck, &c[CHK_TORQUE * n + i], sd->tau[i]);
             double p = sd->tau[i] * sd->qd[i];
             ptotal += p;
-            chan_update(ck, &c[CHK_POWER * n + i], p, t, src);
+            chan_update(ck, &c[CHK_POWER * n + i], p);
         } else {
-            chan_skip(&c[CHK_TORQUE * n + i]);
-            chan_skip(&c[CHK_POWER * n + i]);
+            chan_skip(ck, &c[CHK_TORQUE * n + i]);
+            chan_skip(ck, &c[CHK_POWER * n + i]);
         }
-        const ModelMotor *m = (d && i < d->njoints) ? &d->joint[i].motor : NULL;
-        if (sd->tau_ok && m && m->present && m->kt != 0)
-            chan_update(ck, &c[CHK_VOLTAGE * n + i], motor_voltage(m, sd->qd[i], sd->qdd[i], sd->tau[i]), t, src);
+        const ModelMotor *m = ck->motor[dev][i];
+        if (sd->tau_ok && m)
+            chan_update(ck, &c[CHK_VOLTAGE * n + i], motor_voltage(m, sd->qd[i], sd->qdd[i], sd->tau[i]));
         else
-            chan_skip(&c[CHK_VOLTAGE * n + i]);
+            chan_skip(ck, &c[CHK_VOLTAGE * n + i]);
     }
     ChecksChannel *dc = c + CHK_NAXISQTY * n;
-    if (sd->tau_ok) chan_update(ck, &dc[0], ptotal, t, src);
-    else chan_skip(&dc[0]);
+    if (sd->tau_ok) chan_update(ck, &dc[0], ptotal);
+    else chan_skip(ck, &dc[0]);
     if (torque_bad) torque_scale(ck, s, dev, &c[CHK_TORQUE * n], src);
 }
 
 /* The per-device, output and rate channels of one device for one cycle. */
-static void check_device_outputs(Checks *ck, const Sample *s, int dev, ChecksChannel *c, int nchan,
-                                 SampleSrc src)
+static void check_device_outputs(Checks *ck, const Sample *s, int dev, ChecksChannel *c, int nchan)
 {
     const SampleDeviceInfo *info = &ck->lay->dev[dev];
     const SampleDevice *sd = &s->dev[dev];
     int n = info->naxes;
     ChecksChannel *dc = c + CHK_NAXISQTY * n;
-    if (!isnan(sd->sing)) chan_update(ck, &dc[1], sd->sing, s->t, src);
-    else chan_skip(&dc[1]);
-    chan_update(ck, &dc[2], sd->ik_status < 0 ? 1.0 : 0.0, s->t, src);
+    if (!isnan(sd->sing)) chan_update(ck, &dc[1], sd->sing);
+    else chan_skip(ck, &dc[1]);
+    chan_update(ck, &dc[2], sd->ik_status < 0 ? 1.0 : 0.0);
     ChecksChannel *oc = dc + 3;
-    for (int o = 0; o < info->nout; o++) chan_update(ck, &oc[o], sd->out[o], s->t, src);
+    for (int o = 0; o < info->nout; o++) chan_update(ck, &oc[o], sd->out[o]);
     for (ChecksChannel *rc = oc + info->nout; rc < c + nchan; rc++) {
         int o = rc->src_output;
-        if (ck->have_prev) chan_update(ck, rc, (sd->out[o] - ck->prev_out[dev][o]) / ck->cfg.cycle, s->t, src);
-        else chan_skip(rc);
+        if (ck->have_prev) chan_update(ck, rc, (sd->out[o] - ck->prev_out[dev][o]) / ck->cfg.cycle);
+        else chan_skip(ck, rc);
     }
 }
 
@@ -416,12 +466,13 @@ void checks_sample(Checks *ck, const Sample *s)
         const SampleDevice *sd = &s->dev[d];
         SampleSrc src = sd->src.line > 0 ? sd->src : s->src;
         ChecksChannel *c = ck->chan + ck->dev_base[d];
+        ck->cur_t = s->t, ck->cur_src = src; /* for chan_full */
         check_axes(ck, s, d, c, src);
         int nchan = ck->dev_base[d + 1] - ck->dev_base[d];
-        check_device_outputs(ck, s, d, c, nchan - ck->ferror_n[d], src);
+        check_device_outputs(ck, s, d, c, nchan - ck->ferror_n[d]);
         for (int i = 0; i < ck->ferror_n[d]; i++) /* |e|, e = setpoint − actual from the closed loop */
             chan_update(ck, &c[nchan - ck->ferror_n[d] + i],
-                        fabs(sd->cl[ck->ferror_group[d] * lay->dev[d].naxes + i]), s->t, src);
+                        fabs(sd->cl[ck->ferror_group[d] * lay->dev[d].naxes + i]));
         for (int i = 0; i < lay->dev[d].naxes; i++) ck->prev_qdd[d][i] = sd->qdd[i];
         for (int o = 0; o < lay->dev[d].nout; o++) ck->prev_out[d][o] = sd->out[o];
     }
@@ -437,8 +488,10 @@ void checks_sample(Checks *ck, const Sample *s)
 void checks_sing_band(const Checks *ck, int dev, double *lo, double *hi)
 {
     const ChecksChannel *c = ck->chan + ck->dev_base[dev] + CHK_NAXISQTY * ck->lay->dev[dev].naxes + 1;
-    *lo = fmax(c->lo_ok, c->min.v);
-    *hi = fmin(c->hi_ok, c->max.v);
+    /* fmax/fmin by comparisons (the same values, NaN included: either one NaN gives the other; no libm call) */
+    double a = c->lo_ok, b = c->min.v, x = c->hi_ok, y = c->max.v;
+    *lo = a >= b || b != b ? a : b;
+    *hi = x <= y || y != y ? x : y;
 }
 
 /* Gravity torque of a live model: τ(q, 0, 0). */

@@ -65,6 +65,7 @@ typedef struct {
     int max_limited;        /* capacity of the lowered-request list; <= 0: default 1000 */
     ChecksGravityFn gravity; /* used when a sample has no grav; may be NULL */
     void *gravity_ud;
+    int no_window;          /* 1: every value takes the full update (the reference the window is tested against) */
 } ChecksConfig;
 
 /* An extreme value of a channel: the value, when, and under which statement. */
@@ -75,6 +76,9 @@ typedef struct {
 
 /* One checked quantity of one device (and axis or output). */
 typedef struct {
+    /* quiet window [wlo, whi] = [max(lo_ok, min.v), min(hi_ok, max.v)], empty while a run is open or before the
+     * first value: a value inside changes nothing but nsamples (the one test most values need, chan_update) */
+    double wlo, whi;
     int dev, qty, index;       /* index: axis (0-based), output number, or -1 */
     double lo, hi;             /* allowed interval; ±INFINITY when absent */
     double lo_ok, hi_ok;       /* accepted interval: [lo, hi], widened by CHECKS_DIFF_RTOL on differentiated channels */
@@ -151,8 +155,13 @@ typedef struct {
     double prev_qdd[SAMPLE_MAX_DEVICES][SAMPLE_MAX_AXES];
     double prev_out[SAMPLE_MAX_DEVICES][SAMPLE_MAX_OUTPUTS];
     double gscratch[SAMPLE_MAX_AXES];
+    double cur_t;              /* the cycle and statement checks_sample is at (chan_full's, off the hot path) */
+    SampleSrc cur_src;
     /* following error (CHK_FERROR): channels per device (0 or naxes) and the closed-loop group holding e */
     int ferror_n[SAMPLE_MAX_DEVICES], ferror_group[SAMPLE_MAX_DEVICES];
+    /* the motor of each axis whose voltage is checked (present, kt != 0), else NULL; how many per device */
+    const ModelMotor *motor[SAMPLE_MAX_DEVICES][SAMPLE_MAX_AXES];
+    int nmotor[SAMPLE_MAX_DEVICES];
 } Checks;
 
 /* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */

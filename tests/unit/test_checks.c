@@ -449,6 +449,97 @@ UTEST(power_limits)
     checks_free(&ck);
 }
 
+/* The quiet window (ChecksChannel.wlo/whi: a value inside only counts) changes nothing: a random stream with new
+ * extremes, violation runs opening and closing, NaNs, torque-less cycles (skipped channels), IK failures, motors,
+ * outputs and a rate leaves every channel, violation and the torque time scale exactly as the full update of every
+ * value does (ChecksConfig.no_window). Two layouts: six axes without motors (the dry-run's usual fast loop) and
+ * three axes, two of them with motors, plus outputs. */
+static int grav_const(void *ud, int dev, const double *q, double *g)
+{
+    (void)ud, (void)dev, (void)q;
+    for (int i = 0; i < 6; i++) g[i] = 0.3 * i - 0.5;
+    return 0;
+}
+
+static int same_point(const ChecksPoint *a, const ChecksPoint *b)
+{
+    return a->v == b->v && a->t == b->t && a->src.line == b->src.line && a->src.col == b->src.col;
+}
+
+static int same_checks(const Checks *a, const Checks *b)
+{
+    int ok = a->nchan == b->nchan && a->nviol == b->nviol && a->viol_dropped == b->viol_dropped && a->k == b->k &&
+             a->k_t == b->k_t && a->k_dev == b->k_dev && a->k_unknown == b->k_unknown && a->ncycles == b->ncycles;
+    for (int i = 0; ok && i < a->nchan; i++) {
+        const ChecksChannel *x = &a->chan[i], *y = &b->chan[i];
+        ok = same_point(&x->min, &y->min) && same_point(&x->max, &y->max) && x->nsamples == y->nsamples &&
+             x->nbad == y->nbad && x->open == y->open && x->rec == y->rec;
+    }
+    for (int i = 0; ok && i < a->nviol; i++) {
+        const ChecksViolation *x = &a->viol[i], *y = &b->viol[i];
+        ok = x->channel == y->channel && x->t_start == y->t_start && x->t_end == y->t_end && x->cycles == y->cycles &&
+             (x->peak == y->peak || (isnan(x->peak) && isnan(y->peak))) && x->t_peak == y->t_peak &&
+             x->limit == y->limit && x->src.line == y->src.line && x->src_peak.line == y->src_peak.line &&
+             x->k == y->k;
+    }
+    return ok;
+}
+
+UTEST(window_vs_full)
+{
+    for (int layout = 0; layout < 2; layout++) {
+        int n = layout == 0 ? 6 : 3;
+        setup(n, 1.0, 2.0, 5.0, 400.0, 30.0);
+        if (layout == 1) {
+            for (int i = 0; i < 2; i++) {
+                ModelMotor *m = &desc.joint[i].motor;
+                m->present = 1, m->resistance = 2, m->kt = 0.5, m->ke = 0.5, m->gear = 10, m->vmax = 40;
+            }
+            strcpy(desc.output_limit[0].name, "G"), desc.output_limit[0].min = -INFINITY, desc.output_limit[0].max = 2;
+            strcpy(desc.output_limit[1].name, "Gdot"), desc.output_limit[1].min = -50, desc.output_limit[1].max = 50;
+            desc.noutput_limits = 2;
+            lay.dev[0].nout = 2;
+            strcpy(lay.dev[0].out_name[0], "G"), strcpy(lay.dev[0].out_name[1], "H");
+        }
+        Checks a, b;
+        ChecksConfig cfg = {.cycle = DT, .max_violations = 40, .gravity = grav_const};
+        CHECK(checks_init(&a, &lay, &cfg, err, sizeof err) == 0);
+        cfg.no_window = 1;
+        CHECK(checks_init(&b, &lay, &cfg, err, sizeof err) == 0);
+        srand(7 + layout);
+        double x[6 * 8] = {0};
+        int same = 1;
+        for (long c = 0; c < 20000 && same; c++) {
+            at(c, 3 + (int)(c / 1500));
+            SampleDevice *sd = &smp.dev[0];
+            for (int k = 0; k < 6 * n + 2; k++) { /* random walks, now and then a jump */
+                double r = rand() / (double)RAND_MAX - 0.5;
+                x[k] += (rand() % 500 == 0 ? 40 : 0.02) * r;
+                x[k] *= 0.999;
+            }
+            for (int i = 0; i < n; i++) {
+                sd->q[i] = x[i], sd->qd[i] = 2 * x[n + i];
+                sd->qdd[i] = 5 * x[2 * n + i], sd->tau[i] = 30 * x[3 * n + i];
+                if (rand() % 3000 == 0) sd->qd[i] = NAN;
+            }
+            sd->tau_ok = rand() % 200 != 0;
+            sd->sing = rand() % 300 == 0 ? NAN : fabs(x[4 * n]);
+            sd->ik_status = rand() % 700 == 0 ? -1 : 0;
+            sd->out[0] = 2 + x[5 * n], sd->out[1] = x[5 * n + 1];
+            checks_sample(&a, &smp);
+            checks_sample(&b, &smp);
+            if (c % 97 == 0 || c == 19999) same = same_checks(&a, &b);
+        }
+        CHECK(same);
+        CHECK(a.nviol > 10);                    /* runs really opened (and closed: more than one per channel) */
+        long quiet = 0;
+        for (int i = 0; i < a.nchan; i++) quiet += a.chan[i].nsamples - a.chan[i].nbad;
+        CHECK(quiet > 100000);                  /* and most values were inside their windows */
+        checks_free(&a);
+        checks_free(&b);
+    }
+}
+
 /* Cost of checking one cycle of a 6-axis arm with torques (printed; the dry-run budget is ~1 us a cycle). */
 UTEST(cycle_cost)
 {
@@ -531,6 +622,7 @@ int main(void)
     RUN(motor_voltage);
     RUN(power_limits);
     RUN(jerk_tolerance);
+    RUN(window_vs_full);
     RUN(cycle_cost);
     return utest_done();
 }
