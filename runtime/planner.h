@@ -142,6 +142,10 @@ typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for 
 typedef struct {
     const PlannerSegment *seg;     /* NULL: free */
     double start;                  /* absolute start time */
+    /* slot_eval's last window of three points (x - dt, x, x + dt): a cycle one dt later shares two of them */
+    double wx;                     /* its x (local time), when wn */
+    int wn, w0;                    /* wn: a window is kept; w0: the row of wq holding q(x - dt), then x, x + dt */
+    double wq[3][PLANNER_MAX_AXES];
     double tc[4];                  /* cache of cycle IK solutions at local times tc */
     double qc[4][PLANNER_MAX_AXES];
     int nc;
