@@ -198,7 +198,21 @@ void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], dou
 {
     double x, y, z;
     if (g->kind == PLANNER_CIRC) {
-        double c = g->radius * cos(g->phi * s), d = g->radius * sin(g->phi * s);
+        double a = g->phi * s, c, d;
+        if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {
+            /* cos and sin of a from the nearest node of the table (|u| <= pi / PLANNER_TRIG: the series' next terms,
+             * u^8 / 8! and u^9 / 9!, are below 4e-18) instead of libm's sincos (a third of its cost) */
+            int k = (int)(s * PLANNER_TRIG + 0.5);
+            double u = a - g->phi * k / PLANNER_TRIG, u2 = u * u;
+            double cu = 1 - u2 * (1.0 / 2 - u2 * (1.0 / 24 - u2 * (1.0 / 720)));
+            double su = u * (1 - u2 * (1.0 / 6 - u2 * (1.0 / 120 - u2 * (1.0 / 5040))));
+            const double *t = g->trig[k];
+            c = g->radius * (t[0] * cu - t[1] * su);
+            d = g->radius * (t[1] * cu + t[0] * su);
+        } else {
+            c = g->radius * cos(a);
+            d = g->radius * sin(a);
+        }
         x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
         y = g->centre[1] + c * g->e1[1] + d * g->e2[1];
         z = g->centre[2] + c * g->e1[2] + d * g->e2[2];
@@ -234,6 +248,12 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
     v3_sub(d, c, g->centre);
     g->phi = atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
     if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
+    for (int k = 0; k <= PLANNER_TRIG; k++) {
+        double ak = g->phi * k / PLANNER_TRIG;   /* the expression planner_path_pose_ext repeats, to the bit */
+        g->trig[k][0] = cos(ak);
+        g->trig[k][1] = sin(ak);
+    }
+    g->ntrig = PLANNER_TRIG;
     return 0;
 }
 
@@ -820,14 +840,16 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
         return PLANNER_EIK;
     }
     s->wn = 1, s->wx = x, s->w0 = r0;
-    const double *qm = s->wq[r0], *qc = s->wq[r1], *qp = s->wq[r2];
+    const double *restrict qm = s->wq[r0], *restrict qc = s->wq[r1], *restrict qp = s->wq[r2];
+    double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
     if (x <= 0 || x >= g->T) {
-        for (int i = 0; i < n; i++) q[i] = qc[i], qd[i] = qdd[i] = 0;
+        for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
     } else {
+        double h2 = 2 * h, hh = h * h;
         for (int i = 0; i < n; i++) {
-            q[i] = qc[i];
-            qd[i] = (qp[i] - qm[i]) / (2 * h);
-            qdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / (h * h);
+            oq[i] = qc[i];
+            oqd[i] = (qp[i] - qm[i]) / h2;
+            oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
         }
     }
     if (pos) {

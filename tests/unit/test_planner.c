@@ -791,7 +791,8 @@ static void push_lin_circ(Planner *p)
 }
 
 /* The plan-time path samples (PlannerSegment.qs, every second node of the lone check's table) are IK solutions of
- * the path at s = k / PLANNER_PATH_SAMPLES; and the cycle's window (slot_eval keeps q(x - dt), q(x), q(x + dt)
+ * the path at s = k / PLANNER_PATH_SAMPLES; a CIRC's pose from its table of cos and sin is libm's to rounding; and
+ * the cycle's window (slot_eval keeps q(x - dt), q(x), q(x + dt)
  * for the next cycle) gives the stream that sampling without it gives: a second planner sampled also half way
  * between the cycles, so that its window is never reused, agrees with the first one to the IK's tolerance. */
 UTEST(puma_shared_samples_and_window)
@@ -819,6 +820,19 @@ UTEST(puma_shared_samples_and_window)
         }
         CHECK(memcmp(g->qs[PLANNER_PATH_SAMPLES], g->q1, sizeof(double) * 6) == 0);
     }
+    /* the CIRC's pose from its trig table against libm's cos and sin, on and between the table's nodes */
+    const PlannerSegment *gc = &p[0].ring[1];
+    CHECK(gc->kind == PLANNER_CIRC && gc->ntrig == PLANNER_TRIG);
+    double worst_trig = 0;
+    for (int k = 0; k <= 4000; k++) {
+        double sk = k / 4000.0, pos[3], quat[4];
+        planner_path_pose(gc, sk, pos, quat);
+        double c = gc->radius * cos(gc->phi * sk), d = gc->radius * sin(gc->phi * sk);
+        for (int i = 0; i < 3; i++)
+            worst_trig = fmax(worst_trig, fabs(pos[i] - (gc->centre[i] + c * gc->e1[i] + d * gc->e2[i])));
+    }
+    printf("#   CIRC pose from the trig table: %.3g m from libm's\n", worst_trig);
+    CHECK(worst_trig <= 1e-15);
     printf("#   path samples: FK off the path by at most %.3g m, %.3g rad\n", worst_pos, worst_ori);
     CHECK(worst_pos <= 1e-9 && worst_ori <= 1e-9);
     Stream s = {0};
