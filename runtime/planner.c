@@ -481,7 +481,9 @@ static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, dou
         double r[3];
         planner_blend_lone_peaks(p->blend, lim, p->cfg.dt, g, r);
         double c = fmax(fmax(r[0], sqrt(r[1])), cbrt(r[2])) / LONE_MARGIN;
-        if (!(c > 1)) return PLANNER_OK;
+        /* a slow-down by c lands the worst peak on the margin itself: a hair above it is rounding, not a reason for
+         * another 1 % (which rounding alone used to decide, either way) */
+        if (!(c > 1 + 1e-9)) return PLANNER_OK;
         c *= 1 + 0.01 * it;          /* should the scaling not be exact (TIME, grid), step beyond it */
         *V /= c, *A /= c * c, *J /= c * c * c;
         if ((st = path_profile(g, par, *V, *A, *J, info)) < 0) return st;
@@ -644,18 +646,21 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     return PLANNER_OK;
 }
 
-/* Is the queue full? (Then the message says so, and the push returns PLANNER_EFULL at once: the producer retries
- * after every cycle while it waits, so this is checked before any work.) */
-static int queue_full(Planner *p, PlannerPushInfo *info, PlannerKind kind)
+/* The answer to a push into a full queue: the message, info cleared, PLANNER_EFULL. */
+static int queue_full_answer(Planner *p, PlannerPushInfo *info, PlannerKind kind)
 {
-    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
-    size_t t = atomic_load_explicit(&p->tail, memory_order_acquire);
-    if (h - t < (size_t)p->cfg.capacity) return 0;
     static const char msg[] = "planner queue full";
     memcpy(p->err, msg, sizeof msg);
     memset(info, 0, sizeof *info);
     info->kind = kind;
-    return 1;
+    return PLANNER_EFULL;
+}
+
+/* Is the queue full? Checked before any work: the producer retries a push after every cycle while it waits. */
+static inline int queue_full(const Planner *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_relaxed) -
+               atomic_load_explicit(&p->tail, memory_order_acquire) >= (size_t)p->cfg.capacity;
 }
 
 /* A free slot for the next segment (the queue is not full). */
@@ -683,7 +688,7 @@ int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *pa
             snprintf(p->err, sizeof p->err, "PTP target axis %d is not a finite number", i + 1);
             return PLANNER_EINVAL;
         }
-    if (queue_full(p, info, PLANNER_PTP)) return PLANNER_EFULL;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_PTP);
     PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
     info->time_req = par->time > 0 ? par->time : 0;
     memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
@@ -721,7 +726,7 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p, info, PLANNER_LIN)) return PLANNER_EFULL;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
     PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
     if (!g) return st;
     info->time_req = par->time > 0 ? par->time : 0;
@@ -737,7 +742,7 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p, info, PLANNER_CIRC)) return PLANNER_EFULL;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
     if (!isfinite(via[0] + via[1] + via[2])) {
         snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
         return PLANNER_EINVAL;
