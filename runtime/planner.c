@@ -171,10 +171,11 @@ static void slerp(double r[4], const double a[4], const double b[4], double omeg
         ka = sin((1 - s) * omega) / so;
         kb = sin(s * omega) / so;
     }
-    double n = 0;
-    for (int i = 0; i < 4; i++) { r[i] = ka * a[i] + kb * b[i]; n += r[i] * r[i]; }
-    n = 1.0 / sqrt(n);
-    for (int i = 0; i < 4; i++) r[i] *= n;
+    /* in locals: r may alias a or b, which would make the compiler reload them (this runs every cycle) */
+    double x0 = ka * a[0] + kb * b[0], x1 = ka * a[1] + kb * b[1], x2 = ka * a[2] + kb * b[2];
+    double x3 = ka * a[3] + kb * b[3];
+    double n = 1.0 / sqrt(x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3);
+    r[0] = x0 * n, r[1] = x1 * n, r[2] = x2 * n, r[3] = x3 * n;
 }
 
 void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
@@ -195,12 +196,32 @@ void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double 
 /* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (the blend table's stencils). */
 void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
 {
+    double x, y, z;
     if (g->kind == PLANNER_CIRC) {
-        double c = g->radius * cos(g->phi * s), d = g->radius * sin(g->phi * s);
-        for (int i = 0; i < 3; i++) pos[i] = g->centre[i] + c * g->e1[i] + d * g->e2[i];
+        double a = g->phi * s, c, d;
+        if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {
+            /* cos and sin of a from the nearest node of the table (|u| <= pi / PLANNER_TRIG: the series' next terms,
+             * u^8 / 8! and u^9 / 9!, are below 4e-18) instead of libm's sincos (a third of its cost) */
+            int k = (int)(s * PLANNER_TRIG + 0.5);
+            double u = a - g->phi * k / PLANNER_TRIG, u2 = u * u;
+            double cu = 1 - u2 * (1.0 / 2 - u2 * (1.0 / 24 - u2 * (1.0 / 720)));
+            double su = u * (1 - u2 * (1.0 / 6 - u2 * (1.0 / 120 - u2 * (1.0 / 5040))));
+            const double *t = g->trig[k];
+            c = g->radius * (t[0] * cu - t[1] * su);
+            d = g->radius * (t[1] * cu + t[0] * su);
+        } else {
+            c = g->radius * cos(a);
+            d = g->radius * sin(a);
+        }
+        x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
+        y = g->centre[1] + c * g->e1[1] + d * g->e2[1];
+        z = g->centre[2] + c * g->e1[2] + d * g->e2[2];
     } else {
-        for (int i = 0; i < 3; i++) pos[i] = g->p0[i] + s * (g->p1[i] - g->p0[i]);
+        x = g->p0[0] + s * (g->p1[0] - g->p0[0]);
+        y = g->p0[1] + s * (g->p1[1] - g->p0[1]);
+        z = g->p0[2] + s * (g->p1[2] - g->p0[2]);
     }
+    pos[0] = x, pos[1] = y, pos[2] = z;
     slerp(quat, g->quat0, g->quat1, g->omega, s);
 }
 
@@ -227,6 +248,12 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
     v3_sub(d, c, g->centre);
     g->phi = atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
     if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
+    for (int k = 0; k <= PLANNER_TRIG; k++) {
+        double ak = g->phi * k / PLANNER_TRIG;   /* the expression planner_path_pose_ext repeats, to the bit */
+        g->trig[k][0] = cos(ak);
+        g->trig[k][1] = sin(ak);
+    }
+    g->ntrig = PLANNER_TRIG;
     return 0;
 }
 
@@ -364,25 +391,25 @@ static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, dou
     return PLANNER_OK;
 }
 
-/* The joint-space table of a Cartesian path (IK at NS + 1 points, each seeded with the previous) and the
- * bounds D1, D2, D3 of |dq/ds|, |d2q/ds2|, |d3q/ds3| per axis, from differences with a safety factor. */
+/* The message of an IK failure (model status st) in the lone table of path g; returns PLANNER_EIK. */
+static int path_ik_failed(Planner *p, const PlannerSegment *g, int st)
+{
+    double pos[3], quat[4], s = planner_blend_lone_failed_at(p->blend);
+    planner_path_pose(g, s, pos, quat);
+    snprintf(p->err, sizeof p->err, "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s",
+             100 * s, pos[0], pos[1], pos[2], model_strerror(st));
+    return PLANNER_EIK;
+}
+
+/* The joint-space table of a Cartesian path (IK at NS + 1 points: every second node of the lone check's first table
+ * level, planner_blend.c, which walks the path in 64 steps; solved once for both) and the bounds D1, D2, D3 of
+ * |dq/ds|, |d2q/ds2|, |d3q/ds3| per axis, from differences with a safety factor. */
 static int path_table(Planner *p, PlannerSegment *g, double *D1, double *D2, double *D3)
 {
-    Model *m = plan_model(p);
     int n = p->cfg.dof;
     memcpy(g->qs[0], g->q0, (size_t)n * sizeof(double));
-    for (int k = 1; k <= NS; k++) {
-        double pos[3], quat[4];
-        ModelIkInfo ii;
-        planner_path_pose(g, (double)k / NS, pos, quat);
-        int st = model_ik(m, pos, quat, g->qs[k - 1], g->qs[k], &ii);
-        if (st < 0) {
-            snprintf(p->err, sizeof p->err,
-                     "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s",
-                     100.0 * k / NS, pos[0], pos[1], pos[2], model_strerror(st));
-            return PLANNER_EIK;
-        }
-    }
+    int st = planner_blend_lone_path(p->blend, plan_model(p), g, g->qs);
+    if (st < 0) return path_ik_failed(p, g, st);
     memcpy(g->q1, g->qs[NS], (size_t)n * sizeof(double));
     for (int i = 0; i < n; i++) {
         double d1 = 0, d2 = 0, d3 = 0;
@@ -417,7 +444,7 @@ static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
     g->omega = acos(fmin(dot, 1.0));
     cp->th = 2 * g->omega;
     g->length = cp->L;
-    if (p->blend) planner_blend_lone_reset(p->blend);
+    planner_blend_lone_reset(p->blend);   /* p->blend exists: a Cartesian move needs a model */
     return path_table(p, g, cp->D1, cp->D2, cp->D3);
 }
 
@@ -448,19 +475,15 @@ static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, dou
     /* the table once per segment, at its first planning (its refinement looks at the path speed planned) */
     int st;
     if (!planner_blend_lone_nodes(p->blend, g) &&
-        (st = planner_blend_lone_table(p->blend, plan_model(p), lim, g)) < 0) {
-        double pos[3], quat[4], s = planner_blend_lone_failed_at(p->blend);
-        planner_path_pose(g, s, pos, quat);
-        snprintf(p->err, sizeof p->err,
-                 "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s", 100 * s, pos[0],
-                 pos[1], pos[2], model_strerror(st));
-        return PLANNER_EIK;
-    }
+        (st = planner_blend_lone_table(p->blend, plan_model(p), lim, g)) < 0)
+        return path_ik_failed(p, g, st);
     for (int it = 0; it < LONE_ITER; it++) {
         double r[3];
         planner_blend_lone_peaks(p->blend, lim, p->cfg.dt, g, r);
         double c = fmax(fmax(r[0], sqrt(r[1])), cbrt(r[2])) / LONE_MARGIN;
-        if (!(c > 1)) return PLANNER_OK;
+        /* a slow-down by c lands the worst peak on the margin itself: a hair above it is rounding, not a reason for
+         * another 1 % (which rounding alone used to decide, either way) */
+        if (!(c > 1 + 1e-9)) return PLANNER_OK;
         c *= 1 + 0.01 * it;          /* should the scaling not be exact (TIME, grid), step beyond it */
         *V /= c, *A /= c * c, *J /= c * c * c;
         if ((st = path_profile(g, par, *V, *A, *J, info)) < 0) return st;
@@ -623,17 +646,29 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     return PLANNER_OK;
 }
 
-/* A free slot for the next segment, or NULL when the queue is full. */
+/* The answer to a push into a full queue: the message, info cleared, PLANNER_EFULL. */
+static int queue_full_answer(Planner *p, PlannerPushInfo *info, PlannerKind kind)
+{
+    static const char msg[] = "planner queue full";
+    memcpy(p->err, msg, sizeof msg);
+    memset(info, 0, sizeof *info);
+    info->kind = kind;
+    return PLANNER_EFULL;
+}
+
+/* Is the queue full? Checked before any work: the producer retries a push after every cycle while it waits. */
+static inline int queue_full(const Planner *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_relaxed) -
+               atomic_load_explicit(&p->tail, memory_order_acquire) >= (size_t)p->cfg.capacity;
+}
+
+/* A free slot for the next segment (the queue is not full). */
 static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc src, PlannerPushInfo *info)
 {
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
-    size_t t = atomic_load_explicit(&p->tail, memory_order_acquire);
     memset(info, 0, sizeof *info);
     info->kind = kind;
-    if (h - t >= (size_t)p->cfg.capacity) {
-        snprintf(p->err, sizeof p->err, "planner queue full");
-        return NULL;
-    }
     PlannerSegment *g = &p->ring[h % (size_t)p->cfg.capacity];
     memset(g, 0, sizeof *g);
     g->kind = kind;
@@ -653,8 +688,8 @@ int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *pa
             snprintf(p->err, sizeof p->err, "PTP target axis %d is not a finite number", i + 1);
             return PLANNER_EINVAL;
         }
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_PTP);
     PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
-    if (!g) return PLANNER_EFULL;
     info->time_req = par->time > 0 ? par->time : 0;
     memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
     int st = plan_ptp(p, g, par, 1, info);
@@ -678,10 +713,6 @@ static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos
         return NULL;
     }
     PlannerSegment *g = slot_for_push(p, kind, src, info);
-    if (!g) {
-        *st = PLANNER_EFULL;
-        return NULL;
-    }
     v3_copy(g->p0, p->pos_end);
     memcpy(g->quat0, p->quat_end, sizeof g->quat0);
     v3_copy(g->p1, pos);
@@ -695,6 +726,7 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
     PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
     if (!g) return st;
     info->time_req = par->time > 0 ? par->time : 0;
@@ -710,6 +742,7 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
     if (!isfinite(via[0] + via[1] + via[2])) {
         snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
         return PLANNER_EINVAL;
@@ -779,7 +812,7 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
     return 0;
 }
 
-/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian. */
+/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian (and pos not NULL). */
 static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd, double *qdd, double *pos,
                      double *quat)
 {
@@ -796,20 +829,39 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
         }
         return 0;
     }
-    /* central differences over one cycle of the IK solutions (exact rest outside the segment) */
-    double h = p->cfg.dt, qm[PLANNER_MAX_AXES], qp[PLANNER_MAX_AXES];
-    if (slot_q(p, s, x - h, qm) < 0 || slot_q(p, s, x, q) < 0 || slot_q(p, s, x + h, qp) < 0) return PLANNER_EIK;
+    /* central differences over one cycle of the IK solutions (exact rest outside the segment). The window of the
+     * cycle before, when it was one dt earlier (slot_q's tolerance), gives q(x - h) and q(x): only q(x + h) is
+     * new (slot_q would find the other two in its cache, at the cost of searching it) */
+    double h = p->cfg.dt;
+    int r0 = s->w0, r1 = r0 == 2 ? 0 : r0 + 1, r2 = r1 == 2 ? 0 : r1 + 1;
+    if (s->wn && fabs(x - h - s->wx) <= 1e-9 * h) {
+        r0 = r1, r1 = r2, r2 = s->w0;   /* slide by one: the oldest row takes q(x + h) */
+    } else if (slot_q(p, s, x - h, s->wq[r0]) < 0 || slot_q(p, s, x, s->wq[r1]) < 0) {
+        s->wn = 0;
+        return PLANNER_EIK;
+    }
+    if (slot_q(p, s, x + h, s->wq[r2]) < 0) {
+        s->wn = 0;
+        return PLANNER_EIK;
+    }
+    s->wn = 1, s->wx = x, s->w0 = r0;
+    const double *restrict qm = s->wq[r0], *restrict qc = s->wq[r1], *restrict qp = s->wq[r2];
+    double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
     if (x <= 0 || x >= g->T) {
-        for (int i = 0; i < n; i++) qd[i] = qdd[i] = 0;
+        for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
     } else {
+        double h2 = 2 * h, hh = h * h;
         for (int i = 0; i < n; i++) {
-            qd[i] = (qp[i] - qm[i]) / (2 * h);
-            qdd[i] = (qp[i] - 2 * q[i] + qm[i]) / (h * h);
+            oq[i] = qc[i];
+            oqd[i] = (qp[i] - qm[i]) / h2;
+            oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
         }
     }
-    ProfileState ps;
-    profile_at(&g->path, x, &ps);
-    planner_path_pose(g, ps.p, pos, quat);
+    if (pos) {
+        ProfileState ps;
+        profile_at(&g->path, x, &ps);
+        planner_path_pose(g, ps.p, pos, quat);
+    }
     return 0;
 }
 
@@ -824,6 +876,7 @@ static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
 {
     s->seg = g;
     s->start = start;
+    s->wn = 0;
     s->nc = 0;
 }
 
@@ -888,8 +941,8 @@ int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
     int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
     sp->has_pose = p->main.seg->kind != PLANNER_PTP;
     if (st == 0 && p->next.seg) {
-        double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES], pos[3], quat[4];
-        st = slot_eval(p, &p->next, t, q, qd, qdd, pos, quat);
+        double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
+        st = slot_eval(p, &p->next, t, q, qd, qdd, NULL, NULL);   /* a blend has no path pose */
         for (int i = 0; i < n && st == 0; i++) {
             sp->q[i] += q[i] - p->next.seg->q0[i];
             sp->qd[i] += qd[i];

@@ -22,6 +22,7 @@
 
 #define PLANNER_MAX_AXES 12       /* the language's JOINT holds at most 12 axes */
 #define PLANNER_PATH_SAMPLES 32   /* intervals of the joint-space pre-sampling of a Cartesian path */
+#define PLANNER_TRIG 128          /* intervals of a CIRC's table of cos, sin of its angle (the per-cycle path pose) */
 
 enum {
     PLANNER_OK = 0,
@@ -106,6 +107,9 @@ typedef struct {
     double omega;                    /* half the rotation angle between them (slerp angle) */
     double centre[3], e1[3], e2[3];  /* CIRC: p(s) = centre + r (cos(phi s) e1 + sin(phi s) e2) */
     double radius, phi;
+    int ntrig;                       /* CIRC: PLANNER_TRIG when trig holds cos, sin of phi k / PLANNER_TRIG for k = 0 ..
+                                        PLANNER_TRIG (the path pose then steps from the nearest), 0: libm only */
+    double trig[PLANNER_TRIG + 1][2];
     double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
 } PlannerSegment;
 
@@ -142,6 +146,10 @@ typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for 
 typedef struct {
     const PlannerSegment *seg;     /* NULL: free */
     double start;                  /* absolute start time */
+    /* slot_eval's last window of three points (x - dt, x, x + dt): a cycle one dt later shares two of them */
+    double wx;                     /* its x (local time), when wn */
+    int wn, w0;                    /* wn: a window is kept; w0: the row of wq holding q(x - dt), then x, x + dt */
+    double wq[3][PLANNER_MAX_AXES];
     double tc[4];                  /* cache of cycle IK solutions at local times tc */
     double qc[4][PLANNER_MAX_AXES];
     int nc;

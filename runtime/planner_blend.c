@@ -46,6 +46,7 @@ struct PlannerBlendWork {
     Side side[2];
     /* the whole path of the lone segment being planned (planner_blend_lone_*): nodes k ds, k = -2 .. N + 2 */
     const PlannerSegment *lone;       /* the segment the table is of (NULL: none) */
+    int done;                         /* its table is finished (ends, derivatives, refinement), not only level 0 */
     double lfail;                     /* path parameter where the table's IK failed last */
     int N;                            /* intervals, LONE_TAB0 .. LONE_TABMAX (doubled until resolved) */
     double lds;
@@ -96,15 +97,21 @@ static void pose_ext(const PlannerSegment *g, double s, double pos[3], double qu
 }
 
 /* IK at path parameter s (the path continued beyond [0, 1]) into q, seeded by extrapolation through q1 and q2 (the
- * nodes at s - ds and s - 2 ds). Near a singularity, where the joint path turns fast, that seed can overshoot and
- * the IK not converge: then the path is walked from q1 in 8, then 64 steps, each seeded by the one before (as the
- * cycle's IK follows it). */
+ * nodes at s - ds and s - 2 ds), quadratically through q3 too (at s - 3 ds; NULL: linearly) where the quadratic
+ * term is small beside the linear one (a smooth stretch: the seed's error drops from ds^2 q'' to ds^3 q''', one
+ * Newton step fewer). Near a singularity, where the joint path turns fast, a seed can overshoot and the IK not
+ * converge: then the path is walked from q1 in 8, then 64 steps, each seeded by the one before (as the cycle's IK
+ * follows it). */
 static int path_ik(Model *m, const PlannerSegment *g, int n, double s, double ds, const double *q1, const double *q2,
-                   double *q)
+                   const double *q3, const double *q4, double *q)
 {
     double pos[3], quat[4], seed[PLANNER_MAX_AXES];
     ModelIkInfo ii;
-    for (int i = 0; i < n; i++) seed[i] = 2 * q1[i] - q2[i];
+    int quad = q3 != NULL, cub = quad && q4 != NULL;
+    for (int i = 0; quad && i < n; i++) quad = fabs(q1[i] - 2 * q2[i] + q3[i]) <= 0.25 * fabs(q1[i] - q2[i]) + 1e-9;
+    for (int i = 0; cub && i < n; i++) cub = fabs(q1[i] - 3 * q2[i] + 3 * q3[i] - q4[i]) <= 0.25 * fabs(q1[i] - q2[i]) + 1e-9;
+    for (int i = 0; i < n; i++)
+        seed[i] = cub ? 4 * (q1[i] + q3[i]) - 6 * q2[i] - q4[i] : quad ? 3 * (q1[i] - q2[i]) + q3[i] : 2 * q1[i] - q2[i];
     pose_ext(g, s, pos, quat);
     int st = model_ik(m, pos, quat, seed, q, &ii);
     for (int steps = 8; st < 0 && steps <= 64; steps *= 8) {
@@ -123,7 +130,7 @@ static int path_ik(Model *m, const PlannerSegment *g, int n, double s, double ds
 /* IK at table node k (s = s0 + k ds) seeded by extrapolation through the nodes k - dir and k - 2 dir. */
 static int table_ik(Model *m, Side *sd, int n, int k, int dir)
 {
-    return path_ik(m, sd->g, n, sd->s0 + k * sd->ds, dir * sd->ds, sd->q[k - dir + 2], sd->q[k - 2 * dir + 2],
+    return path_ik(m, sd->g, n, sd->s0 + k * sd->ds, dir * sd->ds, sd->q[k - dir + 2], sd->q[k - 2 * dir + 2], NULL, NULL,
                    sd->q[k + 2]);
 }
 
@@ -367,9 +374,9 @@ static void lone_finish(PlannerBlendWork *w, Model *m, double *dqmax, double *pk
     int n = w->n, N = w->N, ok = 1;
     const PlannerSegment *g = w->lone;
     for (int k = -1; ok && k >= -2; k--)
-        ok = path_ik(m, g, n, k * w->lds, -w->lds, lone_q(w, k + 1), lone_q(w, k + 2), lone_q(w, k)) >= 0;
+        ok = path_ik(m, g, n, k * w->lds, -w->lds, lone_q(w, k + 1), lone_q(w, k + 2), lone_q(w, k + 3), lone_q(w, k + 4), lone_q(w, k)) >= 0;
     for (int k = N + 1; ok && k <= N + 2; k++)
-        ok = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k)) >= 0;
+        ok = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k - 3), lone_q(w, k - 4), lone_q(w, k)) >= 0;
     for (int e = 0; !ok && e < 2; e++) {
         cubic_next(n, lone_q(w, -e), lone_q(w, 1 - e), lone_q(w, 2 - e), lone_q(w, 3 - e), lone_q(w, -1 - e));
         cubic_next(n, lone_q(w, N + e), lone_q(w, N - 1 + e), lone_q(w, N - 2 + e), lone_q(w, N - 3 + e),
@@ -386,23 +393,44 @@ static void lone_finish(PlannerBlendWork *w, Model *m, double *dqmax, double *pk
     }
 }
 
-void planner_blend_lone_reset(PlannerBlendWork *w) { w->lone = NULL; }
+void planner_blend_lone_reset(PlannerBlendWork *w) { w->lone = NULL, w->done = 0; }
+
+/* Level 0 of g's lone table: LONE_TAB0 intervals walked from the start (q0), each node seeded by extrapolation
+ * through the nodes before. Returns 0, or < 0 when the IK failed (at w->lfail). */
+static int lone_level0(PlannerBlendWork *w, Model *m, const PlannerSegment *g)
+{
+    int n = w->n, st;
+    w->lone = g;
+    w->done = 0;
+    w->N = LONE_TAB0;
+    w->lds = 1.0 / LONE_TAB0;
+    for (int e = 0; e < 3; e++) memcpy(lone_q(w, -e), g->q0, (size_t)n * sizeof(double));
+    for (int k = 0; k <= w->N; k++)
+        if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), k >= 3 ? lone_q(w, k - 3) : NULL,
+                          k >= 4 ? lone_q(w, k - 4) : NULL, lone_q(w, k))) < 0) {
+            w->lone = NULL;
+            w->lfail = k * w->lds;
+            return st;
+        }
+    return 0;
+}
+
+_Static_assert(LONE_TAB0 % PLANNER_PATH_SAMPLES == 0, "the planner's path samples are nodes of the lone table");
+
+int planner_blend_lone_path(PlannerBlendWork *w, Model *m, const PlannerSegment *g, double (*qs)[PLANNER_MAX_AXES])
+{
+    int st = lone_level0(w, m, g), step = LONE_TAB0 / PLANNER_PATH_SAMPLES;
+    if (st < 0) return st;
+    for (int k = 1; k <= PLANNER_PATH_SAMPLES; k++) memcpy(qs[k], lone_q(w, k * step), (size_t)w->n * sizeof(double));
+    return 0;
+}
 
 int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLimits *lim, const PlannerSegment *g)
 {
     int n = w->n, st;
     double prev[3 * PLANNER_MAX_AXES], cur[3 * PLANNER_MAX_AXES], dq;
-    w->lone = g;
-    w->N = LONE_TAB0;
-    w->lds = 1.0 / LONE_TAB0;
-    /* the first level: walk from the start (q0), each node seeded by extrapolation through the two before */
-    for (int e = 0; e < 3; e++) memcpy(lone_q(w, -e), g->q0, (size_t)n * sizeof(double));
-    for (int k = 0; k <= w->N; k++)
-        if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), lone_q(w, k - 2), lone_q(w, k))) < 0) {
-            w->lone = NULL;
-            w->lfail = k * w->lds;
-            return st;
-        }
+    /* the first level, unless planner_blend_lone_path just built it */
+    if ((w->lone != g || w->done || w->N != LONE_TAB0) && (st = lone_level0(w, m, g)) < 0) return st;
     lone_finish(w, m, &dq, cur);
     /* doubled while an axis moves fast between nodes (a swing near a singularity that the table steps over) or,
      * after a doubling, a derivative's peak still changed; each new node seeded by the mean of its neighbours */
@@ -424,7 +452,7 @@ int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLi
             /* seeded by extrapolation through its left neighbour from the right one (their mean) */
             double seed[PLANNER_MAX_AXES];
             for (int i = 0; i < n; i++) seed[i] = 0.5 * (3 * lone_q(w, k - 1)[i] - lone_q(w, k + 1)[i]);
-            if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), seed, lone_q(w, k))) < 0) {
+            if ((st = path_ik(m, g, n, k * w->lds, w->lds, lone_q(w, k - 1), seed, NULL, NULL, lone_q(w, k))) < 0) {
                 w->lone = NULL;
                 w->lfail = k * w->lds;
                 return st;
@@ -432,31 +460,38 @@ int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLi
         }
         lone_finish(w, m, &dq, cur);
     }
+    w->done = 1;
     return 0;
 }
 
-/* Fold the rates of every axis in path state s into the peaks r[3] (|value| / limit). */
-static void lone_fold(const PlannerBlendWork *w, const PlannerBlendLimits *lim, const ProfileState *s, double r[3])
+/* Fold the rates of every axis in path state s into the peaks r[3] (|value| times il, the inverse limits: il[r * n
+ * + i], 0 for an INFINITY jerk limit). */
+static void lone_fold(const PlannerBlendWork *w, const double *il, const ProfileState *s, double r[3])
 {
     int n = w->n, N = w->N;
     if (s->v == 0 && s->a == 0 && s->j == 0) return;
     double f = s->p / w->lds;
-    int k = (int)floor(f);
-    if (k < 0) k = 0;
+    int k = (int)f;             /* s->p >= 0: truncation is the floor */
     if (k > N - 1) k = N - 1;
-    double u = f - k;
+    double u = f - k, t = 1 - u;
+    /* the chain rule's coefficients of dq/ds, d2q/ds2, d3q/ds3 in speed, acceleration and jerk */
+    double v = s->v, a = s->a, j = s->j, v2 = v * v, va3 = 3 * v * a, v3 = v2 * v;
     const double *d0 = w->ld + (size_t)k * 3 * (size_t)n, *d1 = d0 + 3 * n;
+    double r0 = r[0], r1 = r[1], r2 = r[2];
     for (int i = 0; i < n; i++) {
-        double d[3], o[3];
-        for (int q = 0; q < 3; q++) d[q] = (1 - u) * d0[q * n + i] + u * d1[q * n + i];
-        chain_rule(d, s, o);
-        r[0] = MAX2(r[0], fabs(o[0]) / lim[i].v);
-        r[1] = MAX2(r[1], fabs(o[1]) / lim[i].a);
-        if (!isinf(lim[i].j)) r[2] = MAX2(r[2], fabs(o[2]) / lim[i].j);
+        double q1 = t * d0[i] + u * d1[i], q2 = t * d0[n + i] + u * d1[n + i];
+        double q3 = t * d0[2 * n + i] + u * d1[2 * n + i];
+        double o0 = fabs(q1 * v) * il[i], o1 = fabs(q1 * a + q2 * v2) * il[n + i];
+        double o2 = fabs(q1 * j + q2 * va3 + q3 * v3) * il[2 * n + i];
+        r0 = MAX2(r0, o0), r1 = MAX2(r1, o1), r2 = MAX2(r2, o2);
     }
+    r[0] = r0, r[1] = r1, r[2] = r2;
 }
 
-int planner_blend_lone_nodes(const PlannerBlendWork *w, const PlannerSegment *g) { return w->lone == g ? w->N : 0; }
+int planner_blend_lone_nodes(const PlannerBlendWork *w, const PlannerSegment *g)
+{
+    return w->lone == g && w->done ? w->N : 0;
+}
 
 double planner_blend_lone_failed_at(const PlannerBlendWork *w) { return w->lfail; }
 
@@ -464,7 +499,7 @@ void planner_blend_lone_peaks(PlannerBlendWork *w, const PlannerBlendLimits *lim
                               double r[3])
 {
     r[0] = r[1] = r[2] = 0;
-    if (w->lone != g || !(g->T > 0)) return;
+    if (w->lone != g || !w->done || !(g->T > 0)) return;
     /* the stream's values are means of the continuous ones over windows inside [-2h, T + h], where the segment is
      * at rest outside [0, T]; so the peak of the continuous rates over [0, T] bounds them: taken on a grid of
      * half a cycle (at most LONE_GRID steps, or 4 per table interval: the rates are smooth between the table's
@@ -474,9 +509,14 @@ void planner_blend_lone_peaks(PlannerBlendWork *w, const PlannerBlendLimits *lim
     if (kmax < 1) kmax = 1;
     const Profile *pr = &g->path;
     ProfileState s;
+    double il[3 * PLANNER_MAX_AXES];
+    for (int i = 0; i < w->n; i++) {
+        il[i] = 1 / lim[i].v, il[w->n + i] = 1 / lim[i].a;
+        il[2 * w->n + i] = isinf(lim[i].j) ? 0 : 1 / lim[i].j;
+    }
     for (int k = 0; k <= kmax; k++) {
         profile_at(pr, g->T * k / kmax, &s);
-        lone_fold(w, lim, &s, r);
+        lone_fold(w, il, &s, r);
     }
     double b[6] = {pr->Tj, pr->Ta - pr->Tj, pr->Ta, pr->T - pr->Ta, pr->T - pr->Ta + pr->Tj, pr->T - pr->Tj};
     double eps = 1e-9 * g->T;
@@ -484,6 +524,6 @@ void planner_blend_lone_peaks(PlannerBlendWork *w, const PlannerBlendLimits *lim
         double x = b[e / 2] + (e & 1 ? eps : -eps);
         if (x <= 0 || x >= g->T) continue;
         profile_at(pr, x, &s);
-        lone_fold(w, lim, &s, r);
+        lone_fold(w, il, &s, r);
     }
 }

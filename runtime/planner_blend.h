@@ -34,6 +34,13 @@ double planner_blend_overlap(PlannerBlendWork *w, Model *m, const PlannerBlendLi
 /* Forget the lone table (a new segment is being planned in a ring slot that an older one used). */
 void planner_blend_lone_reset(PlannerBlendWork *w);
 
+/* The first level of g's lone table (64 intervals of s, walked from g->q0) built ahead of
+ * planner_blend_lone_table, which then goes on from it, and its nodes at s = k / PLANNER_PATH_SAMPLES into qs[k]
+ * for k = 1 .. PLANNER_PATH_SAMPLES (every second node): the planner's own path samples (PlannerSegment.qs) are
+ * these, not solved again. Returns 0, or < 0 when the IK failed at a node (planner_blend_lone_failed_at). m is the
+ * producer's model. */
+int planner_blend_lone_path(PlannerBlendWork *w, Model *m, const PlannerSegment *g, double (*qs)[PLANNER_MAX_AXES]);
+
 /* The joint path table of a LIN/CIRC g over its whole path, for planner_blend_lone_peaks: 64 intervals of s,
  * doubled (up to 2048) while an axis moves more than 0.05 between two nodes or a derivative's peak still changes
  * by more than 5 % (beyond what could matter for lim at g's planned peak path speed). It depends on g's geometry,
@@ -41,7 +48,7 @@ void planner_blend_lone_reset(PlannerBlendWork *w);
  * path. m is the producer's model. */
 int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLimits *lim, const PlannerSegment *g);
 
-/* Intervals of the lone table when it is g's, else 0. */
+/* Intervals of the lone table when it is g's and finished, else 0. */
 int planner_blend_lone_nodes(const PlannerBlendWork *w, const PlannerSegment *g);
 
 /* The path parameter s in [0, 1] at which planner_blend_lone_table's IK failed last. */

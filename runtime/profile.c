@@ -112,7 +112,7 @@ int profile_plan_duration(Profile *pr, double p0, double p1, double vmax, double
 }
 
 /* The first half of the profile (t in [0, T/2]), as magnitudes along the direction of motion. */
-static void first_half(const Profile *pr, double t, ProfileState *s)
+static inline void first_half(const Profile *pr, double t, ProfileState *s)
 {
     double j = pr->jmax;
     if (t < pr->Tj) {                         /* ramp up: jerk +j */

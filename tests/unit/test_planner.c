@@ -771,6 +771,104 @@ UTEST(puma_random_lin_limits_and_blends)
     model_close(&m);
 }
 
+/* Push a LIN (position and orientation) and a CIRC after it, exact stops, onto a fresh PUMA planner. */
+static void push_lin_circ(Planner *p)
+{
+    double a[3], qa[4], b[3], qb[4], R[9], Rd[9], Rb[9], via[3], e[3];
+    planner_last_target(p, NULL, a, qa);
+    double off[3] = {0.1, -0.12, 0.06}, ax[3] = {0.6, 0, 0.8};
+    v3_add(b, a, off);
+    quat_to_m3(R, qa);
+    m3_axis_angle(Rd, ax, 0.3);
+    m3_mul(Rb, Rd, R);
+    m3_to_quat(qb, Rb);
+    PlannerParams par = no_params;
+    par.speed = 0.3;
+    CHECK(planner_push_lin(p, b, qb, &par, (PlannerSrc){"w.irl", 1, 1}, NULL) == PLANNER_OK);
+    planner_flush(p);
+    for (int i = 0; i < 3; i++) via[i] = b[i] + 0.05 * (i == 1), e[i] = b[i] + 0.05 * (i == 1) + 0.05 * (i == 2);
+    CHECK(planner_push_circ(p, via, e, qb, &par, (PlannerSrc){"w.irl", 2, 1}, NULL) == PLANNER_OK);
+}
+
+/* The plan-time path samples (PlannerSegment.qs, every second node of the lone check's table) are IK solutions of
+ * the path at s = k / PLANNER_PATH_SAMPLES; a CIRC's pose from its table of cos and sin is libm's to rounding; and
+ * the cycle's window (slot_eval keeps q(x - dt), q(x), q(x + dt)
+ * for the next cycle) gives the stream that sampling without it gives: a second planner sampled also half way
+ * between the cycles, so that its window is never reused, agrees with the first one to the IK's tolerance. */
+UTEST(puma_shared_samples_and_window)
+{
+    Model m[2];
+    Planner p[2];
+    PlannerConfig c[2];
+    double dt = 1e-3;
+    for (int j = 0; j < 2; j++) {
+        puma_open(&m[j], &p[j], &c[j], dt);
+        push_lin_circ(&p[j]);
+    }
+    double worst_pos = 0, worst_ori = 0;
+    for (int sg = 0; sg < 2; sg++) {
+        const PlannerSegment *g = &p[0].ring[sg];
+        for (int k = 0; k <= PLANNER_PATH_SAMPLES; k++) {
+            double x[3], Rq[9], pos[3], quat[4], Rp[9], d[3], e[3];
+            model_fk(&m[0], g->qs[k], -1, x, Rq);
+            planner_path_pose(g, (double)k / PLANNER_PATH_SAMPLES, pos, quat);
+            quat_to_m3(Rp, quat);
+            v3_sub(d, x, pos);
+            m3_rotation_error(e, Rq, Rp);
+            worst_pos = fmax(worst_pos, v3_norm(d));
+            worst_ori = fmax(worst_ori, v3_norm(e));
+        }
+        CHECK(memcmp(g->qs[PLANNER_PATH_SAMPLES], g->q1, sizeof(double) * 6) == 0);
+    }
+    /* the CIRC's pose from its trig table against libm's cos and sin, on and between the table's nodes */
+    const PlannerSegment *gc = &p[0].ring[1];
+    CHECK(gc->kind == PLANNER_CIRC && gc->ntrig == PLANNER_TRIG);
+    double worst_trig = 0;
+    for (int k = 0; k <= 4000; k++) {
+        double sk = k / 4000.0, pos[3], quat[4];
+        planner_path_pose(gc, sk, pos, quat);
+        double c = gc->radius * cos(gc->phi * sk), d = gc->radius * sin(gc->phi * sk);
+        for (int i = 0; i < 3; i++)
+            worst_trig = fmax(worst_trig, fabs(pos[i] - (gc->centre[i] + c * gc->e1[i] + d * gc->e2[i])));
+    }
+    printf("#   CIRC pose from the trig table: %.3g m from libm's\n", worst_trig);
+    CHECK(worst_trig <= 1e-15);
+    printf("#   path samples: FK off the path by at most %.3g m, %.3g rad\n", worst_pos, worst_ori);
+    CHECK(worst_pos <= 1e-9 && worst_ori <= 1e-9);
+    Stream s = {0};
+    run(&p[0], dt, &s);
+    CHECK(s.status == 0);
+    double dq = 0, dqd = 0, dqdd = 0, dpose = 0;
+    int compared = 0;
+    for (long k = 0; k < s.n; k++) {
+        PlannerSetpoint a, h;
+        CHECK(planner_sample(&p[1], k * dt, &a) >= 0);
+        CHECK(planner_sample(&p[1], (k + 0.5) * dt, &h) >= 0);
+        const PlannerSetpoint *r = &s.sp[k];
+        CHECK(a.seg_id == r->seg_id && a.has_pose == r->has_pose);
+        for (int i = 0; i < 6; i++) {
+            dq = fmax(dq, fabs(a.q[i] - r->q[i]));
+            dqd = fmax(dqd, fabs(a.qd[i] - r->qd[i]));
+            dqdd = fmax(dqdd, fabs(a.qdd[i] - r->qdd[i]));
+        }
+        for (int i = 0; i < 3 && r->has_pose; i++) dpose = fmax(dpose, fabs(a.pos[i] - r->pos[i]));
+        for (int i = 0; i < 4 && r->has_pose; i++) dpose = fmax(dpose, fabs(a.quat[i] - r->quat[i]));
+        compared++;
+    }
+    printf("#   %d cycles without the window: |dq| %.3g rad, |dqd| %.3g rad/s, |dqdd| %.3g rad/s^2, pose %.3g\n",
+           compared, dq, dqd, dqdd, dpose);
+    CHECK(compared > 1000);
+    /* the IK's tolerance (1e-10) in q, divided by the cycle once and twice; a window off by a cycle would be off
+     * by the motion of a cycle (1e-4 rad) */
+    CHECK(dq <= 1e-9 && dqd <= 1e-5 && dqdd <= 1e-2);
+    CHECK(dpose == 0);
+    free(s.sp);
+    for (int j = 0; j < 2; j++) {
+        planner_free(&p[j]);
+        model_close(&m[j]);
+    }
+}
+
 int main(void)
 {
     RUN(ptp_synchronised_exact_stop);
@@ -784,5 +882,6 @@ int main(void)
     RUN(puma_lin_on_line_and_exact_stop);
     RUN(puma_circ_on_circle);
     RUN(puma_random_lin_limits_and_blends);
+    RUN(puma_shared_samples_and_window);
     return utest_done();
 }

@@ -101,8 +101,45 @@ UTEST(lone_lin_near_wrist_singularity)
         }
 }
 
+/* A LIN whose IK table cannot follow the path (from q5 = 5 deg up 0.2 m and 5 mm aside: the wrist would swing
+ * axis 4 past its 170 deg limit, docs/MOTION.md 8) fails its push where the table's walk fails, with the place:
+ * the planner's own path samples are nodes of that table, so this is the first IK failure the push meets. */
+UTEST(lone_lin_ik_failure_at_push)
+{
+    static ModelDesc d;
+    Diag diag;
+    char err[256];
+    Model m;
+    Planner p;
+    PlannerConfig c;
+    diag_init(&diag, stdout);
+    int rc = machine_load("models/puma560_cell.irm", &d, &diag);
+    diag_free(&diag);
+    CHECK(rc == MACHINE_OK);
+    if (rc != MACHINE_OK) return;
+    CHECK(model_open(&m, &d, err, sizeof err) == 0);
+    planner_config_init(&c, m.dof);
+    planner_config_from_model(&c, &m);
+    c.speed = 0.2, c.acc = 1;
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    const double q[6] = {0, M_PI / 4, -160 * M_PI / 180, 0, 5 * M_PI / 180, 0};
+    PlannerParams par = {0};
+    PlannerPushInfo info;
+    double pos[3], quat[4];
+    CHECK(planner_push_ptp(&p, q, &par, (PlannerSrc){"lone.irl", 1, 3}, &info) == PLANNER_OK);
+    planner_last_target(&p, NULL, pos, quat);
+    pos[1] += 0.005, pos[2] += 0.2;
+    CHECK(planner_push_lin(&p, pos, quat, &par, (PlannerSrc){"lone.irl", 2, 3}, &info) == PLANNER_EIK);
+    printf("#   %s\n", planner_error(&p));
+    CHECK(strstr(planner_error(&p), "inverse kinematics failed at 28 % of the path") != NULL);
+    CHECK(planner_pending(&p) == 1);   /* nothing of the LIN was published */
+    planner_free(&p);
+    model_close(&m);
+}
+
 int main(void)
 {
     RUN(lone_lin_near_wrist_singularity);
+    RUN(lone_lin_ik_failure_at_push);
     return utest_done();
 }
