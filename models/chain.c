@@ -92,6 +92,8 @@ typedef struct {
      * fill the cache in between: the dry-run makes those on a twin model when it pipelines) */
     int ik_ref_valid;
     double ik_ref_q[N_MAX], ik_ref_cq[N_MAX], ik_ref_sq[N_MAX];
+    int ik_ref_corr_ok;      /* the last answer minus its caller's seed, to add to the next seed (chain_ik_seed) */
+    double ik_ref_corr[N_MAX];
     /* the Newton path's kept factorisation (chain_ik_factor): the tool Jacobian ik_J (rows x n) at ik_lu_q, factored
      * for ik_lu_rows rows (0: none kept); later calls near ik_lu_q take chord steps with it */
     int ik_lu_rows, ik_piv[6];
@@ -137,7 +139,8 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
 /* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints). The
  * IK writes its trial points straight into the cache entry the answer will occupy; everything else passes the
  * workspace c->Rw, c->pw. */
-__attribute__((optimize("no-tree-slp-vectorize"))) static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+__attribute__((optimize("no-tree-slp-vectorize")))   /* GCC's SLP packing costs more shuffles than it saves */
+static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
                                 double (*restrict Rw)[9], double (*restrict pw)[3])
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -929,16 +932,19 @@ static void chain_rotation_error(double err[3], const double Ra[9], const double
     double e10 = Rb[3] * Ra[0] + Rb[4] * Ra[1] + Rb[5] * Ra[2], e01 = Rb[0] * Ra[3] + Rb[1] * Ra[4] + Rb[2] * Ra[5];
     double v[3] = {0.5 * (e21 - e12), 0.5 * (e02 - e20), 0.5 * (e10 - e01)};
     double s2 = v3_dot(v, v);
-    double tr = Rb[0] * Ra[0] + Rb[1] * Ra[1] + Rb[2] * Ra[2] + Rb[3] * Ra[3] + Rb[4] * Ra[4] + Rb[5] * Ra[5] +
-                Rb[6] * Ra[6] + Rb[7] * Ra[7] + Rb[8] * Ra[8];
-    if (s2 < 1e-6 && tr > 1.0) {   /* theta < 1e-3 rad (and not near pi, where sin is small too) */
-        v3_scale(err, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
-        return;
+    if (s2 < 1e-6) {   /* theta < 1e-3 rad, or near pi (where sin is small too): the trace tells them apart */
+        double tr = Rb[0] * Ra[0] + Rb[1] * Ra[1] + Rb[2] * Ra[2] + Rb[3] * Ra[3] + Rb[4] * Ra[4] + Rb[5] * Ra[5] +
+                    Rb[6] * Ra[6] + Rb[7] * Ra[7] + Rb[8] * Ra[8];
+        if (tr > 1.0) {
+            v3_scale(err, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
+            return;
+        }
     }
     m3_rotation_error(err, Ra, Rb);
 }
 
-/* Pose error of the tool (world transforms Rw, pw) against the target; returns the squared norm, e[0..6). */
+/* Pose error of the tool (world transforms Rw, pw) against the target, e[0..6); returns the residual
+ * |e[0..3)| + |e[3..6)| (the IK's convergence measure). */
 static double chain_tool_error_at(const Chain *c, const double (*Rw)[9], const double (*pw)[3], const double pos[3],
                                   const double *Rt, double e[6])
 {
@@ -953,13 +959,14 @@ static double chain_tool_error_at(const Chain *c, const double (*Rw)[9], const d
     v3_sub(e, pos, p);
     if (Rt) chain_rotation_error(e + 3, Rtool, Rt);
     else v3_set(e + 3, 0, 0, 0);
-    return v3_dot(e, e) + v3_dot(e + 3, e + 3);
+    return v3_norm(e) + v3_norm(e + 3);
 }
 
 /* Pose error of the tool (after chain_fk_world) against the target; returns the squared norm, e[0..6). */
 static double chain_tool_error(Chain *c, const double pos[3], const double *Rt, double e[6])
 {
-    return chain_tool_error_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, Rt, e);
+    chain_tool_error_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, Rt, e);
+    return v3_dot(e, e) + v3_dot(e + 3, e + 3);
 }
 
 /* Pose error of the tool at q against the target; returns the squared norm, e[0..rows). */
@@ -985,8 +992,9 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
  * contracted the residual by less than CHORD_KAPPA (the next call factors afresh at its seed). */
 #define CHORD_TOL 1e-13
 #define CHORD_MAX_DIST 0.05
-#define CHORD_KAPPA 1e-3
+#define CHORD_KAPPA 3e-2
 #define CHORD_MAX_RES 1e-6
+#define CORR_MAX 1e-6
 
 /* Factor the square n x n matrix A (row-major, in place) as P A = L U with partial pivoting; piv[k] is the row
  * swapped into k. Returns min |u_kk| / max |u_kk| (0: singular). */
@@ -1121,13 +1129,13 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
 }
 
 /* cos and sin of q + d from those of q: the angle-addition formulas with d's own cos/sin by Taylor series (for
- * |d| < 1e-2 the omitted terms, d^9/9! and d^8/8!, are below 3e-21 absolute), else libm at q + d. A few ulp from
- * libm's values. */
+ * |d| < 1e-2 the omitted terms, d^7/7! and d^8/8!, are below 2e-18 absolute, 0.02 ulp of 0.5), else libm at
+ * q + d. A few ulp from libm's values. */
 static inline void chain_trig_step(double c0, double s0, double d, double q1, double *c1, double *s1)
 {
     if (fabs(d) < 1e-2) {
         double d2 = d * d;
-        double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120 - d2 * (1.0 / 5040)));
+        double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120));
         double h = d2 * (0.5 - d2 * (1.0 / 24 - d2 * (1.0 / 720)));   /* 1 - cos d */
         *c1 = c0 - (c0 * h + s0 * sd);
         *s1 = s0 - (s0 * h - c0 * sd);
@@ -1137,27 +1145,11 @@ static inline void chain_trig_step(double c0, double s0, double d, double q1, do
     }
 }
 
-/* cos and sin of an IK seed q into cq, sq: stepped from the last IK answer's (in tracking, the previous cycle's,
- * ~1e-3 away) where a joint is within 1e-2 of it, else libm. Only the seed's error, and so the first Newton step,
- * depends on them: the answer's own are libm's. */
-static void chain_seed_trig(const Chain *c, const double *restrict q, double *restrict cq, double *restrict sq)
-{
-    int n = c->n;
-    if (!c->ik_ref_valid) {
-        chain_trig(c, q, cq, sq);
-        return;
-    }
-    const double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq;
-    for (int i = 0; i < n; i++) {
-        double x = q[i], c1, s1;
-        chain_trig_step(rc[i], rs[i], x - rq[i], x, &c1, &s1);
-        cq[i] = c1, sq[i] = s1;
-    }
-}
-
 /* Keep the IK answer q with libm's cos/sin of it (cq, sq; NULL: from the cache or libm) as the next seed's
- * reference. */
-static void chain_ik_remember(Chain *c, const double *q, const double *cq, const double *sq)
+ * reference, and the correction from the caller's seed (clamped) it was reached from to it (seed NULL: none, the
+ * damped path's answer); the next seed gets the correction when it is small (<= CORR_MAX per joint). */
+static void chain_ik_remember(Chain *restrict c, const double *restrict seed, const double *restrict q,
+                              const double *restrict cq, const double *restrict sq)
 {
     int n = c->n;
     if (!cq) {
@@ -1169,12 +1161,47 @@ static void chain_ik_remember(Chain *c, const double *q, const double *cq, const
             cq = c->ik_ref_cq, sq = c->ik_ref_sq;
         }
     }
-    for (int i = 0; i < n; i++) {
-        c->ik_ref_q[i] = q[i];
-        c->ik_ref_cq[i] = cq[i];
-        c->ik_ref_sq[i] = sq[i];
-    }
+    double *restrict rq = c->ik_ref_q, *restrict rc = c->ik_ref_cq, *restrict rs = c->ik_ref_sq;
+    double *restrict corr = c->ik_ref_corr;
+    int ok = seed != NULL;
+    for (int i = 0; i < n; i++) rq[i] = q[i], rc[i] = cq[i], rs[i] = sq[i];
+    if (ok)
+        for (int i = 0; i < n; i++) {
+            corr[i] = q[i] - seed[i];
+            ok &= fabs(corr[i]) <= CORR_MAX;
+        }
     c->ik_ref_valid = 1;
+    c->ik_ref_corr_ok = ok;
+}
+
+/* The tracking path's seed into w from the caller's (clamped) seed q: plus the last call's correction (its answer minus its caller's seed) when that was small (a tracking
+ * call, chain_ik_remember), clamped into the limits. A planner extrapolating its last answers polynomially makes
+ * errors that change slowly from cycle to cycle (by the next derivative times the cycle), so this removes most of
+ * it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to ~1e-13 (the quartic's). The
+ * answer depends on the IK calls before it only. The seed's cos/sin are stepped from the last IK answer's (in
+ * tracking, the previous cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else libm: only the seed's error,
+ * and so the first step, depends on them; the answer's own are libm's. Returns 1 when the kept factorisation (if
+ * any) was made within CHORD_MAX_DIST of the seed in every joint. */
+static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *restrict w)
+{
+    int n = c->n, near = 1;
+    if (!c->ik_ref_valid) {
+        for (int i = 0; i < n; i++) w->q[i] = q[i];
+        chain_trig(c, q, w->cq, w->sq);
+        return 0;
+    }
+    const double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
+    const double *lq = c->ik_lu_q;
+    int ok = c->ik_ref_corr_ok;
+    for (int i = 0; i < n; i++) {
+        double v = ok ? q[i] + corr[i] : q[i], c1, s1;
+        v = v < c->j[i].qmin ? c->j[i].qmin : v > c->j[i].qmax ? c->j[i].qmax : v;
+        w->q[i] = v;
+        chain_trig_step(rc[i], rs[i], v - rq[i], v, &c1, &s1);
+        w->cq[i] = c1, w->sq[i] = s1;
+        near &= fabs(v - lq[i]) <= CHORD_MAX_DIST;
+    }
+    return near;
 }
 
 /* Jacobian of the tool at the point of w (its world transforms computed), factored and kept for this call's and
@@ -1205,43 +1232,51 @@ static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
  * dropped from the cache); the caller then runs the damped least squares from the seed. */
-static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, double e[6],
-                                   double *res, int *steps_out)
+static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, int near,
+                                   double e[6], double *res, int *steps_out)
 {
     int n = c->n, steps = 0, slot = (c->cache_last + 1) % CHAIN_NCACHE;
     double r = *res, en[6], dq[N_MAX];
-    double ctol = fmin(c->ik_tol, CHORD_TOL), tol = ctol;
+    double ctol = 0.5 * c->ik_tol < CHORD_TOL ? 0.5 * c->ik_tol : CHORD_TOL, tol = ctol;
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
     nb->valid = 0;
-    int fresh = c->ik_lu_rows == rows && r <= CHORD_MAX_RES; /* fresh: the factorisation is at the current point */
-    for (int i = 0; i < n && fresh; i++) fresh = fabs(cur->q[i] - c->ik_lu_q[i]) <= CHORD_MAX_DIST;
-    int made = !fresh;                    /* the factorisation was made in this call */
-    fresh = made;
-    if (made && chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
-    while (r > tol) {
+    /* usable: the kept factorisation serves this seed; fresh: it is at the current point; made: in this call;
+     * exact: the current point is a trial (libm's cos/sin), not the seed (stepped cos/sin) */
+    int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0, exact = 0;
+    while (!(exact && r <= tol)) {
         if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return NULL; }
-        chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
-        int bad = 0;
+        int zero = r <= tol;   /* the seed is close enough: try it as it is, with libm's cos/sin */
+        if (zero) {
+            for (int j = 0; j < n; j++) dq[j] = 0;
+        } else {
+            if (!usable) {
+                if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
+                usable = made = fresh = 1;
+            }
+            chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
+        }
+        int big = 0, out = 0;
         for (int j = 0; j < n; j++) {
             double qj = cur->q[j] + dq[j];
-            if (!(fabs(dq[j]) <= FAST_MAX_STEP)) bad = 1;
-            else if (qj < c->j[j].qmin || qj > c->j[j].qmax) bad = 2;
+            big |= !(fabs(dq[j]) <= FAST_MAX_STEP);
+            out |= (qj < c->j[j].qmin) | (qj > c->j[j].qmax);
             nb->q[j] = qj;
         }
+        int bad = big ? 1 : out ? 2 : 0;
         double rn = INFINITY;
         if (!bad) {
             chain_trig(c, nb->q, nb->cq, nb->sq);
             chain_fk_world_trig(c, nb->q, nb->cq, nb->sq, nb->Rw, nb->pw);
-            chain_tool_error_at(c, (const double (*)[9])nb->Rw, (const double (*)[3])nb->pw, pos, Rt, en);
-            rn = v3_norm(en) + v3_norm(en + 3);
+            rn = chain_tool_error_at(c, (const double (*)[9])nb->Rw, (const double (*)[3])nb->pw, pos, Rt, en);
         }
         if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
             ChainCache *t = cur;
             cur = nb, nb = t;
-            if (!fresh && rn > CHORD_KAPPA * r) c->ik_lu_rows = 0; /* kept too long: factor afresh next call */
+            if (!fresh && !zero && rn > CHORD_KAPPA * r) c->ik_lu_rows = 0; /* kept too long: factor afresh next call */
             for (int k = 0; k < 6; k++) e[k] = en[k];
             r = rn;
             tol = made ? c->ik_tol : ctol;
+            exact = 1;
             fresh = 0;
             steps++;
             continue;
@@ -1252,9 +1287,10 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
             else c->ik_stats.fallback_contract++;
             return NULL;
         }
-        /* the chord step failed: factor afresh at the current point (its transforms are still in cur) */
+        /* the chord step (or the seed as it is) failed: factor afresh at the current point (its transforms are
+         * still in cur) */
         if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
-        made = fresh = 1;
+        usable = made = fresh = 1;
     }
     if (!made) c->ik_stats.chord++;
     *res = r;
@@ -1296,28 +1332,23 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     c->ik_stats.calls++;
     if (c->ik_fast) { /* the seed's cos/sin stepped from the last answer's: the damped path below redoes them */
         ChainCache *w = &c->ik_work;
-        for (int i = 0; i < n; i++) w->q[i] = q[i];
-        chain_seed_trig(c, q, w->cq, w->sq);
-        chain_fk_world_trig(c, q, w->cq, w->sq, w->Rw, w->pw);
-        chain_tool_error_at(c, (const double (*)[9])w->Rw, (const double (*)[3])w->pw, pos, quat ? Rt : NULL, e);
-        res = v3_norm(e) + v3_norm(e + 3);
-        /* a seed within CHORD_TOL is the answer (below, with libm's cos/sin); one within ik_tol but not
-         * CHORD_TOL takes a step: a tracking seed extrapolated from answers accepted as they were would drift */
-        if (res > fmin(c->ik_tol, CHORD_TOL)) {
-            int steps = 0;
-            ChainCache *ans = NULL;
-            if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, e, &res, &steps);
-            else c->ik_stats.fallback_far++;
-            if (ans) {
-                c->ik_stats.fast++;
-                memcpy(q, ans->q, (size_t)n * sizeof(double));
-                chain_ik_remember(c, q, ans->cq, ans->sq);
-                if (info) {
-                    info->iterations = steps;
-                    info->residual = res;
-                }
-                return MODEL_OK;
+        int near = chain_ik_seed(c, q, w);
+        chain_fk_world_trig(c, w->q, w->cq, w->sq, w->Rw, w->pw);
+        res = chain_tool_error_at(c, (const double (*)[9])w->Rw, (const double (*)[3])w->pw, pos, quat ? Rt : NULL,
+                                  e);
+        int steps = 0;
+        ChainCache *ans = NULL;
+        if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, near, e, &res, &steps);
+        else c->ik_stats.fallback_far++;
+        if (ans) {
+            c->ik_stats.fast++;
+            chain_ik_remember(c, q, ans->q, ans->cq, ans->sq);
+            memcpy(q, ans->q, (size_t)n * sizeof(double));
+            if (info) {
+                info->iterations = steps;
+                info->residual = res;
             }
+            return MODEL_OK;
         }
         /* back to the seed: the damped least squares below runs exactly as without the fast path */
     }
@@ -1368,7 +1399,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
     }
     if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
-    if (st == MODEL_OK) chain_ik_remember(c, q, NULL, NULL);
+    if (st == MODEL_OK) chain_ik_remember(c, NULL, q, NULL, NULL);
     if (info) {
         info->iterations = it;
         info->residual = res;
