@@ -83,7 +83,7 @@ typedef struct {
     double zw[N_MAX][3], pzw[N_MAX][3];  /* world joint axes z, p x z */
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
-    double qtry[N_MAX], dq[N_MAX];
+    double qtry[N_MAX];
     double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
     ChainCache cache[CHAIN_NCACHE];
     int cache_last;                    /* the entry written last */
@@ -976,7 +976,7 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
     return chain_tool_error(c, pos, Rt, e);
 }
 
-/* Fast-path thresholds. A tracking seed (the previous cycle's answer, extrapolated) is off by ~1e-6..1e-4; the
+/* Fast-path thresholds. A tracking seed (the previous cycles' answers, extrapolated) is off by ~1e-13..1e-4; the
  * path is only tried below FAST_MAX_RES, takes steps of at most FAST_MAX_STEP per joint (so it never jumps to
  * another branch near a singularity), and gives up when the Jacobian's pivots spread by more than FAST_MIN_PIVOT
  * (near-singular: damping matters there), when a step does not at least halve the residual, or after
@@ -1148,8 +1148,7 @@ static inline void chain_trig_step(double c0, double s0, double d, double q1, do
 /* Keep the IK answer q with libm's cos/sin of it (cq, sq; NULL: from the cache or libm) as the next seed's
  * reference, and the correction from the caller's seed (clamped) it was reached from to it (seed NULL: none, the
  * damped path's answer); the next seed gets the correction when it is small (<= CORR_MAX per joint). */
-static void chain_ik_remember(Chain *restrict c, const double *restrict seed, const double *restrict q,
-                              const double *restrict cq, const double *restrict sq)
+static void chain_ik_remember(Chain *c, const double *seed, const double *q, const double *cq, const double *sq)
 {
     int n = c->n;
     if (!cq) {
@@ -1161,27 +1160,31 @@ static void chain_ik_remember(Chain *restrict c, const double *restrict seed, co
             cq = c->ik_ref_cq, sq = c->ik_ref_sq;
         }
     }
-    double *restrict rq = c->ik_ref_q, *restrict rc = c->ik_ref_cq, *restrict rs = c->ik_ref_sq;
-    double *restrict corr = c->ik_ref_corr;
+    double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
     int ok = seed != NULL;
-    for (int i = 0; i < n; i++) rq[i] = q[i], rc[i] = cq[i], rs[i] = sq[i];
-    if (ok)
+    if (ok) {   /* the Newton path's answer: its cos/sin are in its cache entry */
         for (int i = 0; i < n; i++) {
-            corr[i] = q[i] - seed[i];
-            ok &= fabs(corr[i]) <= CORR_MAX;
+            double qi = q[i], d = qi - seed[i];
+            rq[i] = qi, rc[i] = cq[i], rs[i] = sq[i], corr[i] = d;
+            ok &= fabs(d) <= CORR_MAX;
         }
+    } else {
+        for (int i = 0; i < n; i++) rq[i] = q[i];
+        if (rc != cq)
+            for (int i = 0; i < n; i++) rc[i] = cq[i], rs[i] = sq[i];
+    }
     c->ik_ref_valid = 1;
     c->ik_ref_corr_ok = ok;
 }
 
-/* The tracking path's seed into w from the caller's (clamped) seed q: plus the last call's correction (its answer minus its caller's seed) when that was small (a tracking
- * call, chain_ik_remember), clamped into the limits. A planner extrapolating its last answers polynomially makes
- * errors that change slowly from cycle to cycle (by the next derivative times the cycle), so this removes most of
- * it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to ~1e-13 (the quartic's). The
- * answer depends on the IK calls before it only. The seed's cos/sin are stepped from the last IK answer's (in
- * tracking, the previous cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else libm: only the seed's error,
- * and so the first step, depends on them; the answer's own are libm's. Returns 1 when the kept factorisation (if
- * any) was made within CHORD_MAX_DIST of the seed in every joint. */
+/* The tracking path's seed into w from the caller's (clamped) seed q: plus the last call's correction (its answer
+ * minus its caller's seed) when that was small (a tracking call, chain_ik_remember). A planner extrapolating its
+ * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
+ * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
+ * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are stepped from
+ * the last IK answer's (in tracking, the previous cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else
+ * libm: only the seed's error, and so the first step, depends on them; the answer's own are libm's. Returns 1 when
+ * the kept factorisation (if any) was made within CHORD_MAX_DIST of the seed in every joint. */
 static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *restrict w)
 {
     int n = c->n, near = 1;
@@ -1193,9 +1196,8 @@ static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *r
     const double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
     const double *lq = c->ik_lu_q;
     int ok = c->ik_ref_corr_ok;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {   /* (a corrected seed outside the limits fails the steps' limit test) */
         double v = ok ? q[i] + corr[i] : q[i], c1, s1;
-        v = v < c->j[i].qmin ? c->j[i].qmin : v > c->j[i].qmax ? c->j[i].qmax : v;
         w->q[i] = v;
         chain_trig_step(rc[i], rs[i], v - rq[i], v, &c1, &s1);
         w->cq[i] = c1, w->sq[i] = s1;

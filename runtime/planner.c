@@ -754,6 +754,11 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
      * spaced cache: sum |w| = 15); otherwise fewer points. */
     double seed[PLANNER_MAX_AXES], w[4], t[4], d[4];
     for (int k = 0; k < m; k++) t[k] = s->tc[ord[k]], d[k] = x - t[k];
+    if (m == 4 && fabs(d[1] - 2 * d[0]) <= 1e-9 * dist[0] && fabs(d[2] - 3 * d[0]) <= 1e-9 * dist[0] &&
+        fabs(d[3] - 4 * d[0]) <= 1e-9 * dist[0]) {   /* the usual cycle: the equally spaced weights, exactly */
+        w[0] = 4, w[1] = -6, w[2] = 4, w[3] = -1;
+        m = -4;
+    }
     for (; m > 1; m--) {
         double sum = 0;
         for (int k = 0; k < m; k++) {
@@ -768,6 +773,7 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
         }
         if (sum <= 16) break;   /* also false for NaN (two equal times) */
     }
+    if (m < 0) m = 4;
     if (m == 0) {
         memcpy(seed, g->q0, (size_t)n * sizeof *q);
     } else if (m == 1) {
