@@ -113,7 +113,7 @@ typedef struct {
     double zw[N_MAX][3], pzw[N_MAX][3];  /* world joint axes z, p x z */
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
-    double qtry[N_MAX], dq[N_MAX];
+    double qtry[N_MAX];
     double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
     ChainCache cache[CHAIN_NCACHE];
     int cache_last;                    /* the entry written last */
@@ -122,6 +122,13 @@ typedef struct {
      * fill the cache in between: the dry-run makes those on a twin model when it pipelines) */
     int ik_ref_valid;
     double ik_ref_q[N_MAX], ik_ref_cq[N_MAX], ik_ref_sq[N_MAX];
+    int ik_ref_corr_ok;      /* the last answer minus its caller's seed, to add to the next seed (chain_ik_seed) */
+    double ik_ref_corr[N_MAX];
+    /* the Newton path's kept factorisation (chain_ik_factor): the tool Jacobian ik_J (rows x n) at ik_lu_q, factored
+     * for ik_lu_rows rows (0: none kept); later calls near ik_lu_q take chord steps with it */
+    int ik_lu_rows, ik_piv[6];
+    double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
+    ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *e6, *y6;
@@ -172,47 +179,54 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
     }
 }
 
-/* Relative and world transforms of every link, from q and the cos/sin of each joint value (revolute joints).
- * Only the world transforms are kept (the RNE makes its own relative ones). */
-static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq)
+/* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints). The
+ * IK writes its trial points straight into the cache entry the answer will occupy; everything else passes the
+ * workspace c->Rw, c->pw. */
+__attribute__((optimize("no-tree-slp-vectorize")))   /* GCC's SLP packing costs more shuffles than it saves */
+static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+                                double (*restrict Rw)[9], double (*restrict pw)[3])
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     static const double O3[3] = {0, 0, 0};
-    for (int i = 0; i < c->n; i++) {
+    int n = c->n;
+    for (int i = 0; i < n; i++) {
         const ChainJoint *jt = &c->j[i];
         int p = jt->parent;
+        double *R = Rw[i], *x = pw[i];
         if (jt->dh) {
-            const double *Rp = p < 0 ? I3 : c->Rw[p], *pp = p < 0 ? O3 : c->pw[p], *o = jt->p0;
-            double *R = c->Rw[i], *x = c->pw[i];
-            /* row r: u, v = the parent's entries in columns perm[0], perm[1]; the signs are folded into cos/sin
-             * (a product with +-1 is exact, so the bits are those of ci * (sign u) + si * (sign v)) */
-            int k0 = jt->perm[0], k1 = jt->perm[1], k2 = jt->perm[2];
-            double a = jt->psign[0] * cq[i], b = jt->psign[1] * sq[i], cc = jt->psign[1] * cq[i];
-            double d = jt->psign[0] * sq[i], s2 = jt->psign[2];
-#define CHAIN_DH_ROW(r)                                                                                  \
-            do {                                                                                         \
-                const double *Rr = Rp + 3 * (r);                                                         \
-                double u = Rr[k0], v = Rr[k1];                                                           \
-                R[3 * (r)] = a * u + b * v;                                                              \
-                R[3 * (r) + 1] = cc * v - d * u;                                                         \
-                R[3 * (r) + 2] = s2 * Rr[k2];                                                            \
-                x[r] = pp[r] + Rr[0] * o[0] + Rr[1] * o[1] + Rr[2] * o[2];                               \
-            } while (0)
-            CHAIN_DH_ROW(0);
-            CHAIN_DH_ROW(1);
-            CHAIN_DH_ROW(2);
-#undef CHAIN_DH_ROW
+            const double *Rp = p < 0 ? I3 : Rw[p], *pp = p < 0 ? O3 : pw[p], *o = jt->p0;
+            /* row r: u, v, w = the parent's entries in columns perm[0], perm[1], perm[2] (column pointers, stride
+             * 3); the signs are folded into cos/sin (a product with +-1 is exact, so the bits are those of
+             * ci * (sign u) + si * (sign v)) */
+            const double *P0 = Rp + jt->perm[0], *P1 = Rp + jt->perm[1], *P2 = Rp + jt->perm[2];
+            double ci = cq[i], si = sq[i], s0 = jt->psign[0], s1 = jt->psign[1], s2 = jt->psign[2];
+            double a = s0 * ci, b = s1 * si, cc = s1 * ci, d = s0 * si;
+            double x0 = pp[0], x1 = pp[1], x2 = pp[2], o0 = o[0], o1 = o[1], o2 = o[2];
+            /* x = pp + Rp o, summed in the order pp + Rp[r][0] o0 + Rp[r][1] o1 + Rp[r][2] o2 with the terms of a
+             * zero offset left out (they are +-0: only the sign of a zero result can differ); DH offsets have one
+             * or two zero components, often three */
+            if (o0 != 0) x0 += Rp[0] * o0, x1 += Rp[3] * o0, x2 += Rp[6] * o0;
+            if (o1 != 0) x0 += Rp[1] * o1, x1 += Rp[4] * o1, x2 += Rp[7] * o1;
+            if (o2 != 0) x0 += Rp[2] * o2, x1 += Rp[5] * o2, x2 += Rp[8] * o2;
+            x[0] = x0, x[1] = x1, x[2] = x2;
+#pragma GCC unroll 3
+            for (int r = 0; r < 9; r += 3) {
+                double u = P0[r], v = P1[r];
+                R[r] = a * u + b * v;
+                R[r + 1] = cc * v - d * u;
+                R[r + 2] = s2 * P2[r];
+            }
             continue;
         }
         chain_rel_trig(c, i, q[i], cq[i], sq[i]);
         if (p < 0) {
-            memcpy(c->Rw[i], c->Rrel[i], 9 * sizeof(double));
-            v3_copy(c->pw[i], c->rrel[i]);
+            memcpy(R, c->Rrel[i], 9 * sizeof(double));
+            v3_copy(x, c->rrel[i]);
         } else {
             double t[3];
-            m3_mul(c->Rw[i], c->Rw[p], c->Rrel[i]);
-            m3_mulv(t, c->Rw[p], c->rrel[i]);
-            v3_add(c->pw[i], c->pw[p], t);
+            m3_mul(R, Rw[p], c->Rrel[i]);
+            m3_mulv(t, Rw[p], c->rrel[i]);
+            v3_add(x, pw[p], t);
         }
     }
 }
@@ -221,8 +235,9 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
 static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 {
     for (int i = 0; i < c->n; i++) {
-        cq[i] = cos(q[i]);
-        sq[i] = sin(q[i]);
+        double x = q[i];   /* one value for both calls: the compiler makes them one sincos */
+        cq[i] = cos(x);
+        sq[i] = sin(x);
     }
 }
 
@@ -282,18 +297,29 @@ static void chain_fk_world(Chain *c, const double *q)
         chain_trig(c, q, c->cq, c->sq);
         e = chain_cache_put(c, q, c->cq, c->sq);
     }
-    chain_fk_world_trig(c, q, c->cq, c->sq);
+    chain_fk_world_trig(c, q, c->cq, c->sq, c->Rw, c->pw);
     chain_cache_world(c, e);
+}
+
+/* World pose of the tool point from the world transforms Rw, pw. */
+static inline void chain_tool_pose_at(const Chain *c, const double (*Rw)[9], const double (*pw)[3], double pos[3],
+                                      double R[9])
+{
+    int l = c->tool_link;
+    if (c->tool_p[0] == 0 && c->tool_p[1] == 0 && c->tool_p[2] == 0) {
+        v3_copy(pos, pw[l]);   /* pw + R 0: the same up to the sign of a zero */
+    } else {
+        double t[3];
+        m3_mulv(t, Rw[l], c->tool_p);
+        v3_add(pos, pw[l], t);
+    }
+    if (R) m3_mul(R, Rw[l], c->tool_R);
 }
 
 /* World pose of the tool point (after chain_fk_world). */
 static void chain_tool_pose(const Chain *c, double pos[3], double R[9])
 {
-    int l = c->tool_link;
-    double t[3];
-    m3_mulv(t, c->Rw[l], c->tool_p);
-    v3_add(pos, c->pw[l], t);
-    if (R) m3_mul(R, c->Rw[l], c->tool_R);
+    chain_tool_pose_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, R);
 }
 
 /* FK of one link (-1: the tool point). */
@@ -1217,29 +1243,40 @@ static void chain_rotation_error(double err[3], const double Ra[9], const double
     double e10 = Rb[3] * Ra[0] + Rb[4] * Ra[1] + Rb[5] * Ra[2], e01 = Rb[0] * Ra[3] + Rb[1] * Ra[4] + Rb[2] * Ra[5];
     double v[3] = {0.5 * (e21 - e12), 0.5 * (e02 - e20), 0.5 * (e10 - e01)};
     double s2 = v3_dot(v, v);
-    double tr = Rb[0] * Ra[0] + Rb[1] * Ra[1] + Rb[2] * Ra[2] + Rb[3] * Ra[3] + Rb[4] * Ra[4] + Rb[5] * Ra[5] +
-                Rb[6] * Ra[6] + Rb[7] * Ra[7] + Rb[8] * Ra[8];
-    if (s2 < 1e-6 && tr > 1.0) {   /* theta < 1e-3 rad (and not near pi, where sin is small too) */
-        v3_scale(err, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
-        return;
+    if (s2 < 1e-6) {   /* theta < 1e-3 rad, or near pi (where sin is small too): the trace tells them apart */
+        double tr = Rb[0] * Ra[0] + Rb[1] * Ra[1] + Rb[2] * Ra[2] + Rb[3] * Ra[3] + Rb[4] * Ra[4] + Rb[5] * Ra[5] +
+                    Rb[6] * Ra[6] + Rb[7] * Ra[7] + Rb[8] * Ra[8];
+        if (tr > 1.0) {
+            v3_scale(err, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
+            return;
+        }
     }
     m3_rotation_error(err, Ra, Rb);
 }
 
-/* Pose error of the tool (world transforms computed) against the target; returns the squared norm, e[0..6). */
-static double chain_tool_error(Chain *c, const double pos[3], const double *Rt, double e[6])
+/* Pose error of the tool (world transforms Rw, pw) against the target, e[0..6); returns the residual
+ * |e[0..3)| + |e[3..6)| (the IK's convergence measure). */
+static double chain_tool_error_at(const Chain *c, const double (*Rw)[9], const double (*pw)[3], const double pos[3],
+                                  const double *Rt, double e[6])
 {
     double p[3], R[9];
     const double *Rtool = R;
     if (c->tool_R_identity) { /* the tool's rotation is its link's (the product with I differs in signs of 0 only) */
-        chain_tool_pose(c, p, NULL);
-        Rtool = c->Rw[c->tool_link];
+        chain_tool_pose_at(c, Rw, pw, p, NULL);
+        Rtool = Rw[c->tool_link];
     } else {
-        chain_tool_pose(c, p, R);
+        chain_tool_pose_at(c, Rw, pw, p, R);
     }
     v3_sub(e, pos, p);
     if (Rt) chain_rotation_error(e + 3, Rtool, Rt);
     else v3_set(e + 3, 0, 0, 0);
+    return v3_norm(e) + v3_norm(e + 3);
+}
+
+/* Pose error of the tool (after chain_fk_world) against the target; returns the squared norm, e[0..6). */
+static double chain_tool_error(Chain *c, const double pos[3], const double *Rt, double e[6])
+{
+    chain_tool_error_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, Rt, e);
     return v3_dot(e, e) + v3_dot(e + 3, e + 3);
 }
 
@@ -1250,7 +1287,7 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
     return chain_tool_error(c, pos, Rt, e);
 }
 
-/* Fast-path thresholds. A tracking seed (the previous cycle's answer, extrapolated) is off by ~1e-6..1e-4; the
+/* Fast-path thresholds. A tracking seed (the previous cycles' answers, extrapolated) is off by ~1e-13..1e-4; the
  * path is only tried below FAST_MAX_RES, takes steps of at most FAST_MAX_STEP per joint (so it never jumps to
  * another branch near a singularity), and gives up when the Jacobian's pivots spread by more than FAST_MIN_PIVOT
  * (near-singular: damping matters there), when a step does not at least halve the residual, or after
@@ -1259,6 +1296,16 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
 #define FAST_MAX_STEP 0.05
 #define FAST_MIN_PIVOT 1e-4
 #define FAST_MAX_ITER 8
+/* The factorisation is kept from call to call (chord steps, no Jacobian): an answer reached by such steps alone
+ * must meet the tighter CHORD_TOL (a chord step leaves ~ e0 |q - q_factored|, not e0^2, and the dry-run's qdd are
+ * second differences of the answers over 1 ms: an error of 1e-13 there is 4e-7 rad/s^2). It is used for a seed
+ * within CHORD_MAX_DIST (per joint) of the point it was factored at, and dropped after a chord step that
+ * contracted the residual by less than CHORD_KAPPA (the next call factors afresh at its seed). */
+#define CHORD_TOL 1e-13
+#define CHORD_MAX_DIST 0.05
+#define CHORD_KAPPA 3e-2
+#define CHORD_MAX_RES 1e-6
+#define CORR_MAX 1e-6
 
 /* Factor the square n x n matrix A (row-major, in place) as P A = L U with partial pivoting; piv[k] is the row
  * swapped into k. Returns min |u_kk| / max |u_kk| (0: singular). */
@@ -1302,19 +1349,24 @@ static double chain_lu(double *A, int n, int *piv)
 static inline __attribute__((always_inline)) void chain_lu_solve_n(const double *LU, int n, const int *piv,
                                                                    double *b)
 {
+#pragma GCC unroll 6
     for (int k = 0; k < n; k++)
         if (piv[k] != k) {
             double t = b[k];
             b[k] = b[piv[k]];
             b[piv[k]] = t;
         }
+#pragma GCC unroll 6
     for (int i = 1; i < n; i++) {
         double sum = b[i];
+#pragma GCC unroll 6
         for (int k = 0; k < i; k++) sum -= LU[i * n + k] * b[k];
         b[i] = sum;
     }
+#pragma GCC unroll 6
     for (int i = n - 1; i >= 0; i--) {
         double sum = b[i];
+#pragma GCC unroll 6
         for (int k = i + 1; k < n; k++) sum -= LU[i * n + k] * b[k];
         b[i] = sum / LU[i * n + i];
     }
@@ -1326,21 +1378,21 @@ static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
     else chain_lu_solve_n(LU, n, piv, b);
 }
 
-/* One Newton direction from the current Jacobian c->J (rows x n): a square J is factored by LU (kept in lu/piv
- * for later chord steps), otherwise dq = J^T (J J^T)^-1 e by Cholesky (the minimum-norm step; JJt holds the
- * factor). Returns 0, or -1 when the Jacobian is near-singular. */
+/* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU (lu, piv), otherwise J Jt by
+ * Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is near-singular. */
 static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
 {
     int n = c->n;
+    const double *J = c->ik_J;
     if (rows == n) {
-        memcpy(lu, c->J, (size_t)rows * n * sizeof(double));
+        memcpy(lu, J, (size_t)rows * n * sizeof(double));
         return chain_lu(lu, n, piv) >= FAST_MIN_PIVOT ? 0 : -1;
     }
     if (n < rows) return -1;
     for (int r = 0; r < rows; r++)
         for (int k = 0; k <= r; k++) {
             double sum = 0;
-            for (int j = 0; j < n; j++) sum += c->J[r * n + j] * c->J[k * n + j];
+            for (int j = 0; j < n; j++) sum += J[r * n + j] * J[k * n + j];
             lu[r * 6 + k] = sum;
         }
     double y[6] = {0};
@@ -1353,12 +1405,18 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
     return dmin >= FAST_MIN_PIVOT * dmax ? 0 : -1;
 }
 
-/* dq from the factorisation of chain_newton_factor and the error e. */
+/* dq from the factorisation of chain_newton_factor (of c->ik_J) and the error e. */
 static void chain_newton_step(Chain *c, int rows, const double *lu, const int *piv, const double e[6], double *dq)
 {
     int n = c->n;
+    if (rows == 6 && n == 6) {   /* the common case, unrolled in registers */
+        double b[6] = {e[0], e[1], e[2], e[3], e[4], e[5]};
+        chain_lu_solve_n(lu, 6, piv, b);
+        dq[0] = b[0], dq[1] = b[1], dq[2] = b[2], dq[3] = b[3], dq[4] = b[4], dq[5] = b[5];
+        return;
+    }
     if (rows == n) {
-        memcpy(dq, e, (size_t)n * sizeof(double));
+        for (int i = 0; i < n; i++) dq[i] = e[i];
         chain_lu_solve(lu, n, piv, dq);
         return;
     }
@@ -1376,20 +1434,21 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
     }
     for (int j = 0; j < n; j++) {
         double d = 0;
-        for (int r = 0; r < rows; r++) d += c->J[r * n + j] * y[r];
+        for (int r = 0; r < rows; r++) d += c->ik_J[r * n + j] * y[r];
         dq[j] = d;
     }
 }
 
 /* cos and sin of q + d from those of q: the angle-addition formulas with d's own cos/sin by Taylor series (for
- * |d| < 1e-2 the omitted terms are below 1e-27 relative), else libm at q + d. A few ulp from libm's values. */
+ * |d| < 1e-2 the omitted terms, d^7/7! and d^8/8!, are below 2e-18 absolute, 0.02 ulp of 0.5), else libm at
+ * q + d. A few ulp from libm's values. */
 static inline void chain_trig_step(double c0, double s0, double d, double q1, double *c1, double *s1)
 {
     if (fabs(d) < 1e-2) {
         double d2 = d * d;
-        double sd = d * (1.0 - d2 / 6.0 * (1.0 - d2 / 20.0 * (1.0 - d2 / 42.0 * (1.0 - d2 / 72.0))));
-        double h = 0.5 * d2 * (1.0 - d2 / 12.0 * (1.0 - d2 / 30.0 * (1.0 - d2 / 56.0 * (1.0 - d2 / 90.0))));
-        *c1 = c0 - (c0 * h + s0 * sd);   /* h = 1 - cos d */
+        double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120));
+        double h = d2 * (0.5 - d2 * (1.0 / 24 - d2 * (1.0 / 720)));   /* 1 - cos d */
+        *c1 = c0 - (c0 * h + s0 * sd);
         *s1 = s0 - (s0 * h - c0 * sd);
     } else {
         *c1 = cos(q1);
@@ -1397,93 +1456,170 @@ static inline void chain_trig_step(double c0, double s0, double d, double q1, do
     }
 }
 
-/* cos and sin of an IK seed q into c->cq, c->sq: stepped from the last IK answer's (in tracking, the previous
- * cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else libm. Only the seed's error, and so the first
- * Newton step, depends on them: the answer's own are libm's. */
-static void chain_seed_trig(Chain *c, const double *q)
+/* Keep the IK answer q with libm's cos/sin of it (cq, sq; NULL: from the cache or libm) as the next seed's
+ * reference, and the correction from the caller's seed (clamped) it was reached from to it (seed NULL: none, the
+ * damped path's answer); the next seed gets the correction when it is small (<= CORR_MAX per joint). */
+static void chain_ik_remember(Chain *c, const double *seed, const double *q, const double *cq, const double *sq)
 {
-    for (int i = 0; i < c->n; i++) {
-        if (c->ik_ref_valid) {
-            chain_trig_step(c->ik_ref_cq[i], c->ik_ref_sq[i], q[i] - c->ik_ref_q[i], q[i], &c->cq[i], &c->sq[i]);
+    int n = c->n;
+    if (!cq) {
+        const ChainCache *e = chain_cache_find(c, q);
+        if (e) {
+            cq = e->cq, sq = e->sq;
         } else {
-            c->cq[i] = cos(q[i]);
-            c->sq[i] = sin(q[i]);
+            chain_trig(c, q, c->ik_ref_cq, c->ik_ref_sq);
+            cq = c->ik_ref_cq, sq = c->ik_ref_sq;
         }
     }
-}
-
-/* Keep the IK answer q with libm's cos/sin of it (from the cache, where the answer's transforms were just put)
- * as the next seed's reference. */
-static void chain_ik_remember(Chain *c, const double *q)
-{
-    size_t len = (size_t)c->n * sizeof(double);
-    const ChainCache *e = chain_cache_find(c, q);
-    memcpy(c->ik_ref_q, q, len);
-    if (e) {
-        memcpy(c->ik_ref_cq, e->cq, len);
-        memcpy(c->ik_ref_sq, e->sq, len);
+    double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
+    int ok = seed != NULL;
+    if (ok) {   /* the Newton path's answer: its cos/sin are in its cache entry */
+        for (int i = 0; i < n; i++) {
+            double qi = q[i], d = qi - seed[i];
+            rq[i] = qi, rc[i] = cq[i], rs[i] = sq[i], corr[i] = d;
+            ok &= fabs(d) <= CORR_MAX;
+        }
     } else {
-        chain_trig(c, q, c->ik_ref_cq, c->ik_ref_sq);
+        for (int i = 0; i < n; i++) rq[i] = q[i];
+        if (rc != cq)
+            for (int i = 0; i < n; i++) rc[i] = cq[i], rs[i] = sq[i];
     }
     c->ik_ref_valid = 1;
+    c->ik_ref_corr_ok = ok;
 }
 
-/* The tracking path: Newton steps from q (within limits, world transforms and c->cq/c->sq of q computed, error e,
- * residual *res) with the analytic Jacobian, refactored only when a chord step (old factorisation) fails to
- * contract tenfold. On success q, e, *res hold the answer, the workspace is that of q, and the steps taken are
- * returned. Returns -1 when it gives up (q untouched, workspace not); the caller then runs the damped least
- * squares from the seed. */
-static int chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, double *q, double e[6],
-                           double *res)
+/* The tracking path's seed into w from the caller's (clamped) seed q: plus the last call's correction (its answer
+ * minus its caller's seed) when that was small (a tracking call, chain_ik_remember). A planner extrapolating its
+ * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
+ * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
+ * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are stepped from
+ * the last IK answer's (in tracking, the previous cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else
+ * libm: only the seed's error, and so the first step, depends on them; the answer's own are libm's. Returns 1 when
+ * the kept factorisation (if any) was made within CHORD_MAX_DIST of the seed in every joint. */
+static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *restrict w)
 {
-    int n = c->n, piv[6], steps = 0;
-    /* the current point and the trial one (q, cos, sin), swapped by pointer when a trial is accepted */
-    double lu[36], x[3], en[6], r = *res, qb[2][N_MAX], cb[2][N_MAX], sb[2][N_MAX];
-    double *qcur = qb[0], *tc = cb[0], *ts = sb[0], *qn = qb[1], *cn = cb[1], *sn = sb[1], *dq = c->dq;
-    memcpy(qcur, q, (size_t)n * sizeof(double));
-    memcpy(tc, c->cq, (size_t)n * sizeof(double));
-    memcpy(ts, c->sq, (size_t)n * sizeof(double));
-    chain_tool_pose(c, x, NULL);
-    chain_jac_world(c, c->tool_link, x, c->J);
-    if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
-    int fresh = 1;
-    while (r > c->ik_tol) {
-        if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return -1; }
-        chain_newton_step(c, rows, lu, piv, e, dq);
-        for (int j = 0; j < n; j++) {
-            if (!(fabs(dq[j]) <= FAST_MAX_STEP)) { c->ik_stats.fallback_step++; return -1; }
-            qn[j] = qcur[j] + dq[j];
-            if (qn[j] < c->j[j].qmin || qn[j] > c->j[j].qmax) { c->ik_stats.fallback_limit++; return -1; }
+    int n = c->n, near = 1;
+    if (!c->ik_ref_valid) {
+        for (int i = 0; i < n; i++) w->q[i] = q[i];
+        chain_trig(c, q, w->cq, w->sq);
+        return 0;
+    }
+    const double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
+    const double *lq = c->ik_lu_q;
+    int ok = c->ik_ref_corr_ok;
+    for (int i = 0; i < n; i++) {   /* (a corrected seed outside the limits fails the steps' limit test) */
+        double v = ok ? q[i] + corr[i] : q[i], c1, s1;
+        w->q[i] = v;
+        chain_trig_step(rc[i], rs[i], v - rq[i], v, &c1, &s1);
+        w->cq[i] = c1, w->sq[i] = s1;
+        near &= fabs(v - lq[i]) <= CHORD_MAX_DIST;
+    }
+    return near;
+}
+
+/* Jacobian of the tool at the point of w (its world transforms computed), factored and kept for this call's and
+ * later calls' steps (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). Returns 0, or -1 when near-singular (nothing kept). */
+static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
+{
+    const double (*Rw)[9] = (const double (*)[9])w->Rw;
+    const double (*pw)[3] = (const double (*)[3])w->pw;
+    double x[3];
+    chain_tool_pose_at(c, Rw, pw, x, NULL);
+    chain_jac_rows(c, Rw, pw, c->tool_link, x, rows, 1.0, c->ik_J);
+    c->ik_stats.factored++;
+    if (chain_newton_factor(c, rows, c->ik_lu, c->ik_piv) < 0) {
+        c->ik_lu_rows = 0;
+        return -1;
+    }
+    c->ik_lu_rows = rows;
+    for (int i = 0; i < c->n; i++) c->ik_lu_q[i] = w->q[i];
+    return 0;
+}
+
+/* The tracking path: Newton steps from the seed in c->ik_work (q within limits, world transforms and cos/sin of q
+ * computed, error e, residual *res). The steps use the kept factorisation of an earlier call (chord steps) when
+ * the seed is near the point it was made at, else a Jacobian factored at the seed; a chord step that fails (does
+ * not contract tenfold, or breaks the step or limit bound) makes a fresh one at the current point. Every trial
+ * point's cos/sin are libm's and its transforms go straight into the cache entry the answer replaces (or into
+ * c->ik_work, alternately). The answer meets CHORD_TOL, or ik_tol when its last step used a Jacobian factored in
+ * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
+ * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
+ * dropped from the cache); the caller then runs the damped least squares from the seed. */
+static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, int near,
+                                   double e[6], double *res, int *steps_out)
+{
+    int n = c->n, steps = 0, slot = (c->cache_last + 1) % CHAIN_NCACHE;
+    double r = *res, en[6], dq[N_MAX];
+    double ctol = 0.5 * c->ik_tol < CHORD_TOL ? 0.5 * c->ik_tol : CHORD_TOL, tol = ctol;
+    ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
+    nb->valid = 0;
+    /* usable: the kept factorisation serves this seed; fresh: it is at the current point; made: in this call;
+     * exact: the current point is a trial (libm's cos/sin), not the seed (stepped cos/sin) */
+    int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0, exact = 0;
+    while (!(exact && r <= tol)) {
+        if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return NULL; }
+        int zero = r <= tol;   /* the seed is close enough: try it as it is, with libm's cos/sin */
+        if (zero) {
+            for (int j = 0; j < n; j++) dq[j] = 0;
+        } else {
+            if (!usable) {
+                if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
+                usable = made = fresh = 1;
+            }
+            chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
         }
-        chain_trig(c, qn, cn, sn);
-        chain_fk_world_trig(c, qn, cn, sn);
-        chain_tool_error(c, pos, Rt, en);
-        double rn = v3_norm(en) + v3_norm(en + 3);
-        if (rn <= c->ik_tol || rn <= (fresh ? 0.5 : 0.1) * r) {
-            double *t;
-            t = qcur, qcur = qn, qn = t;
-            t = tc, tc = cn, cn = t;
-            t = ts, ts = sn, sn = t;
-            memcpy(e, en, sizeof en);
+        int big = 0, out = 0;
+        for (int j = 0; j < n; j++) {
+            double qj = cur->q[j] + dq[j];
+            big |= !(fabs(dq[j]) <= FAST_MAX_STEP);
+            out |= (qj < c->j[j].qmin) | (qj > c->j[j].qmax);
+            nb->q[j] = qj;
+        }
+        int bad = big ? 1 : out ? 2 : 0;
+        double rn = INFINITY;
+        if (!bad) {
+            chain_trig(c, nb->q, nb->cq, nb->sq);
+            chain_fk_world_trig(c, nb->q, nb->cq, nb->sq, nb->Rw, nb->pw);
+            rn = chain_tool_error_at(c, (const double (*)[9])nb->Rw, (const double (*)[3])nb->pw, pos, Rt, en);
+        }
+        if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
+            ChainCache *t = cur;
+            cur = nb, nb = t;
+            if (!fresh && !zero && rn > CHORD_KAPPA * r) c->ik_lu_rows = 0; /* kept too long: factor afresh next call */
+            for (int k = 0; k < 6; k++) e[k] = en[k];
             r = rn;
+            tol = made ? c->ik_tol : ctol;
+            exact = 1;
             fresh = 0;
             steps++;
             continue;
         }
-        if (fresh) { c->ik_stats.fallback_contract++; return -1; }
-        /* the chord step did not contract enough: refactor at the current point (its transforms were replaced) */
-        chain_fk_world_trig(c, qcur, tc, ts);
-        chain_tool_error(c, pos, Rt, e);
-        chain_tool_pose(c, x, NULL);
-        chain_jac_world(c, c->tool_link, x, c->J);
-        if (chain_newton_factor(c, rows, lu, piv) < 0) { c->ik_stats.fallback_singular++; return -1; }
-        fresh = 1;
+        if (fresh) {
+            if (bad == 1) c->ik_stats.fallback_step++;
+            else if (bad == 2) c->ik_stats.fallback_limit++;
+            else c->ik_stats.fallback_contract++;
+            return NULL;
+        }
+        /* the chord step (or the seed as it is) failed: factor afresh at the current point (its transforms are
+         * still in cur) */
+        if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
+        usable = made = fresh = 1;
     }
-    memcpy(q, qcur, (size_t)n * sizeof(double));
+    if (!made) c->ik_stats.chord++;
     *res = r;
-    /* an accepted step came last: the workspace is the FK of q from libm's cos/sin, as chain_fk_world makes it */
-    chain_cache_world(c, chain_cache_put(c, q, tc, ts));
-    return steps;
+    *steps_out = steps;
+    ChainCache *ans = &c->cache[slot];
+    if (cur != ans) { /* an even number of steps: the answer is in the IK's work entry */
+        size_t len = (size_t)n * sizeof(double);
+        memcpy(ans->q, cur->q, len);
+        memcpy(ans->cq, cur->cq, len);
+        memcpy(ans->sq, cur->sq, len);
+        memcpy(ans->Rw, cur->Rw, (size_t)n * sizeof cur->Rw[0]);
+        memcpy(ans->pw, cur->pw, (size_t)n * sizeof cur->pw[0]);
+    }
+    ans->valid = ans->has_world = 1;
+    c->cache_last = slot;
+    return ans;
 }
 
 /* Numerical IK. A seed close to the answer (a tracking cycle) goes first through plain Newton steps
@@ -1505,23 +1641,22 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     }
     memcpy(q, q_seed, (size_t)n * sizeof(double));
     chain_clamp(c, q);
-    double err2;
-    if (c->ik_fast) { /* the seed's cos/sin stepped from the last answer's: the damped path below redoes them */
-        chain_seed_trig(c, q);
-        chain_fk_world_trig(c, q, c->cq, c->sq);
-        err2 = chain_tool_error(c, pos, quat ? Rt : NULL, e);
-    } else {
-        err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
-    }
-    double res = v3_norm(e) + v3_norm(e + 3);
+    double err2, res;
     c->ik_stats.calls++;
-    if (c->ik_fast && !(res <= c->ik_tol)) {
-        int steps = -1;
-        if (res <= FAST_MAX_RES) steps = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, q, e, &res);
+    if (c->ik_fast) { /* the seed's cos/sin stepped from the last answer's: the damped path below redoes them */
+        ChainCache *w = &c->ik_work;
+        int near = chain_ik_seed(c, q, w);
+        chain_fk_world_trig(c, w->q, w->cq, w->sq, w->Rw, w->pw);
+        res = chain_tool_error_at(c, (const double (*)[9])w->Rw, (const double (*)[3])w->pw, pos, quat ? Rt : NULL,
+                                  e);
+        int steps = 0;
+        ChainCache *ans = NULL;
+        if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, near, e, &res, &steps);
         else c->ik_stats.fallback_far++;
-        if (steps >= 0) {
+        if (ans) {
             c->ik_stats.fast++;
-            chain_ik_remember(c, q);
+            chain_ik_remember(c, q, ans->q, ans->cq, ans->sq);
+            memcpy(q, ans->q, (size_t)n * sizeof(double));
             if (info) {
                 info->iterations = steps;
                 info->residual = res;
@@ -1529,11 +1664,9 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
             return MODEL_OK;
         }
         /* back to the seed: the damped least squares below runs exactly as without the fast path */
-        memcpy(q, q_seed, (size_t)n * sizeof(double));
-        chain_clamp(c, q);
-        err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
-        res = v3_norm(e) + v3_norm(e + 3);
     }
+    err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    res = v3_norm(e) + v3_norm(e + 3);
     for (; it < c->ik_max_iter; it++) {
         if (res <= c->ik_tol) { st = MODEL_OK; break; }
         double x[3];
@@ -1579,7 +1712,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
     }
     if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
-    if (st == MODEL_OK) chain_ik_remember(c, q);
+    if (st == MODEL_OK) chain_ik_remember(c, NULL, q, NULL, NULL);
     if (info) {
         info->iterations = it;
         info->residual = res;

@@ -21,11 +21,12 @@ int chain_fk_all(void *s, const double *q, double *pos, double *R);
  * link `link` (-1: the tool point, `point` ignored). Columns of joints that do not move the link are zero. */
 int chain_point_jacobian(void *s, const double *q, int link, const double point[3], double *J);
 
-/* Counts of the IK's paths since create (or the last reset): calls; answered by the Newton tracking path (fast);
- * sent to the damped least squares because the seed's error was above 1e-2 (far), the Jacobian near-singular,
- * a step above 0.05 per joint, a joint limit in the way, or a step that did not contract. */
+/* Counts of the IK's paths since create (or the last reset): calls; answered by the Newton tracking path (fast),
+ * of those without a Jacobian of their own: by chord steps with a factorisation kept from an earlier call, or the
+ * seed as it was (chord); Jacobians the Newton path factored (factored); sent to the damped least squares because the seed's error was above 1e-2 (far), the
+ * Jacobian near-singular, a step above 0.05 per joint, a joint limit in the way, or a step that did not contract. */
 typedef struct {
-    long calls, fast;
+    long calls, fast, chord, factored;
     long fallback_far, fallback_singular, fallback_step, fallback_limit, fallback_contract;
 } ChainIkStats;
 /* Copy the counts into *st (if st is not NULL); reset != 0 zeroes them. */

@@ -137,6 +137,167 @@ UTEST(tracking_equals_dls_tol_1e13) { tracking(1e-13, 0); }
 UTEST(tracking_equals_dls_default_tol) { tracking(0, 0); }
 UTEST(tracking_position_only) { tracking(1e-13, 1); }
 
+/* The seed the dry-run's planner gives: the last answers (hist[0] the newest, nh of them, 1 ms apart) extrapolated
+ * by the polynomial through them, as slot_q does (cubic through four). */
+static void planner_seed(double hist[4][6], int nh, const double *first, double *seed)
+{
+    static const double w[5][4] = {{0}, {1, 0, 0, 0}, {2, -1, 0, 0}, {3, -3, 1, 0}, {4, -6, 4, -1}};
+    for (int i = 0; i < 6; i++) {
+        seed[i] = nh == 0 ? first[i] : 0;
+        for (int k = 0; k < nh; k++) seed[i] += w[nh][k] * hist[k][i];
+    }
+}
+
+static void push_hist(double hist[4][6], int *nh, const double *q)
+{
+    memmove(hist[1], hist[0], 3 * sizeof hist[0]);
+    memcpy(hist[0], q, sizeof hist[0]);
+    if (*nh < 4) (*nh)++;
+}
+
+/* Tracking as the dry-run does it (planner seeds, default ik_tol 1e-10): nearly every call is answered by chord
+ * steps with the factorisation kept from an earlier call, without a Jacobian. Every answer meets ik_tol; the chord
+ * answers must be far more accurate, since the dry-run's qdd are second differences of them over 1 ms: each meets a
+ * pose error of 1e-13 (checked by an independent FK) and is within 2e-12 of the true q and of the damped path's
+ * answer from the same seed at ik_tol 1e-13. */
+UTEST(chord_tracking_accuracy)
+{
+    Model mf, md;
+    open_puma(&mf, 0, 1);
+    open_puma(&md, 1e-13, 0);
+    chain_ik_stats(mf.state, NULL, 1);
+    int ntraj = 4, nsamp = 1500, bad = 0;
+    long chord_calls = 0;
+    double worst_chord_err = 0, worst_true = 0, worst_dls = 0, worst_err = 0;
+    for (int k = 0; k < ntraj; k++) {
+        Traj tr;
+        traj_init(&tr);
+        double hist[4][6], q0[6];
+        int nh = 0;
+        traj_at(&tr, 0, q0);
+        for (int s = 1; s <= nsamp; s++) {
+            double qt[6], pos[3], R[9], quat[4], seed[6], qf[6], qd[6];
+            traj_at(&tr, s * 1e-3, qt);
+            model_fk(&mf, qt, -1, pos, R);
+            m3_to_quat(quat, R);
+            planner_seed(hist, nh, q0, seed);
+            ChainIkStats a, b;
+            chain_ik_stats(mf.state, &a, 0);
+            int sf = model_ik(&mf, pos, quat, seed, qf, NULL);
+            chain_ik_stats(mf.state, &b, 0);
+            int sd = model_ik(&md, pos, quat, seed, qd, NULL);
+            if (sf != MODEL_OK || sd != MODEL_OK) { bad++; continue; }
+            if (b.chord == a.chord + 1) {
+                chord_calls++;
+                worst_chord_err = fmax(worst_chord_err, pose_err(&mf, qf, pos, R));
+                for (int i = 0; i < 6; i++) {
+                    worst_true = fmax(worst_true, fabs(qf[i] - qt[i]));
+                    worst_dls = fmax(worst_dls, fabs(qf[i] - qd[i]));
+                }
+            }
+            worst_err = fmax(worst_err, pose_err(&mf, qf, pos, R));
+            push_hist(hist, &nh, qf);
+        }
+    }
+    ChainIkStats st;
+    chain_ik_stats(mf.state, &st, 0);
+    printf("#   %ld calls: %ld fast, %ld by chord steps alone, %ld Jacobians factored; pose error <= %.2e, of the "
+           "chord answers <= %.2e; those within %.2e of the true q, %.2e of the damped path's at 1e-13\n", st.calls,
+           st.fast, st.chord, st.factored, worst_err, worst_chord_err, worst_true, worst_dls);
+    CHECK(bad == 0);
+    CHECK(st.fast == st.calls);
+    CHECK(chord_calls == st.chord);
+    CHECK(st.chord >= 0.9 * st.calls);
+    CHECK(worst_err <= 1e-10);
+    CHECK(worst_chord_err <= 1.01e-13);   /* CHORD_TOL, measured by another rounding of the same error */
+    CHECK(worst_true <= 2e-12);
+    CHECK(worst_dls <= 2e-12);
+    model_close(&mf);
+    model_close(&md);
+}
+
+/* The kept factorisation serves only seeds near the point it was made at, with a small error: after tracking, a call
+ * 0.2 rad away (seed within 1e-9 of its answer) factors a fresh Jacobian at its seed; so does one near that new
+ * point whose seed's pose error exceeds 1e-6; one near it with a good seed is a chord answer again (no Jacobian).
+ * All meet the tolerance. */
+UTEST(kept_factorisation_refactor)
+{
+    Model mf;
+    open_puma(&mf, 0, 1);
+    Traj tr;
+    traj_init(&tr);
+    double hist[4][6], q0[6], q[6], pos[3], R[9], quat[4], seed[6], qf[6];
+    int nh = 0;
+    traj_at(&tr, 0, q0);
+    for (int s = 1; s <= 50; s++) {
+        traj_at(&tr, s * 1e-3, q);
+        model_fk(&mf, q, -1, pos, R);
+        m3_to_quat(quat, R);
+        planner_seed(hist, nh, q0, seed);
+        CHECK(model_ik(&mf, pos, quat, seed, qf, NULL) == MODEL_OK);
+        push_hist(hist, &nh, qf);
+    }
+    /* dq: 0.2 rad away (beyond the 0.05 the kept factorisation serves); then 1e-3 on, with seed errors 1e-5 and
+     * 1e-10 */
+    static const double dq[3] = {0.2, 1e-3, 1e-3}, dseed[3] = {1e-9, 1e-5, 1e-10};
+    static const int refactor[3] = {1, 1, 0};
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 6; i++) q[i] = qf[i] + (i == 0 ? dq[k] : 0);
+        model_fk(&mf, q, -1, pos, R);
+        m3_to_quat(quat, R);
+        for (int i = 0; i < 6; i++) seed[i] = q[i] + dseed[k];
+        ChainIkStats a, b;
+        chain_ik_stats(mf.state, &a, 0);
+        CHECK(model_ik(&mf, pos, quat, seed, qf, NULL) == MODEL_OK);
+        chain_ik_stats(mf.state, &b, 0);
+        CHECK(b.fast == a.fast + 1);
+        CHECK(b.factored == a.factored + refactor[k]);
+        CHECK(b.chord == a.chord + !refactor[k]);
+        CHECK(pose_err(&mf, qf, pos, R) <= 1e-10);
+    }
+    model_close(&mf);
+}
+
+/* An answer depends on the IK calls before it and on nothing else: two models making the same IK calls give the same
+ * bits when one of them also makes FK, Jacobian, mass-matrix, dynamics and singularity calls in between (which fill
+ * its cache and workspace; the pipelined dry-run makes them on a twin model). */
+UTEST(answers_depend_on_ik_history_only)
+{
+    Model ma, mb;
+    open_puma(&ma, 0, 1);
+    open_puma(&mb, 0, 1);
+    Traj tr;
+    traj_init(&tr);
+    double hist[4][6], q0[6];
+    int nh = 0, differ = 0;
+    traj_at(&tr, 0, q0);
+    for (int s = 1; s <= 300; s++) {
+        double qt[6], pos[3], R[9], quat[4], seed[6], qa[6], qb[6];
+        traj_at(&tr, s * 1e-3, qt);
+        model_fk(&ma, qt, -1, pos, R);
+        m3_to_quat(quat, R);
+        planner_seed(hist, nh, q0, seed);
+        CHECK(model_ik(&ma, pos, quat, seed, qa, NULL) == MODEL_OK);
+        if (nh > 0) { /* b: the dry-run's calls at the last answer, and some elsewhere */
+            double qd[6] = {0.1, -0.2, 0.3, 0.1, 0.2, -0.1}, qdd[6] = {1, 2, 3, 4, 5, 6}, tau[6], J[36], M[36], m;
+            double qo[6], p[3], Ro[9];
+            for (int i = 0; i < 6; i++) qo[i] = hist[0][i] + 0.01 * (i + 1) * (s % 3);
+            model_inverse_dynamics(&mb, hist[0], qd, qdd, tau);
+            model_singularity_within(&mb, hist[0], 1e-3, 1e3, &m);
+            model_fk(&mb, qo, -1, p, Ro);
+            model_jacobian(&mb, qo, J);
+            model_mass_matrix(&mb, qo, M);
+            model_singularity(&mb, qo, &m);
+        }
+        CHECK(model_ik(&mb, pos, quat, seed, qb, NULL) == MODEL_OK);
+        differ += memcmp(qa, qb, sizeof qa) != 0;
+        push_hist(hist, &nh, qa);
+    }
+    CHECK(differ == 0);
+    model_close(&ma);
+    model_close(&mb);
+}
+
 /* Solve the same problem with the fast and the DLS model; when the fast model fell back (its counter `which`
  * moved), its status and answer must be the DLS's, bit for bit. Returns the fast status. */
 static int same_as_dls(Model *mf, Model *md, const double pos[3], const double quat[4], const double *seed,
@@ -255,6 +416,9 @@ int main(void)
     RUN(tracking_equals_dls_tol_1e13);
     RUN(tracking_equals_dls_default_tol);
     RUN(tracking_position_only);
+    RUN(chord_tracking_accuracy);
+    RUN(kept_factorisation_refactor);
+    RUN(answers_depend_on_ik_history_only);
     RUN(near_singular_falls_back);
     RUN(limit_falls_back);
     RUN(far_seed_and_big_step_fall_back);
