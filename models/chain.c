@@ -73,8 +73,8 @@ typedef struct {
     ChainV2 rot[4]; /* DH path: the rotation's cs0, ss0, cs1, ss1 (ChainDhRot) for the backward pass */
 } ChainRneLink;
 
-/* Joint values met recently (IK answers, dynamics and singularity calls), with libm's cos/sin of each joint value
- * and, when has_world, the world transforms chain_fk_world_trig makes of them: a call at a q equal bit for bit
+/* Joint values met recently (IK answers, dynamics and singularity calls), with chain_trig's cos/sin of each joint
+ * value and, when has_world, the world transforms chain_fk_world_trig makes of them: a call at a q equal bit for bit
  * to an entry's reuses them and gets the very bits it would have computed (the dry-run evaluates the dynamics and
  * the singularity measure at the IK answer of the cycle before). */
 #define CHAIN_NCACHE 3
@@ -117,12 +117,11 @@ typedef struct {
     double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
     ChainCache cache[CHAIN_NCACHE];
     int cache_last;                    /* the entry written last */
-    /* the last IK answer and libm's cos/sin of it: the next IK seed's cos/sin are stepped from these alone, so an
+    int trig_vec;            /* chain_trig takes libmvec's 4-wide cos/sin (chain_trig_vector) */
+    /* the last IK answer minus its caller's seed, to add to the next seed (chain_ik_seed), when ik_ref_corr_ok: an
      * answer depends on the IK calls before it and on nothing else (not on the dynamics or singularity calls that
      * fill the cache in between: the dry-run makes those on a twin model when it pipelines) */
-    int ik_ref_valid;
-    double ik_ref_q[N_MAX], ik_ref_cq[N_MAX], ik_ref_sq[N_MAX];
-    int ik_ref_corr_ok;      /* the last answer minus its caller's seed, to add to the next seed (chain_ik_seed) */
+    int ik_ref_corr_ok;
     double ik_ref_corr[N_MAX];
     /* the Newton path's kept factorisation (chain_ik_factor): the tool Jacobian ik_J (rows x n) at ik_lu_q, factored
      * for ik_lu_rows rows (0: none kept); later calls near ik_lu_q take chord steps with it */
@@ -231,9 +230,58 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
     }
 }
 
-/* libm's cos and sin of every joint value (the only place they are computed for a cache entry). */
+#if defined(__x86_64__)
+/* glibc's vector math library (libmvec, part of libc6): cos and sin of 4 doubles at once with AVX2, within 4 ulp of
+ * the true values (like libm's scalar ones, which are within 1) at about a fifth of their cost. */
+#include <immintrin.h>
+__m256d _ZGVdN4v_cos(__m256d x);
+__m256d _ZGVdN4v_sin(__m256d x);
+
+__attribute__((target("avx2"))) static void chain_trig_avx2(int n, const double *q, double *cq, double *sq)
+{
+    if (n < 4) {
+        double x[4] = {0, 0, 0, 0}, co[4], si[4];
+        memcpy(x, q, (size_t)n * sizeof *q);
+        __m256d v = _mm256_loadu_pd(x);
+        _mm256_storeu_pd(co, _ZGVdN4v_cos(v));
+        _mm256_storeu_pd(si, _ZGVdN4v_sin(v));
+        memcpy(cq, co, (size_t)n * sizeof *q);
+        memcpy(sq, si, (size_t)n * sizeof *q);
+        return;
+    }
+    /* blocks of 4, the last one ending at n (overlapping the one before: each lane's value depends on its own
+     * argument only, so the overlap is written twice with the same bits) */
+    for (int i = 0;; i += 4) {
+        if (i > n - 4) i = n - 4;
+        __m256d v = _mm256_loadu_pd(q + i);
+        _mm256_storeu_pd(cq + i, _ZGVdN4v_cos(v));
+        _mm256_storeu_pd(sq + i, _ZGVdN4v_sin(v));
+        if (i == n - 4) break;
+    }
+}
+#endif
+
+/* 1 when chain_trig takes libmvec's 4-wide cos/sin: this CPU has AVX2 (fixed for the process, so every model
+ * instance, and both stages of a pipelined dry-run, make the same bits). */
+static int chain_trig_vector(void)
+{
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* cos and sin of every joint value: the only place they are computed for a cache entry or an IK point, so a q
+ * gets the same bits wherever it is met. libmvec's where the CPU has AVX2 (c->trig_vec), else libm's. */
 static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 {
+#if defined(__x86_64__)
+    if (c->trig_vec) {
+        chain_trig_avx2(c->n, q, cq, sq);
+        return;
+    }
+#endif
     for (int i = 0; i < c->n; i++) {
         double x = q[i];   /* one value for both calls: the compiler makes them one sincos */
         cq[i] = cos(x);
@@ -257,7 +305,7 @@ static ChainCache *chain_cache_find(Chain *c, const double *q)
     return NULL;
 }
 
-/* Store q with libm's cos/sin of it (cq, sq) in the oldest entry; no world transforms yet. */
+/* Store q with chain_trig's cos/sin of it (cq, sq) in the oldest entry; no world transforms yet. */
 static ChainCache *chain_cache_put(Chain *c, const double *q, const double *cq, const double *sq)
 {
     size_t len = (size_t)c->n * sizeof(double);
@@ -1439,52 +1487,16 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
     }
 }
 
-/* cos and sin of q + d from those of q: the angle-addition formulas with d's own cos/sin by Taylor series (for
- * |d| < 1e-2 the omitted terms, d^7/7! and d^8/8!, are below 2e-18 absolute, 0.02 ulp of 0.5), else libm at
- * q + d. A few ulp from libm's values. */
-static inline void chain_trig_step(double c0, double s0, double d, double q1, double *c1, double *s1)
+/* Keep the correction from the caller's seed (clamped) to the IK answer q it was reached from (seed NULL: none,
+ * the damped path's answer); the next seed gets it when it is small (<= CORR_MAX per joint). */
+static void chain_ik_remember(Chain *c, const double *seed, const double *q)
 {
-    if (fabs(d) < 1e-2) {
-        double d2 = d * d;
-        double sd = d + d * d2 * (-1.0 / 6 + d2 * (1.0 / 120));
-        double h = d2 * (0.5 - d2 * (1.0 / 24 - d2 * (1.0 / 720)));   /* 1 - cos d */
-        *c1 = c0 - (c0 * h + s0 * sd);
-        *s1 = s0 - (s0 * h - c0 * sd);
-    } else {
-        *c1 = cos(q1);
-        *s1 = sin(q1);
-    }
-}
-
-/* Keep the IK answer q with libm's cos/sin of it (cq, sq; NULL: from the cache or libm) as the next seed's
- * reference, and the correction from the caller's seed (clamped) it was reached from to it (seed NULL: none, the
- * damped path's answer); the next seed gets the correction when it is small (<= CORR_MAX per joint). */
-static void chain_ik_remember(Chain *c, const double *seed, const double *q, const double *cq, const double *sq)
-{
-    int n = c->n;
-    if (!cq) {
-        const ChainCache *e = chain_cache_find(c, q);
-        if (e) {
-            cq = e->cq, sq = e->sq;
-        } else {
-            chain_trig(c, q, c->ik_ref_cq, c->ik_ref_sq);
-            cq = c->ik_ref_cq, sq = c->ik_ref_sq;
-        }
-    }
-    double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
     int ok = seed != NULL;
-    if (ok) {   /* the Newton path's answer: its cos/sin are in its cache entry */
-        for (int i = 0; i < n; i++) {
-            double qi = q[i], d = qi - seed[i];
-            rq[i] = qi, rc[i] = cq[i], rs[i] = sq[i], corr[i] = d;
-            ok &= fabs(d) <= CORR_MAX;
-        }
-    } else {
-        for (int i = 0; i < n; i++) rq[i] = q[i];
-        if (rc != cq)
-            for (int i = 0; i < n; i++) rc[i] = cq[i], rs[i] = sq[i];
+    for (int i = 0; ok && i < c->n; i++) {
+        double d = q[i] - seed[i];
+        c->ik_ref_corr[i] = d;
+        ok = fabs(d) <= CORR_MAX;
     }
-    c->ik_ref_valid = 1;
     c->ik_ref_corr_ok = ok;
 }
 
@@ -1492,28 +1504,19 @@ static void chain_ik_remember(Chain *c, const double *seed, const double *q, con
  * minus its caller's seed) when that was small (a tracking call, chain_ik_remember). A planner extrapolating its
  * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
  * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
- * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are stepped from
- * the last IK answer's (in tracking, the previous cycle's, ~1e-3 away) where a joint is within 1e-2 of it, else
- * libm: only the seed's error, and so the first step, depends on them; the answer's own are libm's. Returns 1 when
- * the kept factorisation (if any) was made within CHORD_MAX_DIST of the seed in every joint. */
+ * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
+ * so a seed within the tolerance is the answer as it is (one FK). Returns 1 when the kept factorisation (if any)
+ * was made within CHORD_MAX_DIST of the seed in every joint. */
 static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *restrict w)
 {
-    int n = c->n, near = 1;
-    if (!c->ik_ref_valid) {
-        for (int i = 0; i < n; i++) w->q[i] = q[i];
-        chain_trig(c, q, w->cq, w->sq);
-        return 0;
-    }
-    const double *rq = c->ik_ref_q, *rc = c->ik_ref_cq, *rs = c->ik_ref_sq, *corr = c->ik_ref_corr;
-    const double *lq = c->ik_lu_q;
-    int ok = c->ik_ref_corr_ok;
+    int n = c->n, near = 1, ok = c->ik_ref_corr_ok;
+    const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q;
     for (int i = 0; i < n; i++) {   /* (a corrected seed outside the limits fails the steps' limit test) */
-        double v = ok ? q[i] + corr[i] : q[i], c1, s1;
+        double v = ok ? q[i] + corr[i] : q[i];
         w->q[i] = v;
-        chain_trig_step(rc[i], rs[i], v - rq[i], v, &c1, &s1);
-        w->cq[i] = c1, w->sq[i] = s1;
         near &= fabs(v - lq[i]) <= CHORD_MAX_DIST;
     }
+    chain_trig(c, w->q, w->cq, w->sq);
     return near;
 }
 
@@ -1540,7 +1543,7 @@ static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
  * computed, error e, residual *res). The steps use the kept factorisation of an earlier call (chord steps) when
  * the seed is near the point it was made at, else a Jacobian factored at the seed; a chord step that fails (does
  * not contract tenfold, or breaks the step or limit bound) makes a fresh one at the current point. Every trial
- * point's cos/sin are libm's and its transforms go straight into the cache entry the answer replaces (or into
+ * point's cos/sin are chain_trig's and its transforms go straight into the cache entry the answer replaces (or into
  * c->ik_work, alternately). The answer meets CHORD_TOL, or ik_tol when its last step used a Jacobian factored in
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
@@ -1554,20 +1557,15 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
     nb->valid = 0;
     /* usable: the kept factorisation serves this seed; fresh: it is at the current point; made: in this call;
-     * exact: the current point is a trial (libm's cos/sin), not the seed (stepped cos/sin) */
-    int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0, exact = 0;
-    while (!(exact && r <= tol)) {
+     * (a seed within tol is the answer as it is: its cos/sin are chain_trig's, its transforms their FK) */
+    int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0;
+    while (!(r <= tol)) {
         if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return NULL; }
-        int zero = r <= tol;   /* the seed is close enough: try it as it is, with libm's cos/sin */
-        if (zero) {
-            for (int j = 0; j < n; j++) dq[j] = 0;
-        } else {
-            if (!usable) {
-                if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
-                usable = made = fresh = 1;
-            }
-            chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
+        if (!usable) {
+            if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
+            usable = made = fresh = 1;
         }
+        chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
         int big = 0, out = 0;
         for (int j = 0; j < n; j++) {
             double qj = cur->q[j] + dq[j];
@@ -1585,11 +1583,10 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
             ChainCache *t = cur;
             cur = nb, nb = t;
-            if (!fresh && !zero && rn > CHORD_KAPPA * r) c->ik_lu_rows = 0; /* kept too long: factor afresh next call */
+            if (!fresh && rn > CHORD_KAPPA * r) c->ik_lu_rows = 0; /* kept too long: factor afresh next call */
             for (int k = 0; k < 6; k++) e[k] = en[k];
             r = rn;
             tol = made ? c->ik_tol : ctol;
-            exact = 1;
             fresh = 0;
             steps++;
             continue;
@@ -1600,7 +1597,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
             else c->ik_stats.fallback_contract++;
             return NULL;
         }
-        /* the chord step (or the seed as it is) failed: factor afresh at the current point (its transforms are
+        /* the chord step failed: factor afresh at the current point (its transforms are
          * still in cur) */
         if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
         usable = made = fresh = 1;
@@ -1643,7 +1640,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     chain_clamp(c, q);
     double err2, res;
     c->ik_stats.calls++;
-    if (c->ik_fast) { /* the seed's cos/sin stepped from the last answer's: the damped path below redoes them */
+    if (c->ik_fast) { /* the tracking path first; the damped path below starts again from the seed */
         ChainCache *w = &c->ik_work;
         int near = chain_ik_seed(c, q, w);
         chain_fk_world_trig(c, w->q, w->cq, w->sq, w->Rw, w->pw);
@@ -1655,7 +1652,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         else c->ik_stats.fallback_far++;
         if (ans) {
             c->ik_stats.fast++;
-            chain_ik_remember(c, q, ans->q, ans->cq, ans->sq);
+            chain_ik_remember(c, q, ans->q);
             memcpy(q, ans->q, (size_t)n * sizeof(double));
             if (info) {
                 info->iterations = steps;
@@ -1712,7 +1709,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
     }
     if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
-    if (st == MODEL_OK) chain_ik_remember(c, NULL, q, NULL, NULL);
+    if (st == MODEL_OK) chain_ik_remember(c, NULL, q);
     if (info) {
         info->iterations = it;
         info->residual = res;
@@ -1983,6 +1980,7 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     for (int i = c->tool_link; i >= 0; i = c->j[i].parent) len += v3_norm(c->j[i].p0);
     c->char_len = len > 1e-6 ? len : 1.0;
     c->ik_tol = 1e-10;
+    c->trig_vec = chain_trig_vector();
     c->ik_max_iter = 200;
     c->ik_fast = 1;
     const ModelParam *p;
