@@ -763,11 +763,13 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
 /* ---------------------------------------------------------------- the cycle */
 
 /* Joint position of a Cartesian slot at local time x: the ends exactly, in between IK seeded with the
- * cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt computes one. */
-static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
+ * cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt computes one. pose (7
+ * doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
+static int slot_q(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
 {
     const PlannerSegment *g = s->seg;
     int n = p->cfg.dof;
+    pose[0] = NAN;
     if (x <= 0) { memcpy(q, g->q0, (size_t)n * sizeof *q); return 0; }
     if (x >= g->T) { memcpy(q, g->q1, (size_t)n * sizeof *q); return 0; }
     double tol = 1e-9 * p->cfg.dt, dist[4];
@@ -818,11 +820,10 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q)
         for (int i = 0; i < n; i++) seed[i] = w0 * q0[i] + w1 * q1[i] + w2 * q2[i] + w3 * q3[i];
     }
     ProfileState ps;
-    double pos[3], quat[4];
     ModelIkInfo ii;
     profile_at(&g->path, x, &ps);
-    planner_path_pose(g, ps.p, pos, quat);
-    int st = model_ik(p->cfg.model, pos, quat, seed, q, &ii);
+    planner_path_pose(g, ps.p, pose, pose + 3);
+    int st = model_ik(p->cfg.model, pose, pose + 3, seed, q, &ii);
     if (st < 0) return PLANNER_EIK;
     int k = s->nc < 4 ? s->nc++ : old;
     s->tc[k] = x;
@@ -854,11 +855,11 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
     int r0 = s->w0, r1 = r0 == 2 ? 0 : r0 + 1, r2 = r1 == 2 ? 0 : r1 + 1;
     if (s->wn && fabs(x - h - s->wx) <= 1e-9 * h) {
         r0 = r1, r1 = r2, r2 = s->w0;   /* slide by one: the oldest row takes q(x + h) */
-    } else if (slot_q(p, s, x - h, s->wq[r0]) < 0 || slot_q(p, s, x, s->wq[r1]) < 0) {
+    } else if (slot_q(p, s, x - h, s->wq[r0], s->wp[r0]) < 0 || slot_q(p, s, x, s->wq[r1], s->wp[r1]) < 0) {
         s->wn = 0;
         return PLANNER_EIK;
     }
-    if (slot_q(p, s, x + h, s->wq[r2]) < 0) {
+    if (slot_q(p, s, x + h, s->wq[r2], s->wp[r2]) < 0) {
         s->wn = 0;
         return PLANNER_EIK;
     }
@@ -875,7 +876,10 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
             oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
         }
     }
-    if (pos) {
+    if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
+        memcpy(pos, s->wp[r1], 3 * sizeof *pos);
+        memcpy(quat, s->wp[r1] + 3, 4 * sizeof *quat);
+    } else if (pos) {
         ProfileState ps;
         profile_at(&g->path, x, &ps);
         planner_path_pose(g, ps.p, pos, quat);

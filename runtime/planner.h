@@ -150,6 +150,8 @@ typedef struct {
     double wx;                     /* its x (local time), when wn */
     int wn, w0;                    /* wn: a window is kept; w0: the row of wq holding q(x - dt), then x, x + dt */
     double wq[3][PLANNER_MAX_AXES];
+    double wp[3][7];               /* the path pose (x, y, z, qw, qx, qy, qz) slot_q solved each row for; wp[r][0]
+                                    * NaN: none (the row came from the segment's ends or the cache) */
     double tc[4];                  /* cache of cycle IK solutions at local times tc */
     double qc[4][PLANNER_MAX_AXES];
     int nc;
