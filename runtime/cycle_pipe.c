@@ -28,6 +28,9 @@ static void futex_wake(_Atomic uint32_t *word)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Most records a sleeping side waits for before it is woken (cycle_pipe_init). */
+#define PIPE_WAKE_BATCH 256
+
 /* Records published at a time (and handed back at a time): fewer index stores, fences and cache-line transfers. */
 #define PIPE_PUBLISH 8
 
@@ -129,9 +132,10 @@ int cycle_pipe_init(CyclePipe *p, size_t cap, size_t size)
     if (cap == 0 || size == 0 || !(p->buf = calloc(cap, size))) return -1;
     p->cap = cap;
     p->size = size;
-    /* a side that went to sleep is woken only once a quarter of the ring waits for it: under load, when the two
-     * threads share a core, every wake-up costs a context switch and a scheduler latency */
-    p->batch = cap / 4 > 1 ? cap / 4 : 1;
+    /* a side that went to sleep is woken only once a batch waits for it, a quarter of the ring but at most
+     * PIPE_WAKE_BATCH: under load, when the two threads share a core, every wake-up costs a context switch and a
+     * scheduler latency; and the records a sleeping consumer has not been woken for are the run's serial tail */
+    p->batch = cap / 4 > PIPE_WAKE_BATCH ? PIPE_WAKE_BATCH : cap / 4 > 1 ? cap / 4 : 1;
     return 0;
 }
 
