@@ -1511,8 +1511,9 @@ static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *r
 {
     int n = c->n, near = 1, ok = c->ik_ref_corr_ok;
     const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q;
-    for (int i = 0; i < n; i++) {   /* (a corrected seed outside the limits fails the steps' limit test) */
+    for (int i = 0; i < n; i++) {   /* the corrected seed clamped like the caller's: it may be the answer as it is */
         double v = ok ? q[i] + corr[i] : q[i];
+        v = v < c->j[i].qmin ? c->j[i].qmin : v > c->j[i].qmax ? c->j[i].qmax : v;
         w->q[i] = v;
         near &= fabs(v - lq[i]) <= CHORD_MAX_DIST;
     }

@@ -20,7 +20,7 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
- * cached about q (model_kin_export; the chain back-end's cos/sin and transforms), which the second stage's twin
+ * cached about q (model_kin_export; the chain back-end's cos/sin), which the second stage's twin
  * then reuses instead of computing it again (bit for bit the same). Device d's part starts at byte
  * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, then its cached
  * kinematics. The record is as short as that (the two cores pass it through their caches, line by line). */
@@ -277,7 +277,8 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
         h->src = sd->src, h->ik_status = sd->ik_status;
-        h->kin_len = ex->kin_cap[d] ? (unsigned)model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
+        size_t kin = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
+        h->kin_len = (unsigned)kin;
     }
 }
 
@@ -463,8 +464,11 @@ static void passive_teardown(ExecOffline *ex)
 /* Cycles in flight: each stage can run a scheduler time slice ahead of the other, and the first can run through
  * a stretch where the second is the slower (a program's first seconds, where the singularity measure meets new
  * extremes it must compute exactly: on the benchmark ~7 ms of the second stage's work more than the first's in
- * the first 6 s) without waiting for it; 4 MB at 512 bytes a record. */
-#define EXEC_PIPE_SLOTS 8192
+ * the first 6 s) without waiting for it. As many as fit in EXEC_PIPE_BYTES (8192 records of a 6-axis arm's 512
+ * bytes), but at least EXEC_PIPE_MIN_SLOTS. */
+#define EXEC_PIPE_BYTES (4u << 20)
+#define EXEC_PIPE_MIN_SLOTS 1024
+#define EXEC_PIPE_MAX_SLOTS 8192
 
 /* Close the twins and the ring; the second stage is back on the devices' own models. */
 static void pipe_teardown(ExecOffline *ex)
@@ -501,7 +505,10 @@ static int pipe_setup(ExecOffline *ex)
     }
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
-    if (!ex->sb || cycle_pipe_init(&ex->pipe, EXEC_PIPE_SLOTS, size) < 0) return pipe_teardown(ex), 0;
+    size_t slots = EXEC_PIPE_BYTES / size;
+    if (slots < EXEC_PIPE_MIN_SLOTS) slots = EXEC_PIPE_MIN_SLOTS;
+    if (slots > EXEC_PIPE_MAX_SLOTS) slots = EXEC_PIPE_MAX_SLOTS;
+    if (!ex->sb || cycle_pipe_init(&ex->pipe, slots, size) < 0) return pipe_teardown(ex), 0;
     sample_init(ex->sb, &ex->lay);
     for (int d = 0; d < ex->lay.ndev; d++) ex->models_b[d] = ex->twin[d];
     return 1;

@@ -109,6 +109,7 @@ static int path_ik(Model *m, const PlannerSegment *g, int n, double s, double ds
     ModelIkInfo ii;
     int quad = q3 != NULL, cub = quad && q4 != NULL;
     for (int i = 0; quad && i < n; i++) quad = fabs(q1[i] - 2 * q2[i] + q3[i]) <= 0.25 * fabs(q1[i] - q2[i]) + 1e-9;
+    cub = cub && quad;   /* cubic only where the stretch passed the quadratic test too */
     for (int i = 0; cub && i < n; i++) cub = fabs(q1[i] - 3 * q2[i] + 3 * q3[i] - q4[i]) <= 0.25 * fabs(q1[i] - q2[i]) + 1e-9;
     for (int i = 0; i < n; i++)
         seed[i] = cub ? 4 * (q1[i] + q3[i]) - 6 * q2[i] - q4[i] : quad ? 3 * (q1[i] - q2[i]) + q3[i] : 2 * q1[i] - q2[i];

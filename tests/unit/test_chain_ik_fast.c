@@ -372,6 +372,35 @@ UTEST(limit_falls_back)
     model_close(&md);
 }
 
+/* The seed's correction (the last answer minus its seed) cannot carry the seed over a joint limit: a call that
+ * learned a +5e-7 correction near joint 1's upper limit, then asked for a pose 4e-7 beyond the limit, gets the
+ * DLS's status (EUNREACH, joint on its limit), not the unclamped corrected seed as an answer. */
+UTEST(corrected_seed_stays_within_limits)
+{
+    Model mf, md;
+    open_puma(&mf, 0, 1);
+    open_puma(&md, 0, 0);
+    double qmax = mf.desc.joint[0].limits.max;
+    double q[6] = {qmax - 5e-7, 0.3, -0.8, 0.2, 0.9, 0.1}, seed[6], pos[3], R[9], quat[4], qf[6], qd[6];
+    model_fk(&mf, q, -1, pos, R);
+    m3_to_quat(quat, R);
+    memcpy(seed, q, sizeof seed);
+    seed[0] -= 5e-7;   /* the answer is 5e-7 above the seed: that correction is kept for the next call */
+    CHECK(model_ik(&mf, pos, quat, seed, qf, NULL) == MODEL_OK);
+    q[0] = qmax + 4e-7;
+    model_fk(&mf, q, -1, pos, R);
+    m3_to_quat(quat, R);
+    memcpy(seed, q, sizeof seed);
+    seed[0] -= 5e-7;   /* the same offset: seed plus correction would be the out-of-limit pose exactly */
+    int sf = model_ik(&mf, pos, quat, seed, qf, NULL), sd = model_ik(&md, pos, quat, seed, qd, NULL);
+    printf("#   fast: status %d, q1 - qmax %.3g; damped: status %d, q1 - qmax %.3g\n", sf, qf[0] - qmax, sd,
+           qd[0] - qmax);
+    CHECK(qf[0] <= qmax);
+    CHECK(sf == sd && sd == MODEL_EUNREACH);
+    model_close(&mf);
+    model_close(&md);
+}
+
 /* A seed whose pose error exceeds 1e-2 goes straight to the DLS; one within it but needing a joint step above
  * 0.05 rad falls back on the step bound. Both then give the DLS answer exactly. A target 5 m away: EUNREACH. */
 UTEST(far_seed_and_big_step_fall_back)
@@ -421,6 +450,7 @@ int main(void)
     RUN(answers_depend_on_ik_history_only);
     RUN(near_singular_falls_back);
     RUN(limit_falls_back);
+    RUN(corrected_seed_stays_within_limits);
     RUN(far_seed_and_big_step_fall_back);
     return utest_done();
 }
