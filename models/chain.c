@@ -114,7 +114,6 @@ typedef struct {
     double M[N_MAX * N_MAX], h[N_MAX], v[N_MAX];
     double J[6 * N_MAX];
     double qtry[N_MAX];
-    double cq[N_MAX], sq[N_MAX];       /* cos, sin of q at the last chain_fk_world (or of the IK's seed) */
     ChainCache cache[CHAIN_NCACHE];
     int cache_last;                    /* the entry written last */
     int trig_vec;            /* chain_trig takes libmvec's 4-wide cos/sin (chain_trig_vector) */
@@ -130,7 +129,7 @@ typedef struct {
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
-    gsl_vector *e6, *y6;
+    gsl_vector *y6;
     /* singularity measure: one-sided Jacobi SVD of the normalised Jacobian, warm-started from the last V; the last
      * matrix decomposed (rows x n), its extreme singular values, Frobenius norm and measure (the skip's bound) */
     double sv_B[6][N_MAX], sv_V[6][6];
@@ -327,25 +326,22 @@ static void chain_cache_world(Chain *c, ChainCache *e)
     e->has_world = 1;
 }
 
-/* Relative and world transforms of every link; c->cq, c->sq keep the cos/sin of q. From the cache when q is in
- * it, and kept there. */
+/* World transforms of every link into the workspace (c->Rw, c->pw), from the cache when q is in it, and kept
+ * there. */
 static void chain_fk_world(Chain *c, const double *q)
 {
-    size_t len = (size_t)c->n * sizeof(double);
     ChainCache *e = chain_cache_find(c, q);
-    if (e) {
-        memcpy(c->cq, e->cq, len);
-        memcpy(c->sq, e->sq, len);
-        if (e->has_world) {
-            memcpy(c->Rw, e->Rw, (size_t)c->n * sizeof c->Rw[0]);
-            memcpy(c->pw, e->pw, (size_t)c->n * sizeof c->pw[0]);
-            return;
-        }
-    } else {
-        chain_trig(c, q, c->cq, c->sq);
-        e = chain_cache_put(c, q, c->cq, c->sq);
+    if (e && e->has_world) {
+        memcpy(c->Rw, e->Rw, (size_t)c->n * sizeof c->Rw[0]);
+        memcpy(c->pw, e->pw, (size_t)c->n * sizeof c->pw[0]);
+        return;
     }
-    chain_fk_world_trig(c, q, c->cq, c->sq, c->Rw, c->pw);
+    if (!e) {
+        double cq[N_MAX], sq[N_MAX];
+        chain_trig(c, q, cq, sq);
+        e = chain_cache_put(c, q, cq, sq);
+    }
+    chain_fk_world_trig(c, q, e->cq, e->sq, c->Rw, c->pw);
     chain_cache_world(c, e);
 }
 
@@ -1723,7 +1719,6 @@ static void chain_destroy(void *s)
     Chain *c = s;
     if (!c) return;
     gsl_matrix_free(c->L6);
-    gsl_vector_free(c->e6);
     gsl_vector_free(c->y6);
     free(c);
 }
@@ -1850,13 +1845,12 @@ static int chain_alloc(Chain *c)
 {
     int n = c->n;
     c->L6 = gsl_matrix_alloc(6, 6);
-    c->e6 = gsl_vector_alloc(6);
     c->y6 = gsl_vector_alloc(6);
     c->sv_posonly = n < 6;
     for (int p = 0; p < 6; p++)
         for (int i = 0; i < 6; i++) c->sv_V[p][i] = p == i;
     c->sv_eta = 1; /* unknown: the first decomposition orthonormalises V */
-    if (!c->L6 || !c->e6 || !c->y6) return MODEL_ENOMEM;
+    if (!c->L6 || !c->y6) return MODEL_ENOMEM;
     return MODEL_OK;
 }
 

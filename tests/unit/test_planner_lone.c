@@ -24,20 +24,27 @@ typedef struct {
     int bad;
 } Peaks;
 
+/* The PUMA cell's machine file into d; MACHINE_OK or its error. */
+static int load_cell(ModelDesc *d)
+{
+    Diag diag;
+    diag_init(&diag, stdout);
+    int rc = machine_load("models/puma560_cell.irm", d, &diag);
+    diag_free(&diag);
+    return rc;
+}
+
 /* Push PTP home -> the LIN near the singularity (exact stops) on the cell with jerk = acc / ramp, sample it at
  * phase*dt, and return the LIN's stream peaks and its planned duration. */
 static int lone_lin(double ramp, double phase, Peaks *pk, double *T, int *lowered)
 {
     static ModelDesc d;
-    Diag diag;
     char err[256];
     Model m;
     Planner p;
     PlannerConfig c;
     memset(pk, 0, sizeof *pk);
-    diag_init(&diag, stdout);
-    int rc = machine_load("models/puma560_cell.irm", &d, &diag);
-    diag_free(&diag);
+    int rc = load_cell(&d);
     if (rc != MACHINE_OK) return -1;
     for (int i = 0; i < d.njoints; i++) d.joint[i].limits.jmax = d.joint[i].limits.amax / ramp;
     if (model_open(&m, &d, err, sizeof err) < 0) return -1;
@@ -107,14 +114,11 @@ UTEST(lone_lin_near_wrist_singularity)
 UTEST(lone_lin_ik_failure_at_push)
 {
     static ModelDesc d;
-    Diag diag;
     char err[256];
     Model m;
     Planner p;
     PlannerConfig c;
-    diag_init(&diag, stdout);
-    int rc = machine_load("models/puma560_cell.irm", &d, &diag);
-    diag_free(&diag);
+    int rc = load_cell(&d);
     CHECK(rc == MACHINE_OK);
     if (rc != MACHINE_OK) return;
     CHECK(model_open(&m, &d, err, sizeof err) == 0);
