@@ -1,8 +1,6 @@
 /* urdf.c — URDF reader: libxml2 tree of <robot>/<link>/<joint> into a chain ModelDesc (see urdf.h). */
 #include "urdf.h"
 
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +8,15 @@
 #include <string.h>
 
 #include "geom.h"
+#include "xml_loader.h"
 
 #define URDF_MAX 512  /* links or joints in one file */
+
+/* The source line of an element (libxml2 is loaded by the time there is one). */
+static int line_of(const xmlNode *n)
+{
+    return (int)xml_api(NULL, 0)->get_line_no(n);
+}
 
 typedef struct {
     const char *name;
@@ -80,7 +85,7 @@ static xmlNode *urdf_child(xmlNode *n, const char *name)
 /* Attribute value (interned in the document via the property node), or NULL. */
 static const char *urdf_attr(xmlNode *n, const char *name)
 {
-    xmlAttr *a = xmlHasProp(n, (const xmlChar *)name);
+    xmlAttr *a = xml_api(NULL, 0)->has_prop(n, (const xmlChar *)name);
     if (!a || !a->children || !a->children->content) return NULL;
     return (const char *)a->children->content;
 }
@@ -94,13 +99,13 @@ static int urdf_numbers(Urdf *u, xmlNode *n, const char *name, double *v, int k)
     for (int i = 0; i < k; i++) {
         v[i] = strtod(s, &end);
         if (end == s || !isfinite(v[i]))
-            return urdf_error(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name,
+            return urdf_error(u, line_of(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name,
                               name, urdf_attr(n, name), k, k > 1 ? "s" : "");
         s = end;
     }
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
     if (*s)
-        return urdf_error(u, xmlGetLineNo(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name, name,
+        return urdf_error(u, line_of(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name, name,
                           urdf_attr(n, name), k, k > 1 ? "s" : "");
     return 0;
 }
@@ -109,7 +114,7 @@ static int urdf_numbers(Urdf *u, xmlNode *n, const char *name, double *v, int k)
 static int urdf_required(Urdf *u, xmlNode *n, const char *name, double *v)
 {
     if (!urdf_attr(n, name))
-        return urdf_error(u, xmlGetLineNo(n), "<%s> needs attribute '%s'", (const char *)n->name, name);
+        return urdf_error(u, line_of(n), "<%s> needs attribute '%s'", (const char *)n->name, name);
     return urdf_numbers(u, n, name, v, 1);
 }
 
@@ -143,10 +148,10 @@ static int urdf_find_link(const Urdf *u, const char *name)
 /* <link name> with optional <inertial>: inertia turned from the inertial frame into the link frame. */
 static int urdf_link(Urdf *u, xmlNode *n)
 {
-    if (u->nlinks >= URDF_MAX) return urdf_error(u, xmlGetLineNo(n), "more than %d links", URDF_MAX);
+    if (u->nlinks >= URDF_MAX) return urdf_error(u, line_of(n), "more than %d links", URDF_MAX);
     UrdfLink *l = &u->link[u->nlinks];
     memset(l, 0, sizeof *l);
-    l->line = xmlGetLineNo(n);
+    l->line = line_of(n);
     l->name = urdf_attr(n, "name");
     l->parent_joint = -1;
     if (!l->name) return urdf_error(u, l->line, "<link> without a name");
@@ -155,10 +160,10 @@ static int urdf_link(Urdf *u, xmlNode *n)
     if (in) {
         double R[9], Ip[9], RI[9], Rt[9];
         xmlNode *m = urdf_child(in, "mass"), *it = urdf_child(in, "inertia");
-        if (!m) return urdf_error(u, xmlGetLineNo(in), "link '%s': <inertial> without <mass>", l->name);
-        if (!it) return urdf_error(u, xmlGetLineNo(in), "link '%s': <inertial> without <inertia>", l->name);
+        if (!m) return urdf_error(u, line_of(in), "link '%s': <inertial> without <mass>", l->name);
+        if (!it) return urdf_error(u, line_of(in), "link '%s': <inertial> without <inertia>", l->name);
         if (urdf_origin(u, in, l->com, R) < 0 || urdf_required(u, m, "value", &l->mass) < 0) return MODEL_EINVAL;
-        if (l->mass < 0) return urdf_error(u, xmlGetLineNo(m), "link '%s': negative mass", l->name);
+        if (l->mass < 0) return urdf_error(u, line_of(m), "link '%s': negative mass", l->name);
         double ixx, ixy, ixz, iyy, iyz, izz;
         if (urdf_required(u, it, "ixx", &ixx) < 0 || urdf_required(u, it, "ixy", &ixy) < 0 ||
             urdf_required(u, it, "ixz", &ixz) < 0 || urdf_required(u, it, "iyy", &iyy) < 0 ||
@@ -179,10 +184,10 @@ static int urdf_link(Urdf *u, xmlNode *n)
 static int urdf_joint(Urdf *u, xmlNode *n)
 {
     static const char *kinds[] = {"fixed", "revolute", "continuous", "prismatic"};
-    if (u->njoints >= URDF_MAX) return urdf_error(u, xmlGetLineNo(n), "more than %d joints", URDF_MAX);
+    if (u->njoints >= URDF_MAX) return urdf_error(u, line_of(n), "more than %d joints", URDF_MAX);
     UrdfJoint *j = &u->joint[u->njoints];
     memset(j, 0, sizeof *j);
-    j->line = xmlGetLineNo(n);
+    j->line = line_of(n);
     j->name = urdf_attr(n, "name");
     const char *type = urdf_attr(n, "type");
     if (!j->name) return urdf_error(u, j->line, "<joint> without a name");
@@ -194,16 +199,16 @@ static int urdf_joint(Urdf *u, xmlNode *n)
         return urdf_error(u, j->line, "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)",
                           j->name, type);
     if (urdf_child(n, "mimic"))
-        return urdf_error(u, xmlGetLineNo(urdf_child(n, "mimic")), "joint '%s': mimic joints are not supported",
+        return urdf_error(u, line_of(urdf_child(n, "mimic")), "joint '%s': mimic joints are not supported",
                           j->name);
     xmlNode *p = urdf_child(n, "parent"), *c = urdf_child(n, "child");
     const char *pn = p ? urdf_attr(p, "link") : NULL, *cn = c ? urdf_attr(c, "link") : NULL;
     if (!pn) return urdf_error(u, j->line, "joint '%s' needs <parent link=\"...\"/>", j->name);
     if (!cn) return urdf_error(u, j->line, "joint '%s' needs <child link=\"...\"/>", j->name);
     if ((j->parent = urdf_find_link(u, pn)) < 0)
-        return urdf_error(u, xmlGetLineNo(p), "joint '%s': unknown parent link '%s'", j->name, pn);
+        return urdf_error(u, line_of(p), "joint '%s': unknown parent link '%s'", j->name, pn);
     if ((j->child = urdf_find_link(u, cn)) < 0)
-        return urdf_error(u, xmlGetLineNo(c), "joint '%s': unknown child link '%s'", j->name, cn);
+        return urdf_error(u, line_of(c), "joint '%s': unknown child link '%s'", j->name, cn);
     UrdfLink *cl = &u->link[j->child];
     if (cl->parent_joint >= 0)
         return urdf_error(u, j->line, "link '%s' is the child of two joints ('%s' and '%s')", cl->name,
@@ -214,7 +219,7 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     xmlNode *ax = urdf_child(n, "axis");
     if (ax && urdf_numbers(u, ax, "xyz", j->axis, 3) < 0) return MODEL_EINVAL;
     if (j->kind != 0 && !(v3_norm(j->axis) > 1e-12))
-        return urdf_error(u, ax ? xmlGetLineNo(ax) : j->line, "joint '%s': zero axis", j->name);
+        return urdf_error(u, ax ? line_of(ax) : j->line, "joint '%s': zero axis", j->name);
     j->lower = -INFINITY;
     j->upper = j->velocity = j->effort = INFINITY;
     xmlNode *lim = urdf_child(n, "limit");
@@ -226,7 +231,7 @@ static int urdf_joint(Urdf *u, xmlNode *n)
             (urdf_numbers(u, lim, "lower", &j->lower, 1) < 0 || urdf_numbers(u, lim, "upper", &j->upper, 1) < 0))
             return MODEL_EINVAL;
         if (j->lower > j->upper)
-            return urdf_error(u, xmlGetLineNo(lim), "joint '%s': lower limit %g above upper limit %g", j->name,
+            return urdf_error(u, line_of(lim), "joint '%s': lower limit %g above upper limit %g", j->name,
                               j->lower, j->upper);
     } else if (j->kind == 1 || j->kind == 3) {
         return urdf_error(u, j->line, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
@@ -236,7 +241,7 @@ static int urdf_joint(Urdf *u, xmlNode *n)
         if (urdf_numbers(u, dyn, "damping", &j->damping, 1) < 0 || urdf_numbers(u, dyn, "friction", &j->friction, 1) < 0)
             return MODEL_EINVAL;
         if (!(j->damping >= 0) || !(j->friction >= 0) || !isfinite(j->damping) || !isfinite(j->friction))
-            return urdf_error(u, xmlGetLineNo(dyn), "joint '%s': <dynamics> damping and friction must be finite and >= 0",
+            return urdf_error(u, line_of(dyn), "joint '%s': <dynamics> damping and friction must be finite and >= 0",
                               j->name);
     }
     u->njoints++;
@@ -346,7 +351,7 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
     for (xmlNode *n = robot->children; n && !u->failed; n = n->next)
         if (urdf_is(n, "joint")) urdf_joint(u, n);
     if (u->failed) return MODEL_EINVAL;
-    if (u->nlinks == 0) return urdf_error(u, xmlGetLineNo(robot), "robot without links");
+    if (u->nlinks == 0) return urdf_error(u, line_of(robot), "robot without links");
     int root = -1;
     for (int i = 0; i < u->nlinks; i++) {
         if (u->link[i].parent_joint >= 0) continue;
@@ -355,7 +360,7 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
                               u->link[i].name, u->link[root].name);
         root = i;
     }
-    if (root < 0) return urdf_error(u, xmlGetLineNo(robot), "no root link: the joints form a loop");
+    if (root < 0) return urdf_error(u, line_of(robot), "no root link: the joints form a loop");
     UrdfLink *r = &u->link[root];
     r->body = -1;
     m3_identity(r->T_R);
@@ -364,7 +369,7 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
         if (!u->link[i].visited)
             return urdf_error(u, u->link[i].line, "link '%s' is not connected to the root '%s'", u->link[i].name,
                               r->name);
-    if (d->njoints == 0) return urdf_error(u, xmlGetLineNo(robot), "robot without movable joints");
+    if (d->njoints == 0) return urdf_error(u, line_of(robot), "robot without movable joints");
     urdf_lump(u, d);
     int tool = urdf_find_link(u, "tool0");
     if (tool < 0) tool = urdf_find_link(u, "tool");
@@ -379,9 +384,15 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
 int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
 {
     model_desc_init(d);
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    char why[256];
+    const XmlApi *xml = xml_api(why, sizeof why);
+    if (!xml) {
+        snprintf(err, errlen, "%s: error: %s", path, why);
+        return MODEL_EINVAL;
+    }
+    xmlDoc *doc = xml->read_file(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) {
-        const xmlError *e = xmlGetLastError();
+        const xmlError *e = xml->get_last_error();
         snprintf(err, errlen, "%s:%d: error: %s", path, e ? e->line : 0,
                  e && e->message ? e->message : "cannot read the file\n");
         size_t n = strlen(err);
@@ -390,25 +401,25 @@ int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
     }
     Urdf *u = calloc(1, sizeof *u);
     if (!u) {
-        xmlFreeDoc(doc);
+        xml->free_doc(doc);
         snprintf(err, errlen, "%s: out of memory", path);
         return MODEL_ENOMEM;
     }
     u->path = path;
     u->err = err;
     u->errlen = errlen;
-    xmlNode *robot = xmlDocGetRootElement(doc);
+    xmlNode *robot = xml->doc_get_root_element(doc);
     int rc;
     if (!robot || !urdf_is(robot, "robot")) {
-        rc = urdf_error(u, robot ? xmlGetLineNo(robot) : 1, "the root element must be <robot>");
+        rc = urdf_error(u, robot ? line_of(robot) : 1, "the root element must be <robot>");
     } else {
         const char *name = urdf_attr(robot, "name");
-        rc = urdf_name(u, xmlGetLineNo(robot), d->name, name ? name : "robot");
+        rc = urdf_name(u, line_of(robot), d->name, name ? name : "robot");
         if (rc == 0) rc = urdf_build(u, robot, d);
     }
     strcpy(d->backend, "chain");
     snprintf(d->source, sizeof d->source, "%s", path);
     free(u);
-    xmlFreeDoc(doc);
+    xml->free_doc(doc);
     return rc < 0 ? MODEL_EINVAL : 0;
 }

@@ -1,4 +1,4 @@
-/* urdf.h — read a URDF robot description (libxml2) into a `chain` ModelDesc.
+/* urdf.h — read a URDF robot description (libxml2, loaded on first use: xml_loader.h) into a `chain` ModelDesc.
  *
  * Supported: revolute, continuous and prismatic joints (origin xyz/rpy, axis, limit lower/upper/velocity/effort),
  * fixed joints (the child link is welded to its parent: frames composed, inertias lumped), links with <inertial>

@@ -1,0 +1,58 @@
+/* xml_loader.c — libxml2 through dlopen on first use (see xml_loader.h). */
+#include "xml_loader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#ifndef XML2_SONAME
+#define XML2_SONAME "libxml2.so.2"
+#endif
+
+/* Loaded once per process: the table and, when loading failed, why. */
+static struct {
+    pthread_once_t once;
+    int ok;
+    XmlApi api;
+    char why[256];
+} xml_lib = {PTHREAD_ONCE_INIT, 0, {0}, ""};
+
+/* Bind one symbol into *slot (a function pointer of the right type, stored through its bytes as POSIX allows). */
+static int bind(void *h, const char *name, void *slot)
+{
+    void *f = dlsym(h, name);
+    if (!f) {
+        snprintf(xml_lib.why, sizeof xml_lib.why, "%s has no %s", XML2_SONAME, name);
+        return -1;
+    }
+    *(void **)slot = f;
+    return 0;
+}
+
+static void load(void)
+{
+    void *h = dlopen(XML2_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(xml_lib.why, sizeof xml_lib.why, "cannot load %s (URDF files need libxml2): %s", XML2_SONAME,
+                 e ? e : "unknown error");
+        return;
+    }
+    XmlApi *a = &xml_lib.api;
+    if (bind(h, "xmlReadFile", &a->read_file) < 0 || bind(h, "xmlFreeDoc", &a->free_doc) < 0 ||
+        bind(h, "xmlDocGetRootElement", &a->doc_get_root_element) < 0 ||
+        bind(h, "xmlGetLineNo", &a->get_line_no) < 0 || bind(h, "xmlHasProp", &a->has_prop) < 0 ||
+        bind(h, "xmlGetLastError", &a->get_last_error) < 0) {
+        dlclose(h);
+        return;
+    }
+    xml_lib.ok = 1; /* the handle stays open for the process */
+}
+
+const XmlApi *xml_api(char *err, size_t errlen)
+{
+    pthread_once(&xml_lib.once, load);
+    if (xml_lib.ok) return &xml_lib.api;
+    if (err && errlen) snprintf(err, errlen, "%s", xml_lib.why);
+    return NULL;
+}
