@@ -1281,7 +1281,7 @@ static int chain_rne_avx_ok(void) { return 0; }
 
 /* Recursive Newton-Euler in link frames: tau = M(q) qdd + h(q, qd). Gravity enters as a base acceleration -g.
  * DH-like joints take chain_rne_dh, the others chain_rne_general; both keep the link's state in its own frame, so
- * they mix freely along a chain or tree. */
+ * they mix freely along a chain or tree. A machine of DH-like joints only takes chain_rne_avx where it may. */
 static int chain_inverse_dynamics(void *s, const double *q, const double *qd, const double *qdd, double *tau)
 {
     Chain *c = s;
