@@ -62,6 +62,14 @@ typedef struct {
     int p0_zero, mc_zero, io_diag;
     double mass, p0[3];
     ChainV2 ps0, ps1, ps2, Io2[6], mc2[3], p02[3];
+    /* The AVX path's (chain_rne_avx): 3-vectors in 4 lanes (lane 3 = 0). vperm_f: the lanes (of 32 bits) that
+     * reorder v into (v_perm0, v_perm1, v_perm2, 0); vperm_b: the inverse reorder. v_psc = (ps0, ps1, 0, 0), v_psz =
+     * (0, 0, ps2, 0), v_pss = (ps1, -ps0, 0, 0). v_r, v_h: p0 and m c, each also as yzx and zxy (the lanes turned
+     * once, for cross products). v_id = Io's diagonal, v_io1 = (Io01, Io12, Io20), v_io2 = (Io02, Io10, Io21): Io v =
+     * v_id v + v_io1 v_yzx + v_io2 v_zxy lane by lane. */
+    int vperm_f[8], vperm_b[8];
+    double v_psc[4], v_psz[4], v_pss[4];
+    double v_r[3][4], v_h[3][4], v_id[4], v_io1[4], v_io2[4];
 } ChainRneJoint;
 
 /* The RNE's state of one link, in the link's frame. Paired so that the DH path turns both halves of a pair with one
@@ -72,6 +80,12 @@ typedef struct {
     double a[3];    /* acceleration of the link origin */
     ChainV2 rot[4]; /* DH path: the rotation's cs0, ss0, cs1, ss1 (ChainDhRot) for the backward pass */
 } ChainRneLink;
+
+/* The AVX path's state of one link, in the link's frame, each 3-vector in 4 lanes (lane 3 = 0): w, wd, a, f, n as
+ * in ChainRneLink; cc = (cs0, cs1, s2, 0) and ss = (ss1, -ss0, 0, 0) of the joint's rotation (chain_rne_avx). */
+typedef struct {
+    double w[4], wd[4], a[4], f[4], n[4], cc[4], ss[4];
+} ChainRneV4;
 
 /* Joint values met recently (IK answers, dynamics and singularity calls), with chain_trig's cos/sin of each joint
  * value and, when has_world, the world transforms chain_fk_world_trig makes of them: a call at a q equal bit for bit
@@ -107,6 +121,9 @@ typedef struct {
     ChainRneJoint rj[N_MAX];
     ChainRneLink rne[N_MAX];
     int rne_all_dh;          /* every joint takes the RNE's DH path */
+    int rne_avx;             /* ... in its AVX2 form (chain_rne_avx): the CPU has AVX2 and FMA, parameter rne_avx */
+    ChainRneV4 rne4[N_MAX];  /* the AVX form's link states */
+    double a0v[4];           /* a0 in 4 lanes */
     double zero[N_MAX];
     /* CRBA composites, world frame about the base origin */
     double cm[N_MAX], ch[N_MAX][3], cJ[N_MAX][9];
@@ -1132,9 +1149,139 @@ static inline __attribute__((always_inline)) void chain_rne_dh_back(Chain *c, co
     }
 }
 
+#if defined(__x86_64__)
+/* The DH path in AVX2 (every joint DH-like, the CPU with AVX2 and FMA): each 3-vector in the 4 lanes of a __m256d,
+ * lane 3 = 0, so one instruction does a whole vector. R^T v is x = (v_perm0, v_perm1, v_perm2, 0) (one lane
+ * reorder) then cc x + ss swap(x), swap exchanging lanes 0 and 1: the products of chain_rne_dh. R v is the same in
+ * reverse: cc v + swap(ss v), then the inverse reorder. A cross product a x b is a_yzx b_zxy - a_zxy b_yzx, a's
+ * turned lanes made once for all its products (w's serve four). Fused multiply-adds: the bits differ from the
+ * other paths' in the last places. */
+#define CHAIN_AVX_INLINE static inline __attribute__((always_inline, target("avx2,fma")))
+CHAIN_AVX_INLINE __m256d chain_v4_yzx(__m256d v) { return _mm256_permute4x64_pd(v, 0xC9); }
+CHAIN_AVX_INLINE __m256d chain_v4_zxy(__m256d v) { return _mm256_permute4x64_pd(v, 0xD2); }
+CHAIN_AVX_INLINE __m256d chain_v4_ld(const double *p) { return _mm256_loadu_pd(p); }
+
+/* a x b from a_yzx, a_zxy, b_yzx, b_zxy */
+CHAIN_AVX_INLINE __m256d chain_v4_cross(__m256d ay, __m256d az, __m256d by, __m256d bz)
+{
+    return _mm256_fmsub_pd(ay, bz, _mm256_mul_pd(az, by));
+}
+
+/* a x b from a_yzx, a_zxy and b */
+CHAIN_AVX_INLINE __m256d chain_v4_cross_b(__m256d ay, __m256d az, __m256d b)
+{
+    return chain_v4_cross(ay, az, chain_v4_yzx(b), chain_v4_zxy(b));
+}
+
+/* v's lanes reordered by idx (32-bit lane indices: a double's two halves) */
+CHAIN_AVX_INLINE __m256d chain_v4_perm(__m256d v, __m256i idx)
+{
+    return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx));
+}
+
+/* R^T v of a DH-like joint (chain_rne_dh's reorder and Rz(q)^T) */
+CHAIN_AVX_INLINE __m256d chain_v4_rot_t(__m256d v, __m256i idx, __m256d cc, __m256d ss)
+{
+    __m256d x = chain_v4_perm(v, idx);
+    return _mm256_fmadd_pd(cc, x, _mm256_mul_pd(ss, _mm256_permute_pd(x, 5)));
+}
+
+/* R v */
+CHAIN_AVX_INLINE __m256d chain_v4_rot(__m256d v, __m256i idx, __m256d cc, __m256d ss)
+{
+    return chain_v4_perm(_mm256_fmadd_pd(cc, v, _mm256_permute_pd(_mm256_mul_pd(ss, v), 5)), idx);
+}
+
+/* chain_rne_dh and chain_rne_dh_back for every joint (c->rne_all_dh), in AVX2: tau from cos/sin of q, qd, qdd. */
+__attribute__((target("avx2,fma"))) static void chain_rne_avx(Chain *c, const double *cq, const double *sq,
+                                                               const double *qd, const double *qdd, double *tau)
+{
+    int n = c->n;
+    const __m256d EZ = _mm256_set_pd(0, 1, 0, 0), SG = _mm256_set_pd(0, 0, -1, 1); /* (0, 0, 1, 0), (1, -1, 0, 0) */
+    for (int i = 0; i < n; i++) {
+        const ChainRneJoint *jt = &c->rj[i];
+        ChainRneV4 *L = &c->rne4[i];
+        __m256i idx = _mm256_loadu_si256((const __m256i *)jt->vperm_f);
+        __m256d cc = _mm256_fmadd_pd(_mm256_broadcast_sd(&cq[i]), chain_v4_ld(jt->v_psc), chain_v4_ld(jt->v_psz));
+        __m256d ss = _mm256_mul_pd(_mm256_broadcast_sd(&sq[i]), chain_v4_ld(jt->v_pss));
+        __m256d QD = _mm256_broadcast_sd(&qd[i]), QDD = _mm256_broadcast_sd(&qdd[i]), W, WD, A;
+        int p = jt->parent;
+        if (p < 0) {
+            /* the base is at rest: w = qd z, wd = qdd z, a = R^T (-g) */
+            W = _mm256_mul_pd(QD, EZ);
+            WD = _mm256_mul_pd(QDD, EZ);
+            A = chain_v4_rot_t(chain_v4_ld(c->a0v), idx, cc, ss);
+        } else {
+            const ChainRneV4 *P = &c->rne4[p];
+            __m256d Wp = chain_v4_ld(P->w), WDp = chain_v4_ld(P->wd), Ap = chain_v4_ld(P->a);
+            if (!jt->p0_zero) {
+                /* acceleration of this joint's origin, parent frame: a_p + wd_p x r + w_p x (w_p x r) */
+                __m256d ry = chain_v4_ld(jt->v_r[1]), rz = chain_v4_ld(jt->v_r[2]);
+                __m256d Wy = chain_v4_yzx(Wp), Wz = chain_v4_zxy(Wp);
+                __m256d X = chain_v4_cross(Wy, Wz, ry, rz);
+                __m256d Xd = chain_v4_cross(chain_v4_yzx(WDp), chain_v4_zxy(WDp), ry, rz);
+                Ap = _mm256_add_pd(Ap, _mm256_add_pd(Xd, chain_v4_cross_b(Wy, Wz, X)));
+            }
+            __m256d U = chain_v4_rot_t(Wp, idx, cc, ss), UD = chain_v4_rot_t(WDp, idx, cc, ss);
+            A = chain_v4_rot_t(Ap, idx, cc, ss);
+            /* revolute about z: w = u + qd z, wd = ud + qdd z + u x qd z = ud + qdd z + qd (u1, -u0, 0) */
+            W = _mm256_fmadd_pd(QD, EZ, U);
+            WD = _mm256_fmadd_pd(QDD, EZ, _mm256_fmadd_pd(_mm256_permute_pd(U, 5), _mm256_mul_pd(QD, SG), UD));
+        }
+        /* f = m a + wd x mc + w x (w x mc);  n = Io wd + w x Io w + mc x a  (about the link origin) */
+        __m256d Wy = chain_v4_yzx(W), Wz = chain_v4_zxy(W), D = chain_v4_ld(jt->v_id), IW, IWD;
+        if (jt->io_diag) {
+            IW = _mm256_mul_pd(D, W);
+            IWD = _mm256_mul_pd(D, WD);
+        } else {
+            __m256d O1 = chain_v4_ld(jt->v_io1), O2 = chain_v4_ld(jt->v_io2);
+            IW = _mm256_fmadd_pd(O2, Wz, _mm256_fmadd_pd(O1, Wy, _mm256_mul_pd(D, W)));
+            IWD = _mm256_fmadd_pd(O2, chain_v4_zxy(WD), _mm256_fmadd_pd(O1, chain_v4_yzx(WD), _mm256_mul_pd(D, WD)));
+        }
+        __m256d M = _mm256_broadcast_sd(&jt->mass), F, N = _mm256_add_pd(IWD, chain_v4_cross_b(Wy, Wz, IW));
+        if (jt->mc_zero) {
+            F = _mm256_mul_pd(M, A);
+        } else {
+            __m256d hy = chain_v4_ld(jt->v_h[1]), hz = chain_v4_ld(jt->v_h[2]);
+            __m256d Y = chain_v4_cross(Wy, Wz, hy, hz);
+            __m256d YD = chain_v4_cross(chain_v4_yzx(WD), chain_v4_zxy(WD), hy, hz);
+            F = _mm256_fmadd_pd(M, A, _mm256_add_pd(YD, chain_v4_cross_b(Wy, Wz, Y)));
+            N = _mm256_add_pd(N, chain_v4_cross_b(hy, hz, A));
+        }
+        _mm256_storeu_pd(L->w, W), _mm256_storeu_pd(L->wd, WD), _mm256_storeu_pd(L->a, A);
+        _mm256_storeu_pd(L->f, F), _mm256_storeu_pd(L->n, N);
+        _mm256_storeu_pd(L->cc, cc), _mm256_storeu_pd(L->ss, ss);
+    }
+    /* backward: tau = n_z; the parent gets (R f, R n + r x R f) */
+    for (int i = n - 1; i >= 0; i--) {
+        const ChainRneJoint *jt = &c->rj[i];
+        const ChainRneV4 *L = &c->rne4[i];
+        tau[i] = L->n[2];
+        int p = jt->parent;
+        if (p < 0) continue;
+        __m256i idx = _mm256_loadu_si256((const __m256i *)jt->vperm_b);
+        __m256d cc = chain_v4_ld(L->cc), ss = chain_v4_ld(L->ss);
+        __m256d F = chain_v4_rot(chain_v4_ld(L->f), idx, cc, ss), N = chain_v4_rot(chain_v4_ld(L->n), idx, cc, ss);
+        if (!jt->p0_zero) N = _mm256_add_pd(N, chain_v4_cross_b(chain_v4_ld(jt->v_r[1]), chain_v4_ld(jt->v_r[2]), F));
+        ChainRneV4 *P = &c->rne4[p];
+        _mm256_storeu_pd(P->f, _mm256_add_pd(chain_v4_ld(P->f), F));
+        _mm256_storeu_pd(P->n, _mm256_add_pd(chain_v4_ld(P->n), N));
+    }
+}
+
+/* 1 when the RNE may take chain_rne_avx: this CPU has AVX2 and FMA (fixed for the process, so both stages of a
+ * pipelined dry-run make the same bits). */
+static int chain_rne_avx_ok(void)
+{
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+static int chain_rne_avx_ok(void) { return 0; }
+#endif
+
 /* Recursive Newton-Euler in link frames: tau = M(q) qdd + h(q, qd). Gravity enters as a base acceleration -g.
  * DH-like joints take chain_rne_dh, the others chain_rne_general; both keep the link's state in its own frame, so
- * they mix freely along a chain or tree. */
+ * they mix freely along a chain or tree. A machine of DH-like joints only takes chain_rne_avx where it may. */
 static int chain_inverse_dynamics(void *s, const double *q, const double *qd, const double *qdd, double *tau)
 {
     Chain *c = s;
@@ -1145,6 +1292,12 @@ static int chain_inverse_dynamics(void *s, const double *q, const double *qd, co
         chain_trig(c, q, cq, sq);
         e = chain_cache_put(c, q, cq, sq);
     }
+#if defined(__x86_64__)
+    if (c->rne_avx) {
+        chain_rne_avx(c, e->cq, e->sq, qd, qdd, tau);
+        return MODEL_OK;
+    }
+#endif
     if (c->rne_all_dh) {
         /* the common case, without the general path's calls in the loops */
         for (int i = 0; i < n; i++) chain_rne_dh(c, &c->rj[i], &c->rne[i], e->cq[i], e->sq[i], qd[i], qdd[i]);
@@ -1834,6 +1987,23 @@ static void chain_rne_setup(ChainRneJoint *rj, const ChainJoint *jt, int fast)
     rj->p0_zero = jt->p0[0] == 0 && jt->p0[1] == 0 && jt->p0[2] == 0;
     rj->mc_zero = jt->mc[0] == 0 && jt->mc[1] == 0 && jt->mc[2] == 0;
     rj->io_diag = jt->Io[1] == 0 && jt->Io[2] == 0 && jt->Io[5] == 0;
+    if (rj->dh) {
+        for (int k = 0; k < 3; k++) {
+            int pk = jt->perm[k];
+            rj->vperm_f[2 * k] = 2 * pk, rj->vperm_f[2 * k + 1] = 2 * pk + 1;
+            rj->vperm_b[2 * pk] = 2 * k, rj->vperm_b[2 * pk + 1] = 2 * k + 1;
+        }
+        rj->vperm_f[6] = rj->vperm_b[6] = 6, rj->vperm_f[7] = rj->vperm_b[7] = 7;
+        double ps0 = jt->psign[0], ps1 = jt->psign[1], ps2 = jt->psign[2];
+        const double *p = jt->p0, *h = jt->mc, *I = jt->Io;
+        double psc[4] = {ps0, ps1, 0, 0}, psz[4] = {0, 0, ps2, 0}, pss[4] = {ps1, -ps0, 0, 0};
+        double r[3][4] = {{p[0], p[1], p[2], 0}, {p[1], p[2], p[0], 0}, {p[2], p[0], p[1], 0}};
+        double hh[3][4] = {{h[0], h[1], h[2], 0}, {h[1], h[2], h[0], 0}, {h[2], h[0], h[1], 0}};
+        double id[4] = {I[0], I[4], I[8], 0}, io1[4] = {I[1], I[5], I[6], 0}, io2[4] = {I[2], I[3], I[7], 0};
+        memcpy(rj->v_psc, psc, sizeof psc), memcpy(rj->v_psz, psz, sizeof psz), memcpy(rj->v_pss, pss, sizeof pss);
+        memcpy(rj->v_r, r, sizeof r), memcpy(rj->v_h, hh, sizeof hh);
+        memcpy(rj->v_id, id, sizeof id), memcpy(rj->v_io1, io1, sizeof io1), memcpy(rj->v_io2, io2, sizeof io2);
+    }
     rj->ps0 = (ChainV2){jt->psign[0], jt->psign[0]};
     rj->ps1 = (ChainV2){jt->psign[1], jt->psign[1]};
     rj->ps2 = (ChainV2){jt->psign[2], jt->psign[2]};
@@ -1966,6 +2136,9 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     }
     v3_copy(c->gravity, d->gravity);
     v3_scale(c->a0, d->gravity, -1.0);
+    v3_copy(c->a0v, c->a0);
+    const ModelParam *rne_avx = model_desc_param(d, "rne_avx");
+    c->rne_avx = c->rne_all_dh && chain_rne_avx_ok() && !(rne_avx && rne_avx->n >= 1 && rne_avx->v[0] == 0);
     c->tool_link = d->tool_link < 0 ? c->n - 1 : d->tool_link;
     v3_copy(c->tool_p, d->tool_xyz);
     memcpy(c->tool_R, d->tool_R, sizeof c->tool_R);

@@ -105,18 +105,19 @@ enum {
     K_COUNT
 };
 
-/* A random machine of n joints: kinds drawn from all of the above (first joint's kind forced when first >= 0),
- * serial (tree = 0) or with parents drawn among earlier joints. */
-static void rand_machine(ModelDesc *d, int n, int tree, int first)
+/* A random machine of n joints: kinds drawn from all of the above, or from the DH ones only (dh_only: the machine
+ * then takes the AVX form of the DH path where the CPU has it); first joint's kind forced when first >= 0; serial
+ * (tree = 0) or with parents drawn among earlier joints. */
+static void rand_machine(ModelDesc *d, int n, int tree, int first, int dh_only)
 {
     model_desc_init(d);
-    snprintf(d->name, sizeof d->name, "mixed%d%s", n, tree ? "tree" : "");
+    snprintf(d->name, sizeof d->name, "%s%d%s", dh_only ? "dh" : "mixed", n, tree ? "tree" : "");
     strcpy(d->backend, "chain");
     d->njoints = n;
     v3_set(d->gravity, urange(-1, 1), urange(-1, 1), -9.81);
     for (int i = 0; i < n; i++) {
         ModelJoint *j = &d->joint[i];
-        int kind = i == 0 && first >= 0 ? first : (int)(urand() * K_COUNT);
+        int kind = i == 0 && first >= 0 ? first : (int)(urand() * (dh_only ? K_DH_IDENT + 1 : K_COUNT));
         snprintf(j->name, sizeof j->name, "j%d", i);
         j->parent = i == 0 ? -1 : tree ? (int)(urand() * i) : i - 1;
         j->type = kind == K_PRISM_Z || kind == K_PRISM ? MODEL_PRISMATIC : MODEL_REVOLUTE;
@@ -159,8 +160,9 @@ static int load_file(const char *path, ModelDesc *d)
     return rc;
 }
 
-/* The machines: PUMA 560 (C description and machine file), random mixed chains and trees (several seeds each). */
-enum { NMACHINES = 12 };
+/* The machines: PUMA 560 (C description and machine file), random mixed chains and trees (several seeds each),
+ * random chains and trees of DH joints only. */
+enum { NMACHINES = 16 };
 static int make_machine(int which, ModelDesc *d)
 {
     rng_state = 0x5EED0000ull + (uint64_t)which * 7919;
@@ -169,12 +171,13 @@ static int make_machine(int which, ModelDesc *d)
         return 0;
     }
     if (which == 1) return load_file("models/puma560_cell.irm", d) == MACHINE_OK ? 0 : -1;
-    if (which == 2) rand_machine(d, 9, 0, K_DH);          /* DH base */
-    else if (which == 3) rand_machine(d, 9, 0, K_REV);    /* general base */
-    else if (which == 4) rand_machine(d, 9, 0, K_PRISM);  /* prismatic base */
-    else if (which == 5) rand_machine(d, 10, 1, K_DH_MASSLESS);
-    else if (which == 6) rand_machine(d, 10, 1, K_REV_Z_ROT);
-    else rand_machine(d, 6 + which % 5, which % 2, -1);
+    if (which == 2) rand_machine(d, 9, 0, K_DH, 0);          /* DH base */
+    else if (which == 3) rand_machine(d, 9, 0, K_REV, 0);    /* general base */
+    else if (which == 4) rand_machine(d, 9, 0, K_PRISM, 0);  /* prismatic base */
+    else if (which == 5) rand_machine(d, 10, 1, K_DH_MASSLESS, 0);
+    else if (which == 6) rand_machine(d, 10, 1, K_REV_Z_ROT, 0);
+    else if (which < 12) rand_machine(d, 6 + which % 5, which % 2, -1, 0);
+    else rand_machine(d, 7 + which % 4, which % 2, -1, 1);  /* DH only */
     return 0;
 }
 
@@ -196,8 +199,9 @@ static int is_dh(const ModelJoint *j)
 }
 
 /* Coverage of the DH path's cases over the machines: DH joints at the base, after a general joint, before one,
- * at the parent's origin, with zero first moment, with a diagonal inertia about the origin. */
-enum { C_DH, C_DH_BASE, C_DH_AFTER_GEN, C_GEN_AFTER_DH, C_DH_P0, C_DH_MC0, C_DH_DIAG, C_COUNT };
+ * at the parent's origin, with zero first moment, with a diagonal inertia about the origin, on a branch of a tree
+ * (parent not the joint before: the parent's force sums several children's). */
+enum { C_DH, C_DH_BASE, C_DH_AFTER_GEN, C_GEN_AFTER_DH, C_DH_P0, C_DH_MC0, C_DH_DIAG, C_DH_BRANCH, C_COUNT };
 static void count_cases(const ModelDesc *d, int cnt[C_COUNT])
 {
     for (int i = 0; i < d->njoints; i++) {
@@ -212,11 +216,13 @@ static void count_cases(const ModelDesc *d, int cnt[C_COUNT])
         cnt[C_DH_P0] += j->origin_xyz[0] == 0 && j->origin_xyz[1] == 0 && j->origin_xyz[2] == 0;
         cnt[C_DH_MC0] += j->mass == 0 || (c[0] == 0 && c[1] == 0 && c[2] == 0);
         cnt[C_DH_DIAG] += c[0] == 0 && c[1] == 0 && I[1] == 0 && I[2] == 0 && I[5] == 0;
+        cnt[C_DH_BRANCH] += p >= 0 && p != i - 1;
     }
 }
 
-/* Both models of a machine: the default (DH path) and rne_fast = 0 (general path for every joint). */
-static int open_pair(const ModelDesc *d0, Model *fast, Model *gen)
+/* The three models of a machine: the default (DH path; its AVX form when every joint is DH-like and the CPU has
+ * AVX2 and FMA), rne_avx = 0 (the DH path without AVX) and rne_fast = 0 (general path for every joint). */
+static int open_models(const ModelDesc *d0, Model *fast, Model *sse, Model *gen)
 {
     static ModelDesc d;
     char err[256];
@@ -226,6 +232,13 @@ static int open_pair(const ModelDesc *d0, Model *fast, Model *gen)
         printf("#   model_open %s: %s\n", d.name, err);
         return rc;
     }
+    add_param(&d, "rne_avx", 0);
+    rc = model_open(sse, &d, err, sizeof err);
+    if (rc < 0) {
+        printf("#   model_open %s (rne_avx 0): %s\n", d.name, err);
+        return rc;
+    }
+    d = *d0;
     add_param(&d, "rne_fast", 0);
     rc = model_open(gen, &d, err, sizeof err);
     if (rc < 0) printf("#   model_open %s (rne_fast 0): %s\n", d.name, err);
@@ -245,60 +258,88 @@ static void rand_state(const ModelDesc *d, int t, double *q, double *qd, double 
     }
 }
 
-/* DH path vs general path vs Lagrange, at random states: tau to 1e-12 relative between the paths, 1e-9 against the
- * Lagrange form. The paths must also differ somewhere in the last bits: the DH path did run. */
+/* 1 when the back-end's RNE may take the AVX form (its own test: AVX2 and FMA). */
+static int cpu_avx(void)
+{
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+/* DH path (default: the AVX form on all-DH machines where the CPU has it) and DH path without AVX, each vs the
+ * general path, at random states: tau to 1e-12 relative; the default also vs the Lagrange form, to 1e-9. The paths
+ * must also differ somewhere in the last bits: each did run. */
 UTEST(dh_path_vs_general_and_lagrange)
 {
-    double worst_g_all = 0, worst_l_all = 0;
-    int cnt[C_COUNT] = {0};
+    double worst_g_all = 0, worst_s_all = 0, worst_l_all = 0;
+    int cnt[C_COUNT] = {0}, cnt_avx[C_COUNT] = {0}, avx = cpu_avx();
     for (int which = 0; which < NMACHINES; which++) {
         ModelDesc *d = malloc(sizeof *d);
-        Model fast, gen;
+        Model fast, sse, gen;
         char err[256];
         CHECK(make_machine(which, d) == 0);
-        CHECK(open_pair(d, &fast, &gen) == MODEL_OK);
+        CHECK(open_models(d, &fast, &sse, &gen) == MODEL_OK);
         ChainLagrange *L = chain_lagrange_create(d, err, sizeof err);
         CHECK(L != NULL);
-        if (!fast.state || !gen.state || !L) {
+        if (!fast.state || !sse.state || !gen.state || !L) {
             free(d);
             continue;
         }
-        int n = d->njoints, ndh = 0, differ = 0;
+        int n = d->njoints, ndh = 0, differ = 0, differ_s = 0, differ_a = 0;
         for (int i = 0; i < n; i++) ndh += is_dh(&d->joint[i]);
         count_cases(d, cnt);
-        double worst_g = 0, worst_l = 0;
+        if (ndh == n) count_cases(d, cnt_avx);
+        double worst_g = 0, worst_s = 0, worst_l = 0;
         for (int t = 0; t < 400; t++) {
-            double q[NMAX], qd[NMAX], qdd[NMAX], tf[NMAX], tg[NMAX], tl[NMAX], h[NMAX], z[NMAX] = {0};
+            double q[NMAX], qd[NMAX], qdd[NMAX], tf[NMAX], ts[NMAX], tg[NMAX], tl[NMAX], h[NMAX], z[NMAX] = {0};
             rand_state(d, t, q, qd, qdd);
             CHECK(model_inverse_dynamics(&fast, q, qd, qdd, tf) == MODEL_OK);
+            CHECK(model_inverse_dynamics(&sse, q, qd, qdd, ts) == MODEL_OK);
             CHECK(model_inverse_dynamics(&gen, q, qd, qdd, tg) == MODEL_OK);
             chain_lagrange_inverse_dynamics(L, q, qd, qdd, tl);
             worst_g = fmax(worst_g, rel_err(tf, tg, n));
+            worst_s = fmax(worst_s, rel_err(ts, tg, n));
             worst_l = fmax(worst_l, rel_err(tf, tl, n));
             differ |= memcmp(tf, tg, (size_t)n * sizeof(double)) != 0;
+            differ_s |= memcmp(ts, tg, (size_t)n * sizeof(double)) != 0;
+            differ_a |= memcmp(tf, ts, (size_t)n * sizeof(double)) != 0;
             /* bias = ID(q, qd, 0) on the DH path */
             double tf0[NMAX];
             CHECK(model_bias(&fast, q, qd, h) == MODEL_OK);
             CHECK(model_inverse_dynamics(&fast, q, qd, z, tf0) == MODEL_OK);
             CHECK(memcmp(h, tf0, (size_t)n * sizeof(double)) == 0);
         }
-        printf("# %s (%d joints, %d DH-like): DH path vs general worst rel %.2e, vs Lagrange %.2e%s\n", d->name,
-               n, ndh, worst_g, worst_l, differ ? "" : " (bit-identical)");
+        int by_avx = ndh == n && avx;
+        printf("# %s (%d joints, %d DH-like%s): DH path vs general worst rel %.2e, without AVX %.2e, vs Lagrange "
+               "%.2e%s\n", d->name, n, ndh, by_avx ? ", AVX form" : "", worst_g, worst_s, worst_l,
+               differ ? "" : " (bit-identical)");
         CHECK(worst_g < 1e-12);
+        CHECK(worst_s < 1e-12);
         CHECK(worst_l < 1e-9);
-        if (ndh > 0) CHECK(differ); /* the DH path ran */
+        if (ndh > 0) CHECK(differ && differ_s); /* the DH path ran, in both forms */
+        CHECK(differ_a == by_avx);              /* the AVX form ran where it should, and only there */
         worst_g_all = fmax(worst_g_all, worst_g);
+        worst_s_all = fmax(worst_s_all, worst_s);
         worst_l_all = fmax(worst_l_all, worst_l);
         chain_lagrange_free(L);
         model_close(&fast);
+        model_close(&sse);
         model_close(&gen);
         free(d);
     }
-    printf("# all machines: DH path vs general worst rel %.2e, vs Lagrange %.2e\n", worst_g_all, worst_l_all);
+    printf("# all machines: DH path vs general worst rel %.2e, without AVX %.2e, vs Lagrange %.2e\n", worst_g_all,
+           worst_s_all, worst_l_all);
     printf("# DH joints %d: at the base %d, after a general joint %d, before one %d, p0 = 0 %d, m c = 0 %d, "
-           "diagonal inertia %d\n", cnt[C_DH], cnt[C_DH_BASE], cnt[C_DH_AFTER_GEN], cnt[C_GEN_AFTER_DH], cnt[C_DH_P0],
-           cnt[C_DH_MC0], cnt[C_DH_DIAG]);
+           "diagonal inertia %d, on a branch %d\n", cnt[C_DH], cnt[C_DH_BASE], cnt[C_DH_AFTER_GEN],
+           cnt[C_GEN_AFTER_DH], cnt[C_DH_P0], cnt[C_DH_MC0], cnt[C_DH_DIAG], cnt[C_DH_BRANCH]);
+    printf("# of them on all-DH machines (the AVX form%s) %d: at the base %d, p0 = 0 %d, m c = 0 %d, diagonal "
+           "inertia %d, on a branch %d\n", avx ? "" : ": not on this CPU", cnt_avx[C_DH], cnt_avx[C_DH_BASE],
+           cnt_avx[C_DH_P0], cnt_avx[C_DH_MC0], cnt_avx[C_DH_DIAG], cnt_avx[C_DH_BRANCH]);
     for (int k = 0; k < C_COUNT; k++) CHECK(cnt[k] >= 2);
+    CHECK(cnt_avx[C_DH] >= 20 && cnt_avx[C_DH_BASE] >= 2 && cnt_avx[C_DH_P0] >= 2 && cnt_avx[C_DH_MC0] >= 2 &&
+          cnt_avx[C_DH_DIAG] >= 2 && cnt_avx[C_DH_BRANCH] >= 2);
 }
 
 /* The result at q does not depend on whether cos/sin of q came from the cache: a miss (first call), a hit (the
