@@ -16,6 +16,17 @@
 #define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
 #define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
 
+/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes and
+ * its slerp; each lane rounds as the scalar code would (no contraction under -std=c11): the same bits. */
+typedef double PlannerV2 __attribute__((vector_size(16)));
+static inline PlannerV2 v2_load(const double *a)
+{
+    PlannerV2 r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
+static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
+
 /* ---------------------------------------------------------------- configuration */
 
 void planner_config_init(PlannerConfig *c, int dof)
@@ -171,11 +182,14 @@ static inline __attribute__((always_inline)) void slerp(double r[4], const doubl
         ka = sin((1 - s) * omega) / so;
         kb = sin(s * omega) / so;
     }
-    /* in locals: r may alias a or b, which would make the compiler reload them (this runs every cycle) */
-    double x0 = ka * a[0] + kb * b[0], x1 = ka * a[1] + kb * b[1], x2 = ka * a[2] + kb * b[2];
-    double x3 = ka * a[3] + kb * b[3];
-    double n = 1.0 / sqrt(x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3);
-    r[0] = x0 * n, r[1] = x1 * n, r[2] = x2 * n, r[3] = x3 * n;
+    /* two components at a time (r may alias a or b: all loaded first); the norm summed in component order */
+    PlannerV2 vka = {ka, ka}, vkb = {kb, kb};
+    PlannerV2 x01 = vka * v2_load(a) + vkb * v2_load(b), x23 = vka * v2_load(a + 2) + vkb * v2_load(b + 2);
+    PlannerV2 s01 = x01 * x01, s23 = x23 * x23;
+    double n = 1.0 / sqrt(s01[0] + s01[1] + s23[0] + s23[1]);
+    PlannerV2 vn = {n, n};
+    v2_store(r, x01 * vn);
+    v2_store(r + 2, x23 * vn);
 }
 
 /* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (inline: slot_q's every cycle). */
@@ -655,13 +669,15 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     return PLANNER_OK;
 }
 
-/* The answer to a push into a full queue: the message, info cleared, PLANNER_EFULL. */
+/* The answer to a push into a full queue: the message, info (if any) cleared, PLANNER_EFULL. */
 static int queue_full_answer(Planner *p, PlannerPushInfo *info, PlannerKind kind)
 {
     static const char msg[] = "planner queue full";
     memcpy(p->err, msg, sizeof msg);
-    memset(info, 0, sizeof *info);
-    info->kind = kind;
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->kind = kind;
+    }
     return PLANNER_EFULL;
 }
 
@@ -729,13 +745,14 @@ static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos
     return g;
 }
 
-int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
-                     PlannerSrc src, PlannerPushInfo *info)
+/* planner_push_lin once the queue has room (out of line: the producer retries a push into a full queue every
+ * cycle, and that answer should not pay for this function's frame). */
+static __attribute__((noinline)) int push_lin(Planner *p, const double pos[3], const double quat[4],
+                                              const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
 {
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
     PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
     if (!g) return st;
     info->time_req = par->time > 0 ? par->time : 0;
@@ -745,13 +762,21 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
     return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
-int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
-                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
+                     PlannerSrc src, PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
+    return push_lin(p, pos, quat, par, src, info);
+}
+
+/* planner_push_circ once the queue has room (out of line, as push_lin). */
+static __attribute__((noinline)) int push_circ(Planner *p, const double via[3], const double pos[3],
+                                               const double quat[4], const PlannerParams *par, PlannerSrc src,
+                                               PlannerPushInfo *info)
 {
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
     if (!isfinite(via[0] + via[1] + via[2])) {
         snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
         return PLANNER_EINVAL;
@@ -769,18 +794,14 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
-/* ---------------------------------------------------------------- the cycle */
-
-/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes;
- * each lane rounds as the scalar code would (no contraction under -std=c11), so the results are the same bits. */
-typedef double PlannerV2 __attribute__((vector_size(16)));
-static inline PlannerV2 v2_load(const double *a)
+int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
+                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
 {
-    PlannerV2 r;
-    memcpy(&r, a, sizeof r);
-    return r;
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
+    return push_circ(p, via, pos, quat, par, src, info);
 }
-static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
+
+/* ---------------------------------------------------------------- the cycle */
 
 /* r = a, whole rows of PLANNER_MAX_AXES: a constant size compiles to six moves, cheaper than a libc memcpy call
  * of n doubles (every row slot_q reads or writes is that wide, and set beyond n: zero or copied). */
@@ -789,16 +810,15 @@ static inline void row_copy(double *restrict r, const double *restrict a)
     memcpy(r, a, PLANNER_MAX_AXES * sizeof *r);
 }
 
-/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. */
+/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. Rows of PLANNER_MAX_AXES: an odd
+ * axis count also fills the spare lane after the last axis (rows set beyond n, see row_copy). */
 static inline void seed_sum(double *restrict seed, const double *q0, const double *q1, const double *q2,
                             const double *q3, double w0, double w1, double w2, double w3, int n)
 {
-    int i = 0;
     PlannerV2 v0 = {w0, w0}, v1 = {w1, w1}, v2 = {w2, w2}, v3 = {w3, w3};
-    for (; i + 2 <= n; i += 2)
+    for (int i = 0; i < n; i += 2)
         v2_store(seed + i, v0 * v2_load(q0 + i) + v1 * v2_load(q1 + i) + v2 * v2_load(q2 + i) +
                                v3 * v2_load(q3 + i));
-    if (i < n) seed[i] = w0 * q0[i] + w1 * q1[i] + w2 * q2[i] + w3 * q3[i];
 }
 
 /* Is x the usual next cycle of a full cache: beyond the entry ci written last by d0 > tol, with ci - 1, ci - 2,
@@ -945,20 +965,14 @@ static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSl
     double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
     if (x <= 0 || x >= g->T) {
         for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
-    } else {   /* two axes at a time, the odd one alone: the same expressions */
+    } else {   /* two axes at a time (q, qd, qdd are rows of PLANNER_MAX_AXES: an odd count fills a spare lane) */
         double h2 = 2 * h, hh = h * h;
         PlannerV2 vh2 = {h2, h2}, vhh = {hh, hh}, two = {2, 2};
-        int i = 0;
-        for (; i + 2 <= n; i += 2) {
+        for (int i = 0; i < n; i += 2) {
             PlannerV2 a = v2_load(qm + i), b = v2_load(qc + i), c = v2_load(qp + i);
             v2_store(oq + i, b);
             v2_store(oqd + i, (c - a) / vh2);
             v2_store(oqdd + i, (c - two * b + a) / vhh);
-        }
-        if (i < n) {
-            oq[i] = qc[i];
-            oqd[i] = (qp[i] - qm[i]) / h2;
-            oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
         }
     }
     if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
