@@ -1009,6 +1009,9 @@ static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
 /* Advance the queue to time t: start, blend in and retire segments. */
 static void advance(Planner *p, double t)
 {
+    const PlannerSegment *cur = p->main.seg;
+    double xc = cur ? t - p->main.start : 0;
+    if (cur && (p->zone_decided || xc < cur->zone_t) && xc < cur->T) return;   /* the usual cycle: nothing to do */
     size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
     if (!p->main.seg) {
         const PlannerSegment *g = published(p, tail);
