@@ -889,17 +889,19 @@ static int cache_seed(const PlannerSlot *s, const PlannerSegment *g, double x, d
     return 0;
 }
 
-/* Joint position of a Cartesian slot at local time x: the ends exactly, in between IK seeded with the
- * cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt computes one. pose (7
- * doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
+/* Joint position q (a row of PLANNER_MAX_AXES) of a Cartesian slot at local time x: the ends exactly, in between
+ * IK seeded with the cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt
+ * computes one. pose (7 doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
 static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot *s, double x, double *q,
                                                         double *pose)
 {
     const PlannerSegment *g = s->seg;
     int n = p->cfg.dof;
-    pose[0] = NAN;
-    if (x <= 0) { row_copy(q, g->q0); return 0; }
-    if (x >= g->T) { row_copy(q, g->q1); return 0; }
+    if (x <= 0 || x >= g->T) {
+        row_copy(q, x <= 0 ? g->q0 : g->q1);
+        pose[0] = NAN;
+        return 0;
+    }
     double tol = 1e-9 * p->cfg.dt, seed[PLANNER_MAX_AXES];
     int old;
     if (!p->cfg.cache_search && cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
@@ -907,6 +909,7 @@ static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot 
         seed_sum(seed, s->qc[c], s->qc[(c + 3) & 3], s->qc[(c + 2) & 3], s->qc[(c + 1) & 3], 4, -6, 4, -1, n);
         old = (c + 1) & 3;
     } else if (cache_seed(s, g, x, tol, n, seed, q, &old)) {
+        pose[0] = NAN;   /* a cached solution: no pose solved here */
         return 0;
     }
     ModelIkInfo ii;
