@@ -16,6 +16,17 @@
 #define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
 #define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
 
+/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes and
+ * its slerp; each lane rounds as the scalar code would (no contraction under -std=c11): the same bits. */
+typedef double PlannerV2 __attribute__((vector_size(16)));
+static inline PlannerV2 v2_load(const double *a)
+{
+    PlannerV2 r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
+static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
+
 /* ---------------------------------------------------------------- configuration */
 
 void planner_config_init(PlannerConfig *c, int dof)
@@ -160,7 +171,7 @@ void planner_flush(Planner *p) { p->no_blend = 1; }
 /* ---------------------------------------------------------------- path geometry */
 
 /* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
-static void slerp(double r[4], const double a[4], const double b[4], double omega, double s)
+static inline __attribute__((always_inline)) void slerp(double r[4], const double a[4], const double b[4], double omega, double s)
 {
     double ka, kb;
     if (omega < 1e-6) {         /* nearly equal: normalised linear interpolation (error O(omega^3)) */
@@ -171,30 +182,18 @@ static void slerp(double r[4], const double a[4], const double b[4], double omeg
         ka = sin((1 - s) * omega) / so;
         kb = sin(s * omega) / so;
     }
-    /* in locals: r may alias a or b, which would make the compiler reload them (this runs every cycle) */
-    double x0 = ka * a[0] + kb * b[0], x1 = ka * a[1] + kb * b[1], x2 = ka * a[2] + kb * b[2];
-    double x3 = ka * a[3] + kb * b[3];
-    double n = 1.0 / sqrt(x0 * x0 + x1 * x1 + x2 * x2 + x3 * x3);
-    r[0] = x0 * n, r[1] = x1 * n, r[2] = x2 * n, r[3] = x3 * n;
+    /* two components at a time (r may alias a or b: all loaded first); the norm summed in component order */
+    PlannerV2 vka = {ka, ka}, vkb = {kb, kb};
+    PlannerV2 x01 = vka * v2_load(a) + vkb * v2_load(b), x23 = vka * v2_load(a + 2) + vkb * v2_load(b + 2);
+    PlannerV2 s01 = x01 * x01, s23 = x23 * x23;
+    double n = 1.0 / sqrt(s01[0] + s01[1] + s23[0] + s23[1]);
+    PlannerV2 vn = {n, n};
+    v2_store(r, x01 * vn);
+    v2_store(r + 2, x23 * vn);
 }
 
-void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
-{
-    if (s <= 0) {
-        v3_copy(pos, g->p0);
-        memcpy(quat, g->quat0, 4 * sizeof *quat);
-        return;
-    }
-    if (s >= 1) {
-        v3_copy(pos, g->p1);
-        memcpy(quat, g->quat1, 4 * sizeof *quat);
-        return;
-    }
-    planner_path_pose_ext(g, s, pos, quat);
-}
-
-/* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (the blend table's stencils). */
-void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
+/* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (inline: slot_q's every cycle). */
+static inline __attribute__((always_inline)) void path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
 {
     double x, y, z;
     if (g->kind == PLANNER_CIRC) {
@@ -223,6 +222,30 @@ void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], dou
     }
     pos[0] = x, pos[1] = y, pos[2] = z;
     slerp(quat, g->quat0, g->quat1, g->omega, s);
+}
+
+void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    path_pose_ext(g, s, pos, quat);
+}
+
+/* The path pose at s in [0, 1], the ends exact (inline: slot_q's every cycle). */
+static inline __attribute__((always_inline)) void path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    if (s <= 0) {
+        v3_copy(pos, g->p0);
+        memcpy(quat, g->quat0, 4 * sizeof *quat);
+    } else if (s >= 1) {
+        v3_copy(pos, g->p1);
+        memcpy(quat, g->quat1, 4 * sizeof *quat);
+    } else {
+        path_pose_ext(g, s, pos, quat);
+    }
+}
+
+void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    path_pose(g, s, pos, quat);
 }
 
 /* Circle through a, b (via) and c: centre, radius, in-plane basis (e1 towards a) and the arc angle from a to
@@ -646,13 +669,15 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     return PLANNER_OK;
 }
 
-/* The answer to a push into a full queue: the message, info cleared, PLANNER_EFULL. */
+/* The answer to a push into a full queue: the message, info (if any) cleared, PLANNER_EFULL. */
 static int queue_full_answer(Planner *p, PlannerPushInfo *info, PlannerKind kind)
 {
     static const char msg[] = "planner queue full";
     memcpy(p->err, msg, sizeof msg);
-    memset(info, 0, sizeof *info);
-    info->kind = kind;
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->kind = kind;
+    }
     return PLANNER_EFULL;
 }
 
@@ -720,13 +745,14 @@ static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos
     return g;
 }
 
-int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
-                     PlannerSrc src, PlannerPushInfo *info)
+/* planner_push_lin once the queue has room (out of line: the producer retries a push into a full queue every
+ * cycle, and that answer should not pay for this function's frame). */
+static __attribute__((noinline)) int push_lin(Planner *p, const double pos[3], const double quat[4],
+                                              const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
 {
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
     PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
     if (!g) return st;
     info->time_req = par->time > 0 ? par->time : 0;
@@ -736,13 +762,21 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
     return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
-int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
-                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
+                     PlannerSrc src, PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
+    return push_lin(p, pos, quat, par, src, info);
+}
+
+/* planner_push_circ once the queue has room (out of line, as push_lin). */
+static __attribute__((noinline)) int push_circ(Planner *p, const double via[3], const double pos[3],
+                                               const double quat[4], const PlannerParams *par, PlannerSrc src,
+                                               PlannerPushInfo *info)
 {
     PlannerPushInfo dummy;
     int st;
     if (!info) info = &dummy;
-    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
     if (!isfinite(via[0] + via[1] + via[2])) {
         snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
         return PLANNER_EINVAL;
@@ -760,34 +794,68 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     return st < 0 ? st : publish(p, g, &cp, par, info);
 }
 
+int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
+                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
+    return push_circ(p, via, pos, quat, par, src, info);
+}
+
 /* ---------------------------------------------------------------- the cycle */
 
-/* Joint position of a Cartesian slot at local time x: the ends exactly, in between IK seeded with the
- * cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt computes one. pose (7
- * doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
-static int slot_q(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
+/* r = a, whole rows of PLANNER_MAX_AXES: a constant size compiles to six moves, cheaper than a libc memcpy call
+ * of n doubles (every row slot_q reads or writes is that wide, and set beyond n: zero or copied). */
+static inline void row_copy(double *restrict r, const double *restrict a)
 {
-    const PlannerSegment *g = s->seg;
-    int n = p->cfg.dof;
-    pose[0] = NAN;
-    if (x <= 0) { memcpy(q, g->q0, (size_t)n * sizeof *q); return 0; }
-    if (x >= g->T) { memcpy(q, g->q1, (size_t)n * sizeof *q); return 0; }
-    double tol = 1e-9 * p->cfg.dt, dist[4];
-    int ord[4], m = 0, old = 0;
+    memcpy(r, a, PLANNER_MAX_AXES * sizeof *r);
+}
+
+/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. Rows of PLANNER_MAX_AXES: an odd
+ * axis count also fills the spare lane after the last axis (rows set beyond n, see row_copy). */
+static inline void seed_sum(double *restrict seed, const double *q0, const double *q1, const double *q2,
+                            const double *q3, double w0, double w1, double w2, double w3, int n)
+{
+    PlannerV2 v0 = {w0, w0}, v1 = {w1, w1}, v2 = {w2, w2}, v3 = {w3, w3};
+    for (int i = 0; i < n; i += 2)
+        v2_store(seed + i, v0 * v2_load(q0 + i) + v1 * v2_load(q1 + i) + v2 * v2_load(q2 + i) +
+                               v3 * v2_load(q3 + i));
+}
+
+/* Is x the usual next cycle of a full cache: beyond the entry ci written last by d0 > tol, with ci - 1, ci - 2,
+ * ci - 3 (mod 4) at 2 d0, 3 d0, 4 d0 behind x? cache_seed would then sort them nearest first in that same order,
+ * take the equally spaced weights by the same test and replace ci - 3 (the oldest): this gets there without the
+ * search. */
+static inline int cache_usual(const PlannerSlot *s, double x, double tol)
+{
+    int c = s->ci;
+    double d0 = x - s->tc[c];
+    if (s->nc < 4 || !(d0 > tol)) return 0;
+    double d1 = x - s->tc[(c + 3) & 3], d2 = x - s->tc[(c + 2) & 3], d3 = x - s->tc[(c + 1) & 3];
+    return fabs(d1 - 2 * d0) <= 1e-9 * d0 && fabs(d2 - 3 * d0) <= 1e-9 * d0 && fabs(d3 - 4 * d0) <= 1e-9 * d0;
+}
+
+/* slot_q's seed at x from the cache in general (any times, any count), and the entry a new solution replaces
+ * when the cache is full (*old: the earliest). Returns 1 when x is a cached time: q is then the solution. */
+static int cache_seed(const PlannerSlot *s, const PlannerSegment *g, double x, double tol, int n, double *seed,
+                      double *q, int *old)
+{
+    double dist[4];
+    int ord[4], m = 0;
+    *old = 0;
     for (int k = 0; k < s->nc; k++) {   /* the cached solutions by distance from x, nearest first */
         double d = fabs(s->tc[k] - x);
-        if (d <= tol) { memcpy(q, s->qc[k], (size_t)n * sizeof *q); return 0; }
+        if (d <= tol) { row_copy(q, s->qc[k]); return 1; }
         int j = m++;
         for (; j > 0 && d < dist[j - 1]; j--) dist[j] = dist[j - 1], ord[j] = ord[j - 1];
         dist[j] = d, ord[j] = k;
-        if (s->tc[k] < s->tc[old]) old = k;
+        if (s->tc[k] < s->tc[*old]) *old = k;
     }
     /* seed: the solutions at the nearest m cached times extrapolated to x by the polynomial through them
      * (Lagrange weights w): cubic through four, seed error ~ h^4 times the fourth derivative (~1e-12 in a 1 ms
      * cycle, where one Newton step with a factorisation kept from an earlier cycle reaches ~1e-15; quadratic:
      * ~ h^3 q''' ~ 1e-9). Only nearby points, so the weights stay small (4, -6, 4, -1 for the usual equally
      * spaced cache: sum |w| = 15); otherwise fewer points. */
-    double seed[PLANNER_MAX_AXES], w[4], t[4], d[4];
+    double w[4], t[4], d[4];
     for (int k = 0; k < m; k++) t[k] = s->tc[ord[k]], d[k] = x - t[k];
     if (m == 4 && fabs(d[1] - 2 * d[0]) <= 1e-9 * dist[0] && fabs(d[2] - 3 * d[0]) <= 1e-9 * dist[0] &&
         fabs(d[3] - 4 * d[0]) <= 1e-9 * dist[0]) {   /* the usual cycle: the equally spaced weights, exactly */
@@ -810,30 +878,61 @@ static int slot_q(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
     }
     if (m < 0) m = 4;
     if (m == 0) {
-        memcpy(seed, g->q0, (size_t)n * sizeof *q);
+        row_copy(seed, g->q0);
     } else if (m == 1) {
-        memcpy(seed, s->qc[ord[0]], (size_t)n * sizeof *q);
+        row_copy(seed, s->qc[ord[0]]);
     } else {
         const double *q0 = s->qc[ord[0]], *q1 = s->qc[ord[1]], *q2 = s->qc[ord[m > 2 ? 2 : 1]];
         const double *q3 = s->qc[ord[m > 3 ? 3 : 1]];
-        double w0 = w[0], w1 = w[1], w2 = m > 2 ? w[2] : 0, w3 = m > 3 ? w[3] : 0;
-        for (int i = 0; i < n; i++) seed[i] = w0 * q0[i] + w1 * q1[i] + w2 * q2[i] + w3 * q3[i];
+        seed_sum(seed, q0, q1, q2, q3, w[0], w[1], m > 2 ? w[2] : 0, m > 3 ? w[3] : 0, n);
     }
-    ProfileState ps;
+    return 0;
+}
+
+/* Joint position q (a row of PLANNER_MAX_AXES) of a Cartesian slot at local time x: the ends exactly, in between
+ * IK seeded with the cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt
+ * computes one. pose (7 doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
+static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot *s, double x, double *q,
+                                                        double *pose)
+{
+    const PlannerSegment *g = s->seg;
+    int n = p->cfg.dof;
+    if (x <= 0 || x >= g->T) {
+        row_copy(q, x <= 0 ? g->q0 : g->q1);
+        pose[0] = NAN;
+        return 0;
+    }
+    double tol = 1e-9 * p->cfg.dt, seed[PLANNER_MAX_AXES];
+    int old;
+    if (!p->cfg.cache_search && cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
+        int c = s->ci;
+        seed_sum(seed, s->qc[c], s->qc[(c + 3) & 3], s->qc[(c + 2) & 3], s->qc[(c + 1) & 3], 4, -6, 4, -1, n);
+        old = (c + 1) & 3;
+    } else if (cache_seed(s, g, x, tol, n, seed, q, &old)) {
+        pose[0] = NAN;   /* a cached solution: no pose solved here */
+        return 0;
+    }
     ModelIkInfo ii;
-    profile_at(&g->path, x, &ps);
-    planner_path_pose(g, ps.p, pose, pose + 3);
+    path_pose(g, profile_pos(&g->path, x), pose, pose + 3);
     int st = model_ik(p->cfg.model, pose, pose + 3, seed, q, &ii);
     if (st < 0) return PLANNER_EIK;
     int k = s->nc < 4 ? s->nc++ : old;
     s->tc[k] = x;
-    memcpy(s->qc[k], q, (size_t)n * sizeof *q);
+    s->ci = k;
+    row_copy(s->qc[k], q);
     return 0;
 }
 
-/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian (and pos not NULL). */
-static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd, double *qdd, double *pos,
-                     double *quat)
+/* slot_q out of line: the window's restarts (slot_q itself is inlined in the cycle's one call). */
+static int slot_q_restart(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
+{
+    return slot_q(p, s, x, q, pose);
+}
+
+/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian (and pos not NULL). Inlined in
+ * planner_sample for the main slot (its call costs as much as a tenth of the cycle's own work). */
+static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSlot *s, double t, double *q,
+                                                           double *qd, double *qdd, double *pos, double *quat)
 {
     const PlannerSegment *g = s->seg;
     int n = p->cfg.dof;
@@ -855,7 +954,8 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
     int r0 = s->w0, r1 = r0 == 2 ? 0 : r0 + 1, r2 = r1 == 2 ? 0 : r1 + 1;
     if (s->wn && fabs(x - h - s->wx) <= 1e-9 * h) {
         r0 = r1, r1 = r2, r2 = s->w0;   /* slide by one: the oldest row takes q(x + h) */
-    } else if (slot_q(p, s, x - h, s->wq[r0], s->wp[r0]) < 0 || slot_q(p, s, x, s->wq[r1], s->wp[r1]) < 0) {
+    } else if (slot_q_restart(p, s, x - h, s->wq[r0], s->wp[r0]) < 0 ||
+               slot_q_restart(p, s, x, s->wq[r1], s->wp[r1]) < 0) {
         s->wn = 0;
         return PLANNER_EIK;
     }
@@ -868,23 +968,29 @@ static int slot_eval(Planner *p, PlannerSlot *s, double t, double *q, double *qd
     double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
     if (x <= 0 || x >= g->T) {
         for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
-    } else {
+    } else {   /* two axes at a time (q, qd, qdd are rows of PLANNER_MAX_AXES: an odd count fills a spare lane) */
         double h2 = 2 * h, hh = h * h;
-        for (int i = 0; i < n; i++) {
-            oq[i] = qc[i];
-            oqd[i] = (qp[i] - qm[i]) / h2;
-            oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
+        PlannerV2 vh2 = {h2, h2}, vhh = {hh, hh}, two = {2, 2};
+        for (int i = 0; i < n; i += 2) {
+            PlannerV2 a = v2_load(qm + i), b = v2_load(qc + i), c = v2_load(qp + i);
+            v2_store(oq + i, b);
+            v2_store(oqd + i, (c - a) / vh2);
+            v2_store(oqdd + i, (c - two * b + a) / vhh);
         }
     }
     if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
         memcpy(pos, s->wp[r1], 3 * sizeof *pos);
         memcpy(quat, s->wp[r1] + 3, 4 * sizeof *quat);
     } else if (pos) {
-        ProfileState ps;
-        profile_at(&g->path, x, &ps);
-        planner_path_pose(g, ps.p, pos, quat);
+        planner_path_pose(g, profile_pos(&g->path, x), pos, quat);
     }
     return 0;
+}
+
+/* slot_eval out of line: the segment blending in (no path pose). */
+static int slot_eval_next(Planner *p, double t, double *q, double *qd, double *qdd)
+{
+    return slot_eval(p, &p->next, t, q, qd, qdd, NULL, NULL);
 }
 
 /* Is the segment with ring index i published? */
@@ -900,11 +1006,15 @@ static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
     s->start = start;
     s->wn = 0;
     s->nc = 0;
+    s->ci = 0;
 }
 
 /* Advance the queue to time t: start, blend in and retire segments. */
 static void advance(Planner *p, double t)
 {
+    const PlannerSegment *cur = p->main.seg;
+    double xc = cur ? t - p->main.start : 0;
+    if (cur && (p->zone_decided || xc < cur->zone_t) && xc < cur->T) return;   /* the usual cycle: nothing to do */
     size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
     if (!p->main.seg) {
         const PlannerSegment *g = published(p, tail);
@@ -964,7 +1074,7 @@ int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
     sp->has_pose = p->main.seg->kind != PLANNER_PTP;
     if (st == 0 && p->next.seg) {
         double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
-        st = slot_eval(p, &p->next, t, q, qd, qdd, NULL, NULL);   /* a blend has no path pose */
+        st = slot_eval_next(p, t, q, qd, qdd);   /* a blend has no path pose */
         for (int i = 0; i < n && st == 0; i++) {
             sp->q[i] += q[i] - p->next.seg->q0[i];
             sp->qd[i] += qd[i];

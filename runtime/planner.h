@@ -120,6 +120,8 @@ typedef struct {
     Model *plan_model;   /* the producer's model; NULL: the same as model (one thread only) */
     int capacity;        /* segments in the queue, >= 2 */
     double dt;           /* cycle time, s: the finite-difference step for Cartesian joint speeds */
+    int cache_search;    /* 1: the cycle's IK seed always by the general search of its cache, never the usual
+                            cycle's shortcut (tests: the reference the shortcut must equal to the bit) */
     double q_start[PLANNER_MAX_AXES];          /* initial position */
     /* defaults (all > 0) */
     double axis_vmax, axis_amax;   /* for axes whose limit is INFINITY (jerk INFINITY is allowed: trapezoid) */
@@ -155,6 +157,7 @@ typedef struct {
     double tc[4];                  /* cache of cycle IK solutions at local times tc */
     double qc[4][PLANNER_MAX_AXES];
     int nc;
+    int ci;                        /* the entry written last (slot_q's usual cycle: ci, ci - 1, .. back in time) */
 } PlannerSlot;
 
 typedef struct Planner {

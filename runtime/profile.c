@@ -111,35 +111,6 @@ int profile_plan_duration(Profile *pr, double p0, double p1, double vmax, double
     return PROFILE_OK;
 }
 
-/* The first half of the profile (t in [0, T/2]), as magnitudes along the direction of motion. */
-static inline void first_half(const Profile *pr, double t, ProfileState *s)
-{
-    double j = pr->jmax;
-    if (t < pr->Tj) {                         /* ramp up: jerk +j */
-        s->j = j;
-        s->a = j * t;
-        s->v = 0.5 * j * t * t;
-        s->p = j * t * t * t / 6.0;
-    } else if (t < pr->Ta - pr->Tj) {         /* constant acceleration */
-        double u = t - pr->Tj;
-        s->j = 0;
-        s->a = pr->apk;
-        s->v = pr->v_tj + pr->apk * u;
-        s->p = pr->p_tj + pr->v_tj * u + 0.5 * pr->apk * u * u;
-    } else if (t < pr->Ta) {                  /* ramp down: jerk -j, counted back from the end of the half */
-        double u = pr->Ta - t;
-        s->j = -j;
-        s->a = j * u;
-        s->v = pr->vpk - 0.5 * j * u * u;
-        s->p = pr->p_ta - pr->vpk * u + j * u * u * u / 6.0;
-    } else {                                  /* cruise */
-        s->j = 0;
-        s->a = 0;
-        s->v = pr->vpk;
-        s->p = pr->p_ta + pr->vpk * (t - pr->Ta);
-    }
-}
-
 void profile_at(const Profile *pr, double t, ProfileState *s)
 {
     if (!(t > 0)) {                           /* also NaN */
@@ -154,11 +125,11 @@ void profile_at(const Profile *pr, double t, ProfileState *s)
     }
     ProfileState m;
     if (t <= 0.5 * pr->T) {
-        first_half(pr, t, &m);
+        profile_half(pr, t, &m);
         s->p = pr->p0 + pr->dir * m.p;
         s->a = pr->dir * m.a;
     } else {                                  /* mirror: p(T - u) = h - p(u), v even, a odd, jerk even */
-        first_half(pr, pr->T - t, &m);
+        profile_half(pr, pr->T - t, &m);
         s->p = pr->p1 - pr->dir * m.p;
         s->a = -pr->dir * m.a;
     }

@@ -58,6 +58,51 @@ double profile_min_time(double h, double vmax, double amax, double jmax);
 /* The state at time t (clamped to [0, T]: before the start it is (p0,0,0,0), after the end (p1,0,0,0)). */
 void profile_at(const Profile *pr, double t, ProfileState *s);
 
+/* The first half of the profile (t in [0, T/2]), as magnitudes along the direction of motion (profile_at and
+ * profile_pos; inline so the position alone costs only its own branch). */
+static inline __attribute__((always_inline)) void profile_half(const Profile *pr, double t, ProfileState *s)
+{
+    double j = pr->jmax;
+    if (t < pr->Tj) {                         /* ramp up: jerk +j */
+        s->j = j;
+        s->a = j * t;
+        s->v = 0.5 * j * t * t;
+        s->p = j * t * t * t / 6.0;
+    } else if (t < pr->Ta - pr->Tj) {         /* constant acceleration */
+        double u = t - pr->Tj;
+        s->j = 0;
+        s->a = pr->apk;
+        s->v = pr->v_tj + pr->apk * u;
+        s->p = pr->p_tj + pr->v_tj * u + 0.5 * pr->apk * u * u;
+    } else if (t < pr->Ta) {                  /* ramp down: jerk -j, counted back from the end of the half */
+        double u = pr->Ta - t;
+        s->j = -j;
+        s->a = j * u;
+        s->v = pr->vpk - 0.5 * j * u * u;
+        s->p = pr->p_ta - pr->vpk * u + j * u * u * u / 6.0;
+    } else {                                  /* cruise */
+        s->j = 0;
+        s->a = 0;
+        s->v = pr->vpk;
+        s->p = pr->p_ta + pr->vpk * (t - pr->Ta);
+    }
+}
+
+/* The position alone at time t: profile_at's p, to the bit (the same expressions), inline for the cycle's path
+ * parameter (the compiler drops the speed, acceleration and jerk). */
+static inline __attribute__((always_inline)) double profile_pos(const Profile *pr, double t)
+{
+    ProfileState m;
+    if (!(t > 0)) return pr->p0;              /* also NaN */
+    if (t >= pr->T) return pr->p1;
+    if (t <= 0.5 * pr->T) {
+        profile_half(pr, t, &m);
+        return pr->p0 + pr->dir * m.p;
+    }
+    profile_half(pr, pr->T - t, &m);
+    return pr->p1 - pr->dir * m.p;
+}
+
 /* The time at which the profile has covered the fraction `frac` in [0, 1] of its distance (the inverse of the
  * position, by bisection; for approximation zones). */
 double profile_time_at_fraction(const Profile *pr, double frac);

@@ -871,6 +871,120 @@ UTEST(puma_shared_samples_and_window)
     }
 }
 
+/* The PUMA 560 (dof 6) or, dof 7, the same arm with a seventh revolute joint on the flange (an odd count: the
+ * cycle's loops handle the axes two at a time and the odd one alone), its planner with cache_search as given. */
+static void arm_open(Model *m, Planner *p, PlannerConfig *c, double dt, int dof, int cache_search)
+{
+    ModelDesc *d = malloc(sizeof *d);
+    char err[256];
+    puma_planner_desc(d);
+    if (dof == 7) {
+        ModelJoint *j = &d->joint[6];
+        *j = d->joint[5];
+        snprintf(j->name, sizeof j->name, "j7");
+        snprintf(j->link, sizeof j->link, "link7");
+        j->parent = 5;
+        j->origin_xyz[0] = 0.02, j->origin_xyz[1] = 0, j->origin_xyz[2] = 0.05;
+        j->axis[0] = 1, j->axis[1] = 0, j->axis[2] = 0;
+        j->home = 0.3;
+        d->njoints = 7;
+        d->tool_link = 6;
+    }
+    int st = model_open(m, d, err, sizeof err);
+    if (st < 0) printf("#   model_open: %s\n", err);
+    free(d);
+    planner_config_init(c, dof);
+    planner_config_from_model(c, m);
+    c->dt = dt;
+    c->speed = 0.5;
+    c->acc = 2.0;
+    c->jerk = 20.0;
+    c->cache_search = cache_search;
+    planner_init(p, c);
+}
+
+/* `moves` LINs and CIRCs from the start pose with and without approximation, some turning the tool (slerp), an
+ * exact stop after the third; the same moves for every planner (relative to the start pose, no random numbers). */
+static int push_cycle_moves(Planner *p, int moves)
+{
+    double a[3], qa[4], qb[4], b[3], via[3];
+    int bad = 0;
+    planner_last_target(p, NULL, a, qa);
+    double turn[4] = {cos(0.15), sin(0.15) * 0.6, 0, sin(0.15) * 0.8};   /* 0.3 rad about (0.6, 0, 0.8) */
+    quat_mul(qb, turn, qa);
+    for (int k = 0; k < moves; k++) {
+        PlannerParams par = no_params;
+        par.speed = k % 3 == 2 ? 0.8 : 0.25;
+        par.approx = k % 2 ? 0.02 : 0;
+        const double *qt = k % 2 ? qb : qa;
+        for (int i = 0; i < 3; i++) b[i] = a[i] + 0.06 * ((k + i) % 3 == 0) - 0.04 * ((k + i) % 3 == 1);
+        if (k % 3 == 1) {
+            for (int i = 0; i < 3; i++) via[i] = 0.5 * (a[i] + b[i]) + 0.02 * (i == 2);
+            bad += planner_push_circ(p, via, b, qt, &par, (PlannerSrc){"c.irl", k + 1, 1}, NULL) != PLANNER_OK;
+        } else {
+            bad += planner_push_lin(p, b, qt, &par, (PlannerSrc){"c.irl", k + 1, 1}, NULL) != PLANNER_OK;
+        }
+        if (k == 2) planner_flush(p);
+    }
+    if (bad) printf("#   push: %s\n", planner_error(p));
+    return bad;
+}
+
+/* The usual cycle's shortcut (slot_q: the last four cached solutions are the equally spaced x - dt .. x - 4 dt,
+ * weights 4, -6, 4, -1 without searching the cache) gives the stream of the general search to the bit, with 6
+ * axes and with 7; and the cycle's joint speed and acceleration are the central differences of the stream's own
+ * positions (the window's rows are the neighbouring cycles' setpoints), to the bit, on every axis. */
+UTEST(cycle_shortcut_and_differences)
+{
+    double dt = 1e-3;
+    for (int dof = 6; dof <= 7; dof++) {
+        Model m[2];
+        Planner p[2];
+        PlannerConfig c[2];
+        Stream s[2] = {{0}, {0}};
+        for (int j = 0; j < 2; j++) {
+            arm_open(&m[j], &p[j], &c[j], dt, dof, j);
+            CHECK(push_cycle_moves(&p[j], dof == 6 ? 6 : 4) == 0);   /* the 7-axis arm's cycle IK fails in the 5th */
+            run(&p[j], dt, &s[j]);
+            if (s[j].status) printf("#   dof %d: status %d at t %.4f, line %d\n", dof, s[j].status, s[j].sp[s[j].n - 1].t, s[j].sp[s[j].n - 1].src.line);
+            CHECK(s[j].status == 0);
+        }
+        CHECK(s[0].n == s[1].n && s[0].n > 2000);
+        int same = 0, cart = 0, diffs = 0, bad_diff = 0;
+        for (int k = 0; k < s[0].n && k < s[1].n; k++) {
+            const PlannerSetpoint *a = &s[0].sp[k], *r = &s[1].sp[k];
+            size_t nb = (size_t)dof * sizeof(double);
+            same += a->seg_id == r->seg_id && a->has_pose == r->has_pose && !memcmp(a->q, r->q, nb) &&
+                    !memcmp(a->qd, r->qd, nb) && !memcmp(a->qdd, r->qdd, nb) &&
+                    (!a->has_pose || (!memcmp(a->pos, r->pos, sizeof a->pos) && !memcmp(a->quat, r->quat, sizeof a->quat)));
+            cart += a->has_pose;
+            if (k == 0 || k + 1 >= s[0].n) continue;
+            const PlannerSetpoint *z = &s[0].sp[k - 1], *n = &s[0].sp[k + 1];
+            if (!a->has_pose || !z->has_pose || !n->has_pose || z->seg_id != a->seg_id || n->seg_id != a->seg_id)
+                continue;   /* only inside one Cartesian segment, not blending */
+            diffs++;
+            for (int i = 0; i < dof; i++) {
+                double qd = (n->q[i] - z->q[i]) / (2 * dt), qdd = (n->q[i] - 2 * a->q[i] + z->q[i]) / (dt * dt);
+                if (memcmp(&qd, &a->qd[i], sizeof qd) || memcmp(&qdd, &a->qdd[i], sizeof qdd)) {
+                    if (bad_diff++ < 3)
+                        printf("#   dof %d t %.4f axis %d: qd %.17g vs %.17g, qdd %.17g vs %.17g\n", dof, a->t, i + 1,
+                               a->qd[i], qd, a->qdd[i], qdd);
+                }
+            }
+        }
+        printf("#   dof %d: %d cycles (%d Cartesian), %d the same to the bit with and without the shortcut; "
+               "%d cycles' differences checked\n", dof, s[0].n, cart, same, diffs);
+        CHECK(same == s[0].n);
+        CHECK(cart > s[0].n / 2 && diffs > s[0].n / 2);
+        CHECK(bad_diff == 0);
+        for (int j = 0; j < 2; j++) {
+            free(s[j].sp);
+            planner_free(&p[j]);
+            model_close(&m[j]);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(ptp_synchronised_exact_stop);
@@ -885,5 +999,6 @@ int main(void)
     RUN(puma_circ_on_circle);
     RUN(puma_random_lin_limits_and_blends);
     RUN(puma_shared_samples_and_window);
+    RUN(cycle_shortcut_and_differences);
     return utest_done();
 }

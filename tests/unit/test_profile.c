@@ -1,5 +1,7 @@
 /* test_profile.c — the jerk-limited profile: hand-computed cases, degenerate moves, and seeded randomised
  * properties (limits, continuity, derivative consistency, exact end, minimum time against a brute-force search). */
+#include <string.h>
+
 #include "profile.h"
 #include "test_rand.h"
 #include "utest.h"
@@ -239,6 +241,33 @@ UTEST(time_at_fraction)
     CHECK(profile_time_at_fraction(&pr, 1) == pr.T);
 }
 
+/* profile_pos (the planner's per-cycle path parameter) is profile_at's position to the bit: random profiles,
+ * trapezoids among them, at random times in every phase and both halves, and at the edges (0, T, beyond, NaN). */
+UTEST(position_alone_same_bits)
+{
+    int bad = 0, cases = 0;
+    for (int n = 0; n < 2000; n++) {
+        double v, a, j;
+        random_limits(&v, &a, &j);
+        if (n % 4 == 0 && isfinite(a)) j = INFINITY;   /* a trapezoid (not with amax infinite too) */
+        double p0 = (urand() - 0.5) * 10, h = lrand(1e-6, 1e3) * (urand() < 0.5 ? -1 : 1);
+        Profile pr;
+        if (profile_plan(&pr, p0, p0 + h, v, a, j) != PROFILE_OK) { bad++; continue; }
+        for (int k = -2; k <= 102; k++) {
+            double t = k == -2 ? NAN : k == 101 ? 0.5 * pr.T : k == 102 ? pr.T : pr.T * (k + urand()) / 100;
+            ProfileState st;
+            profile_at(&pr, t, &st);
+            double q = profile_pos(&pr, t);
+            cases++;
+            if (memcmp(&q, &st.p, sizeof q)) {
+                if (bad++ < 5) printf("#   case %d t %.17g: %.17g vs %.17g\n", n, t, q, st.p);
+            }
+        }
+    }
+    printf("#   %d times compared\n", cases);
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
     RUN(hand_computed_full_profile);
@@ -246,5 +275,6 @@ int main(void)
     RUN(random_time_optimal);
     RUN(random_stretched);
     RUN(time_at_fraction);
+    RUN(position_alone_same_bits);
     return utest_done();
 }
