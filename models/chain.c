@@ -135,6 +135,7 @@ typedef struct {
     double sv_B[6][N_MAX], sv_V[6][6];
     int sv_posonly;
     int sv_skip;             /* parameter singularity_skip (default 1) */
+    int sv_pairs;            /* parameter singularity_pairs (default 1; 0: the 6 x 6 SVD on the scalar loops) */
     int sv_ref_ok;           /* the last decomposition: its matrix, measure, V's distance from orthogonal */
     double sv_Aref[6 * N_MAX], sv_mref, sv_eta;
     int sv_w_ok;             /* the Weyl reference: a matrix with bounds on its true extreme singular values */
@@ -615,11 +616,132 @@ static inline __attribute__((always_inline)) int chain_sing_jacobi_n(Chain *c, i
     return MODEL_OK;
 }
 
+/* The 6 x 6 case (a 6-joint arm on all six rows, ~every call) with each 6-long column held as three pairs of
+ * doubles (ChainV2), so that every rotation and the projection A V take half the operations. Each element gets the
+ * same operations in the same order as in chain_jacobi_sv_n and chain_sing_project_n (products of pairs are the
+ * products of their halves, and the dot products add the halves in the scalar loops' order, from 0), so the bits
+ * are theirs: test_chain_sing compares the two paths bit for bit. */
+typedef ChainV2 ChainSvCol[3];
+
+/* x . y over a 6-long column, summed from 0 in the order of elements 0 to 5 as the scalar loops do. */
+static inline double chain_sv_dot6(const ChainV2 *x, const ChainV2 *y)
+{
+    ChainV2 p0 = x[0] * y[0], p1 = x[1] * y[1], p2 = x[2] * y[2];
+    return 0.0 + p0[0] + p0[1] + p1[0] + p1[1] + p2[0] + p2[1];
+}
+
+/* b[col] = A V[col] (A 6 x 6 row-major): each pair of rows of A taken down a column (At), the sum over j from 0 in
+ * order as chain_sing_project_n. */
+static inline void chain_sv_project66(const double *A, const double V[6][6], ChainSvCol b[6])
+{
+    ChainV2 At[6][3];
+    for (int j = 0; j < 6; j++)
+        for (int h = 0; h < 3; h++) At[j][h] = (ChainV2){A[(2 * h) * 6 + j], A[(2 * h + 1) * 6 + j]};
+    for (int col = 0; col < 6; col++) {
+        ChainV2 a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0};
+        for (int j = 0; j < 6; j++) {
+            ChainV2 v = {V[col][j], V[col][j]};
+            a0 += At[j][0] * v, a1 += At[j][1] * v, a2 += At[j][2] * v;
+        }
+        b[col][0] = a0, b[col][1] = a1, b[col][2] = a2;
+    }
+}
+
+/* chain_jacobi_sv_n for m = k = 6 on the pairs b and V (v, loaded by the caller and stored back by it). */
+static int chain_jacobi_sv_66(ChainSvCol b[6], ChainSvCol v[6])
+{
+    double tol = 6 * 2.220446049250313e-16, frob2 = 0;
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) frob2 += b[p][h][0] * b[p][h][0], frob2 += b[p][h][1] * b[p][h][1];
+    double floor2 = tol * tol * frob2;
+    for (int sweep = 1; sweep <= 30; sweep++) {
+        int rotated = 0;
+        double nrm[6];
+        for (int p = 0; p < 6; p++) nrm[p] = chain_sv_dot6(b[p], b[p]);
+        for (int p = 0; p < 5; p++)
+            for (int r = p + 1; r < 6; r++) {
+                double alpha = nrm[p], beta = nrm[r], gamma = chain_sv_dot6(b[p], b[r]);
+                if (fabs(gamma) <= tol * sqrt(alpha * beta) || alpha <= floor2 || beta <= floor2) continue;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+                ChainV2 C = {cs, cs}, S = {sn, sn};
+                for (int h = 0; h < 3; h++) {
+                    ChainV2 x = b[p][h], y = b[r][h];
+                    b[p][h] = C * x - S * y;
+                    b[r][h] = S * x + C * y;
+                    x = v[p][h], y = v[r][h];
+                    v[p][h] = C * x - S * y;
+                    v[r][h] = S * x + C * y;
+                }
+                nrm[p] = alpha - t * gamma;
+                nrm[r] = beta + t * gamma;
+                rotated = 1;
+            }
+        if (!rotated) return sweep;
+    }
+    return -1;
+}
+
+/* chain_sing_jacobi_n for n = rows = 6 on pairs (the same bits). */
+static int chain_sing_jacobi_66(const double *A, double V[6][6], double eta, double *smin_out, double *smax_out,
+                                double *eta_out)
+{
+    for (int p = 0; p < 6 && eta > 1e-13; p++) { /* the Gram-Schmidt of chain_sing_jacobi_n, rarely needed */
+        double *vp = V[p];
+        for (int r = 0; r < p; r++) {
+            double d = 0;
+            for (int i = 0; i < 6; i++) d += vp[i] * V[r][i];
+            for (int i = 0; i < 6; i++) vp[i] -= d * V[r][i];
+        }
+        double nn = 0;
+        for (int i = 0; i < 6; i++) nn += vp[i] * vp[i];
+        if (!(nn > 0.25)) {
+            for (int p2 = 0; p2 < 6; p2++)
+                for (int i = 0; i < 6; i++) V[p2][i] = p2 == i;
+            p = -1;
+            continue;
+        }
+        nn = 1 / sqrt(nn);
+        for (int i = 0; i < 6; i++) vp[i] *= nn;
+    }
+    ChainSvCol b[6], v[6];
+    chain_sv_project66(A, (const double (*)[6])V, b);
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) v[p][h] = (ChainV2){V[p][2 * h], V[p][2 * h + 1]};
+    int sweeps = chain_jacobi_sv_66(b, v);
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) V[p][2 * h] = v[p][h][0], V[p][2 * h + 1] = v[p][h][1];
+    if (sweeps < 0) {
+        for (int p = 0; p < 6; p++)
+            for (int i = 0; i < 6; i++) V[p][i] = p == i;
+        return MODEL_ENUMERIC;
+    }
+    double smax = 0, smin = INFINITY, d2 = 0;
+    for (int p = 0; p < 6; p++) {
+        double nn = sqrt(chain_sv_dot6(b[p], b[p]));
+        if (nn > smax) smax = nn;
+        if (nn < smin) smin = nn;
+    }
+    for (int p = 0; p < 6; p++)
+        for (int r = p; r < 6; r++) {
+            ChainV2 q0 = v[p][0] * v[r][0], q1 = v[p][1] * v[r][1], q2 = v[p][2] * v[r][2];
+            double d = -(p == r) + q0[0] + q0[1] + q1[0] + q1[1] + q2[0] + q2[1];
+            d2 += (p == r ? 1 : 2) * d * d;
+        }
+    *smin_out = smin, *smax_out = smax, *eta_out = 2 * sqrt(d2) + 1e-14;
+    return MODEL_OK;
+}
+
+/* The Jacobi SVD of A (chain_sing_jacobi_n); on pairs (chain_sing_jacobi_66) for a 6 x 6 A unless c->sv_pairs is 0
+ * (the tests' reference path). */
 static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6], double eta, double *smin,
                              double *smax, double *eta_out)
 {
-    return c->n == 6 && rows == 6 ? chain_sing_jacobi_n(c, 6, 6, A, V, eta, smin, smax, eta_out)
-                                   : chain_sing_jacobi_n(c, c->n, rows, A, V, eta, smin, smax, eta_out);
+    if (c->n == 6 && rows == 6)
+        return c->sv_pairs ? chain_sing_jacobi_66(A, V, eta, smin, smax, eta_out)
+                           : chain_sing_jacobi_n(c, 6, 6, A, V, eta, smin, smax, eta_out);
+    return chain_sing_jacobi_n(c, c->n, rows, A, V, eta, smin, smax, eta_out);
 }
 
 /* Bounds [lb, ub] on any value the Jacobi SVD could return at a matrix whose true extreme singular values lie in
@@ -712,7 +834,12 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
     int n = c->n, k = n < rows ? n : rows;
     if (k < 2) return -1;
     double G[6][6], F2 = 0;
-    if (n == 6 && rows == 6) chain_sing_gram_n(c, 6, 6, A, G);
+    if (n == 6 && rows == 6 && c->sv_pairs) { /* on pairs, the same bits as chain_sing_gram_n */
+        ChainSvCol b[6];
+        chain_sv_project66(A, (const double (*)[6])c->sv_V, b);
+        for (int p = 0; p < 6; p++)
+            for (int r = p; r < 6; r++) G[p][r] = G[r][p] = chain_sv_dot6(b[p], b[r]);
+    } else if (n == 6 && rows == 6) chain_sing_gram_n(c, 6, 6, A, G);
     else chain_sing_gram_n(c, n, rows, A, G);
     int lo = 0, hi = 0;
     for (int p = 0; p < k; p++) {
@@ -1933,7 +2060,8 @@ static void chain_sing_lipschitz(Chain *c)
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
  * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), ik_fast (1; 0 turns the Newton tracking path
  * off), char_length (singularity normalisation, default the sum of link offsets from the base to the tool),
- * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too). */
+ * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too),
+ * singularity_pairs (1; 0: the 6 x 6 Jacobi SVD and Temple Gram matrix on the scalar loops, the tests' reference). */
 static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
     const char *src = d->source[0] ? d->source : d->name;
@@ -1985,6 +2113,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
     c->sv_skip = 1;
     if ((p = model_desc_param(d, "singularity_skip")) && p->n >= 1) c->sv_skip = p->v[0] != 0;
+    c->sv_pairs = 1;
+    if ((p = model_desc_param(d, "singularity_pairs")) && p->n >= 1) c->sv_pairs = p->v[0] != 0;
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
         snprintf(err, errlen, "%s: out of memory", src);
