@@ -636,10 +636,14 @@ static inline double chain_sv_dot6(const ChainV2 *x, const ChainV2 *y)
 static inline void chain_sv_project66(const double *A, const double V[6][6], ChainSvCol b[6])
 {
     ChainV2 At[6][3];
+#pragma GCC unroll 6
     for (int j = 0; j < 6; j++)
+#pragma GCC unroll 3
         for (int h = 0; h < 3; h++) At[j][h] = (ChainV2){A[(2 * h) * 6 + j], A[(2 * h + 1) * 6 + j]};
+#pragma GCC unroll 6
     for (int col = 0; col < 6; col++) {
         ChainV2 a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0};
+#pragma GCC unroll 6
         for (int j = 0; j < 6; j++) {
             ChainV2 v = {V[col][j], V[col][j]};
             a0 += At[j][0] * v, a1 += At[j][1] * v, a2 += At[j][2] * v;
@@ -806,6 +810,7 @@ static int chain_sing_exact(Chain *c, const double *q, int rows, const double *A
 static void chain_sing_weyl(const Chain *c, int len, const double *A, double *lb, double *ub)
 {
     double e2 = 0;
+#pragma GCC unroll 6
     for (int i = 0; i < len; i++) {
         double d = A[i] - c->sv_Aw[i];
         e2 += d * d;
@@ -892,7 +897,9 @@ static int chain_sing_temple_g(int k, double G[6][6], double eta, double iv[4], 
 /* G from b (pairs): the same bits as chain_sing_gram_n. */
 static inline void chain_sv_gram66(ChainSvCol b[6], double G[6][6])
 {
+#pragma GCC unroll 6
     for (int p = 0; p < 6; p++)
+#pragma GCC unroll 6
         for (int r = p; r < 6; r++) G[p][r] = G[r][p] = chain_sv_dot6(b[p], b[r]);
 }
 
@@ -937,7 +944,9 @@ static int chain_sing_refresh(const double *A, ChainSvCol b[6], const double V[6
 static double chain_sing_lipschitz_e(const Chain *c, const double *q)
 {
     double e = 0;
-    for (int i = 0; i < c->n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
+    int n = c->n;
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
     return e;
 }
 
@@ -1018,11 +1027,13 @@ static inline __attribute__((always_inline)) double chain_sing_first_order_n(Cha
         c->sv_m_ok = 1;
     }
     double d[CHAIN_FO_MAX], ad[CHAIN_FO_MAX], Q = 0, sk = 0, s1 = 0, tm = 0;
+#pragma GCC unroll 8
     for (int a = 0; a < np; a++) {
         d[a] = q[pa[a]] - c->sv_qw[pa[a]];
         ad[a] = fabs(d[a]);
         sk += c->sv_kd[a] * ad[a], s1 += ad[a], tm += c->sv_mu[a] * ad[a];
     }
+#pragma GCC unroll 8
     for (int a = 0; a < np; a++) { /* dq^T K dq over the upper triangle (sv_K2 = 2 K above the diagonal) */
         double qa = c->sv_K[a][a] * d[a];
         for (int b = a + 1; b < np; b++) qa += c->sv_K2[a][b] * d[b];
