@@ -167,6 +167,7 @@ typedef struct {
     double *qwlo, *qwhi;
     int sing_chan[SAMPLE_MAX_DEVICES]; /* the singularity channel of each device (checks_sing_band) */
     long nquiet;               /* device cycles quiet_axes6 took (for tests) */
+    int quiet_avx;             /* quiet_axes6 four at a time: the CPU has AVX (tests may clear it) */
 } Checks;
 
 /* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */
