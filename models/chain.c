@@ -761,7 +761,8 @@ static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6]
 /* Bounds [lb, ub] on any value the Jacobi SVD could return at a matrix whose true extreme singular values lie in
  * iv (sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]) and whose Frobenius norm is at most f: the SVD's singular
  * values are within 1e-11 f of the true ones, and each division rounds by an ulp. */
-static void chain_sing_bounds(const double iv[4], double f, double *lb, double *ub)
+static inline __attribute__((always_inline)) void chain_sing_bounds(const double iv[4], double f, double *lb,
+                                                                   double *ub)
 {
     double dl = 1e-11 * f, a = iv[0] - dl, b = iv[1] + dl, cc = iv[2] - dl, d = iv[3] + dl;
     /* fmax(x, 0) and fmin(x, 1) written as comparisons (a NaN x gives 0 and 1 as they do; no libm call) */
