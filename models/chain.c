@@ -152,6 +152,8 @@ typedef struct {
     double sv_B[6][N_MAX], sv_V[6][6];
     int sv_posonly;
     int sv_skip;             /* parameter singularity_skip (default 1) */
+    int sv_pairs;            /* parameter singularity_pairs (default 1; 0: the 6 x 6 SVD on the scalar loops) */
+    int sv_refresh;          /* parameter singularity_refresh (default 1; 0: no chain_sing_refresh) */
     int sv_ref_ok;           /* the last decomposition: its matrix, measure, V's distance from orthogonal */
     double sv_Aref[6 * N_MAX], sv_mref, sv_eta;
     int sv_w_ok;             /* the Weyl reference: a matrix with bounds on its true extreme singular values */
@@ -174,7 +176,7 @@ typedef struct {
     double sv_mu[CHAIN_FO_MAX]; /* sqrt(max_b M_ab): M_ab <= mu_a mu_b */
     int sv_m_ok;             /* sv_dk = sum_a mu_a |qw_a - qk_a| for the present Weyl reference and q_K */
     double sv_dk;
-    long sv_stats[7];        /* chain_sing_stats */
+    long sv_stats[8];        /* chain_sing_stats */
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -632,17 +634,152 @@ static inline __attribute__((always_inline)) int chain_sing_jacobi_n(Chain *c, i
     return MODEL_OK;
 }
 
+/* The 6 x 6 case (a 6-joint arm on all six rows, ~every call) with each 6-long column held as three pairs of
+ * doubles (ChainV2), so that every rotation and the projection A V take half the operations. Each element gets the
+ * same operations in the same order as in chain_jacobi_sv_n and chain_sing_project_n (products of pairs are the
+ * products of their halves, and the dot products add the halves in the scalar loops' order, from 0), so the bits
+ * are theirs: test_chain_sing compares the two paths bit for bit. */
+typedef ChainV2 ChainSvCol[3];
+
+/* x . y over a 6-long column, summed from 0 in the order of elements 0 to 5 as the scalar loops do. */
+static inline double chain_sv_dot6(const ChainV2 *x, const ChainV2 *y)
+{
+    ChainV2 p0 = x[0] * y[0], p1 = x[1] * y[1], p2 = x[2] * y[2];
+    return 0.0 + p0[0] + p0[1] + p1[0] + p1[1] + p2[0] + p2[1];
+}
+
+/* b[col] = A V[col] (A 6 x 6 row-major): each pair of rows of A taken down a column (At), the sum over j from 0 in
+ * order as chain_sing_project_n. */
+static inline void chain_sv_project66(const double *A, const double V[6][6], ChainSvCol b[6])
+{
+    ChainV2 At[6][3];
+#pragma GCC unroll 6
+    for (int j = 0; j < 6; j++)
+#pragma GCC unroll 3
+        for (int h = 0; h < 3; h++) At[j][h] = (ChainV2){A[(2 * h) * 6 + j], A[(2 * h + 1) * 6 + j]};
+#pragma GCC unroll 6
+    for (int col = 0; col < 6; col++) {
+        ChainV2 a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0};
+#pragma GCC unroll 6
+        for (int j = 0; j < 6; j++) {
+            ChainV2 v = {V[col][j], V[col][j]};
+            a0 += At[j][0] * v, a1 += At[j][1] * v, a2 += At[j][2] * v;
+        }
+        b[col][0] = a0, b[col][1] = a1, b[col][2] = a2;
+    }
+}
+
+/* chain_jacobi_sv_n for m = k = 6 on the pairs b and V (v, loaded by the caller and stored back by it), at most
+ * max_sweeps sweeps (30 for a decomposition; 1 for chain_sing_refresh, whose V then rarely converged: -1). */
+static inline __attribute__((always_inline)) int chain_jacobi_sv_66(ChainSvCol b[6], ChainSvCol v[6], int max_sweeps)
+{
+    double tol = 6 * 2.220446049250313e-16, frob2 = 0;
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) frob2 += b[p][h][0] * b[p][h][0], frob2 += b[p][h][1] * b[p][h][1];
+    double floor2 = tol * tol * frob2;
+    for (int sweep = 1; sweep <= max_sweeps; sweep++) {
+        int rotated = 0;
+        double nrm[6];
+        for (int p = 0; p < 6; p++) nrm[p] = chain_sv_dot6(b[p], b[p]);
+        for (int p = 0; p < 5; p++)
+            for (int r = p + 1; r < 6; r++) {
+                double alpha = nrm[p], beta = nrm[r], gamma = chain_sv_dot6(b[p], b[r]);
+                if (fabs(gamma) <= tol * sqrt(alpha * beta) || alpha <= floor2 || beta <= floor2) continue;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double cs = 1 / sqrt(1 + t * t), sn = cs * t;
+                ChainV2 C = {cs, cs}, S = {sn, sn};
+                for (int h = 0; h < 3; h++) {
+                    ChainV2 x = b[p][h], y = b[r][h];
+                    b[p][h] = C * x - S * y;
+                    b[r][h] = S * x + C * y;
+                    x = v[p][h], y = v[r][h];
+                    v[p][h] = C * x - S * y;
+                    v[r][h] = S * x + C * y;
+                }
+                nrm[p] = alpha - t * gamma;
+                nrm[r] = beta + t * gamma;
+                rotated = 1;
+            }
+        if (!rotated) return sweep;
+    }
+    return -1;
+}
+
+/* |V^T V - I|_F of V held as pairs, doubled for its own rounding (chain_sing_jacobi_n's eta, the same bits). */
+static inline double chain_sv_eta66(ChainSvCol v[6])
+{
+    double d2 = 0;
+    for (int p = 0; p < 6; p++)
+        for (int r = p; r < 6; r++) {
+            ChainV2 q0 = v[p][0] * v[r][0], q1 = v[p][1] * v[r][1], q2 = v[p][2] * v[r][2];
+            double d = -(p == r) + q0[0] + q0[1] + q1[0] + q1[1] + q2[0] + q2[1];
+            d2 += (p == r ? 1 : 2) * d * d;
+        }
+    return 2 * sqrt(d2) + 1e-14;
+}
+
+/* chain_sing_jacobi_n for n = rows = 6 on pairs (the same bits). */
+static int chain_sing_jacobi_66(const double *A, double V[6][6], double eta, double *smin_out, double *smax_out,
+                                double *eta_out)
+{
+    for (int p = 0; p < 6 && eta > 1e-13; p++) { /* the Gram-Schmidt of chain_sing_jacobi_n, rarely needed */
+        double *vp = V[p];
+        for (int r = 0; r < p; r++) {
+            double d = 0;
+            for (int i = 0; i < 6; i++) d += vp[i] * V[r][i];
+            for (int i = 0; i < 6; i++) vp[i] -= d * V[r][i];
+        }
+        double nn = 0;
+        for (int i = 0; i < 6; i++) nn += vp[i] * vp[i];
+        if (!(nn > 0.25)) {
+            for (int p2 = 0; p2 < 6; p2++)
+                for (int i = 0; i < 6; i++) V[p2][i] = p2 == i;
+            p = -1;
+            continue;
+        }
+        nn = 1 / sqrt(nn);
+        for (int i = 0; i < 6; i++) vp[i] *= nn;
+    }
+    ChainSvCol b[6], v[6];
+    chain_sv_project66(A, (const double (*)[6])V, b);
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) v[p][h] = (ChainV2){V[p][2 * h], V[p][2 * h + 1]};
+    int sweeps = chain_jacobi_sv_66(b, v, 30);
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) V[p][2 * h] = v[p][h][0], V[p][2 * h + 1] = v[p][h][1];
+    if (sweeps < 0) {
+        for (int p = 0; p < 6; p++)
+            for (int i = 0; i < 6; i++) V[p][i] = p == i;
+        return MODEL_ENUMERIC;
+    }
+    double smax = 0, smin = INFINITY, d2 = 0;
+    for (int p = 0; p < 6; p++) {
+        double nn = sqrt(chain_sv_dot6(b[p], b[p]));
+        if (nn > smax) smax = nn;
+        if (nn < smin) smin = nn;
+    }
+    (void)d2;
+    *smin_out = smin, *smax_out = smax, *eta_out = chain_sv_eta66(v);
+    return MODEL_OK;
+}
+
+/* The Jacobi SVD of A (chain_sing_jacobi_n); on pairs (chain_sing_jacobi_66) for a 6 x 6 A unless c->sv_pairs is 0
+ * (the tests' reference path). */
 static int chain_sing_jacobi(Chain *c, int rows, const double *A, double V[6][6], double eta, double *smin,
                              double *smax, double *eta_out)
 {
-    return c->n == 6 && rows == 6 ? chain_sing_jacobi_n(c, 6, 6, A, V, eta, smin, smax, eta_out)
-                                   : chain_sing_jacobi_n(c, c->n, rows, A, V, eta, smin, smax, eta_out);
+    if (c->n == 6 && rows == 6)
+        return c->sv_pairs ? chain_sing_jacobi_66(A, V, eta, smin, smax, eta_out)
+                           : chain_sing_jacobi_n(c, 6, 6, A, V, eta, smin, smax, eta_out);
+    return chain_sing_jacobi_n(c, c->n, rows, A, V, eta, smin, smax, eta_out);
 }
 
 /* Bounds [lb, ub] on any value the Jacobi SVD could return at a matrix whose true extreme singular values lie in
  * iv (sigma_min in [iv0, iv1], sigma_max in [iv2, iv3]) and whose Frobenius norm is at most f: the SVD's singular
  * values are within 1e-11 f of the true ones, and each division rounds by an ulp. */
-static void chain_sing_bounds(const double iv[4], double f, double *lb, double *ub)
+static inline __attribute__((always_inline)) void chain_sing_bounds(const double iv[4], double f, double *lb,
+                                                                   double *ub)
 {
     double dl = 1e-11 * f, a = iv[0] - dl, b = iv[1] + dl, cc = iv[2] - dl, d = iv[3] + dl;
     /* fmax(x, 0) and fmin(x, 1) written as comparisons (a NaN x gives 0 and 1 as they do; no libm call) */
@@ -691,6 +828,7 @@ static int chain_sing_exact(Chain *c, const double *q, int rows, const double *A
 static void chain_sing_weyl(const Chain *c, int len, const double *A, double *lb, double *ub)
 {
     double e2 = 0;
+#pragma GCC unroll 6
     for (int i = 0; i < len; i++) {
         double d = A[i] - c->sv_Aw[i];
         e2 += d * d;
@@ -724,13 +862,13 @@ static inline __attribute__((always_inline)) void chain_sing_gram_n(Chain *c, in
         }
 }
 
-static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], double *f)
+/* Temple's bounds from G (k x k), the Gram matrix of A V with V eta from orthogonal (chain_sing_temple). Inlined
+ * with k = 6, the loops unroll; the terms a condition leaves out are added as +0, which leaves a sum of non-negative
+ * terms as it was, so the bits are those of skipping them. */
+static inline __attribute__((always_inline)) int chain_sing_temple_g_n(int k, double G[6][6], double eta,
+                                                                       double iv[4], double *f)
 {
-    int n = c->n, k = n < rows ? n : rows;
-    if (k < 2) return -1;
-    double G[6][6], F2 = 0;
-    if (n == 6 && rows == 6) chain_sing_gram_n(c, 6, 6, A, G);
-    else chain_sing_gram_n(c, n, rows, A, G);
+    double F2 = 0;
     int lo = 0, hi = 0;
     for (int p = 0; p < k; p++) {
         F2 += G[p][p];
@@ -738,32 +876,83 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
         if (G[p][p] > G[hi][hi]) hi = p;
     }
     if (lo == hi || !(F2 > 0) || !isfinite(F2)) return -1;
-    F2 = F2 / (1 - c->sv_eta) * (1 + 1e-10); /* |A|_F^2 <= trace(G) / (1 - eta) */
+    F2 = F2 / (1 - eta) * (1 + 1e-10); /* |A|_F^2 <= trace(G) / (1 - eta) */
     double tau = 1e-12 * F2;
     /* beta: Gershgorin on G without row/column lo; alpha: on G without hi */
     double beta = INFINITY, alpha = -INFINITY, r2lo = 0, r2hi = 0;
+#pragma GCC unroll 6
     for (int p = 0; p < k; p++) {
         double slo = 0, shi = 0;
+#pragma GCC unroll 6
         for (int r = 0; r < k; r++) {
-            if (r == p) continue;
-            if (r != lo) slo += fabs(G[p][r]);
-            if (r != hi) shi += fabs(G[p][r]);
+            double a = fabs(G[p][r]);
+            slo += r != p && r != lo ? a : 0.0;
+            shi += r != p && r != hi ? a : 0.0;
         }
         double gb = G[p][p] - slo * (1 + 1e-10), ga = G[p][p] + shi * (1 + 1e-10); /* fmin/fmax, no libm call */
-        if (p != lo && gb < beta) beta = gb;
-        if (p != hi && ga > alpha) alpha = ga;
-        if (p != lo) r2lo += G[lo][p] * G[lo][p];
-        if (p != hi) r2hi += G[hi][p] * G[hi][p];
+        beta = p != lo && gb < beta ? gb : beta;
+        alpha = p != hi && ga > alpha ? ga : alpha;
+        double xl = G[lo][p], xh = G[hi][p];
+        r2lo += p != lo ? xl * xl : 0.0;
+        r2hi += p != hi ? xh * xh : 0.0;
     }
     double mu = G[lo][lo], rho = G[hi][hi];
     if (!(beta - mu > 1e-6 * F2) || !(rho - alpha > 1e-6 * F2)) return -1;
     double lam1 = mu - r2lo / (beta - mu) * (1 + 1e-6), lamk = rho + r2hi / (rho - alpha) * (1 + 1e-6);
-    double vlo = sqrt(1 + c->sv_eta), vhi = sqrt(1 - c->sv_eta); /* sigma_max(V), sigma_min(V) bounds */
+    double vlo = sqrt(1 + eta), vhi = sqrt(1 - eta); /* sigma_max(V), sigma_min(V) bounds */
     double l1 = lam1 - tau > 0 ? lam1 - tau : 0, lk = rho - tau > 0 ? rho - tau : 0; /* fmax(., 0) */
     iv[0] = sqrt(l1) / vlo, iv[1] = sqrt(mu + tau) / vhi;
     iv[2] = sqrt(lk) / vlo, iv[3] = sqrt(lamk + tau) / vhi;
     *f = sqrt(F2);
     return isfinite(iv[0] + iv[1] + iv[2] + iv[3]) ? 0 : -1;
+}
+
+static int chain_sing_temple_g(int k, double G[6][6], double eta, double iv[4], double *f)
+{
+    return k == 6 ? chain_sing_temple_g_n(6, G, eta, iv, f) : chain_sing_temple_g_n(k, G, eta, iv, f);
+}
+
+/* G from b (pairs): the same bits as chain_sing_gram_n. */
+static inline void chain_sv_gram66(ChainSvCol b[6], double G[6][6])
+{
+#pragma GCC unroll 6
+    for (int p = 0; p < 6; p++)
+#pragma GCC unroll 6
+        for (int r = p; r < 6; r++) G[p][r] = G[r][p] = chain_sv_dot6(b[p], b[r]);
+}
+
+/* b: where the pairs path leaves A sv_V for chain_sing_refresh (6 x 6 with sv_pairs; else untouched). */
+static int chain_sing_temple(Chain *c, int rows, const double *A, ChainSvCol b[6], double iv[4], double *f)
+{
+    int n = c->n, k = n < rows ? n : rows;
+    if (k < 2) return -1;
+    double G[6][6];
+    if (n == 6 && rows == 6 && c->sv_pairs) { /* on pairs, the same bits as chain_sing_gram_n */
+        chain_sv_project66(A, (const double (*)[6])c->sv_V, b);
+        chain_sv_gram66(b, G);
+    } else if (n == 6 && rows == 6) chain_sing_gram_n(c, 6, 6, A, G);
+    else chain_sing_gram_n(c, n, rows, A, G);
+    return chain_sing_temple_g(k, G, c->sv_eta, iv, f);
+}
+
+/* Temple again after one Jacobi sweep has refreshed a stale V (6 x 6 on pairs): the sweep on b = A sv_V (from
+ * chain_sing_temple) and on a copy v of sv_V, whose distance from orthogonal *eta is measured anew; G is formed again
+ * from A v, as chain_sing_temple forms it from A sv_V, so the bounds rest on the same margins. ~2,500 instructions
+ * where a decomposition costs ~9,000; the caller keeps v, *eta as the warm state when the bounds prove. */
+static int chain_sing_refresh(const double *A, ChainSvCol b[6], const double V[6][6], ChainSvCol v[6], double *eta,
+                              double iv[4], double *f)
+{
+    double Vn[6][6], G[6][6];
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) v[p][h] = (ChainV2){V[p][2 * h], V[p][2 * h + 1]};
+    chain_jacobi_sv_66(b, v, 1);
+    *eta = chain_sv_eta66(v);
+    if (!(*eta < 1e-6)) return -1;
+    for (int p = 0; p < 6; p++)
+        for (int h = 0; h < 3; h++) Vn[p][2 * h] = v[p][h][0], Vn[p][2 * h + 1] = v[p][h][1];
+    chain_sv_project66(A, (const double (*)[6])Vn, b);
+    chain_sv_gram66(b, G);
+    return chain_sing_temple_g(6, G, *eta, iv, f);
 }
 
 /* Bounds on the measure at q from the Weyl reference without forming A: |A(q) - A_w|_F <= sum_i L_i |q_i - qw_i|
@@ -773,7 +962,9 @@ static int chain_sing_temple(Chain *c, int rows, const double *A, double iv[4], 
 static double chain_sing_lipschitz_e(const Chain *c, const double *q)
 {
     double e = 0;
-    for (int i = 0; i < c->n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
+    int n = c->n;
+#pragma GCC unroll 6
+    for (int i = 0; i < n; i++) e += c->sv_lip[i] * fabs(q[i] - c->sv_qw[i]);
     return e;
 }
 
@@ -854,11 +1045,13 @@ static inline __attribute__((always_inline)) double chain_sing_first_order_n(Cha
         c->sv_m_ok = 1;
     }
     double d[CHAIN_FO_MAX], ad[CHAIN_FO_MAX], Q = 0, sk = 0, s1 = 0, tm = 0;
+#pragma GCC unroll 8
     for (int a = 0; a < np; a++) {
         d[a] = q[pa[a]] - c->sv_qw[pa[a]];
         ad[a] = fabs(d[a]);
         sk += c->sv_kd[a] * ad[a], s1 += ad[a], tm += c->sv_mu[a] * ad[a];
     }
+#pragma GCC unroll 8
     for (int a = 0; a < np; a++) { /* dq^T K dq over the upper triangle (sv_K2 = 2 K above the diagonal) */
         double qa = c->sv_K[a][a] * d[a];
         for (int b = a + 1; b < np; b++) qa += c->sv_K2[a][b] * d[b];
@@ -923,14 +1116,34 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
     c->sv_stats[0]++;
     if (band && !by) {
         double iv[4], f;
+        ChainSvCol b[6];
         chain_sing_weyl(c, len, A, &lb, &ub);
         by = lb >= lo && ub <= hi ? 1 : 0;
-        if (!by && !(ub < lo || lb > hi) && chain_sing_temple(c, rows, A, iv, &f) == 0) {
-            chain_sing_bounds(iv, f, &lb, &ub);
-            if (lb >= lo && ub <= hi) {
-                by = 2;
-                chain_sing_set_weyl(c, q, len, A, iv, f); /* the next cycles' Weyl bound starts from here */
+        if (!by && !(ub < lo || lb > hi)) {
+            int tst = chain_sing_temple(c, rows, A, b, iv, &f);
+            if (tst == 0) {
+                chain_sing_bounds(iv, f, &lb, &ub);
+                by = lb >= lo && ub <= hi ? 2 : 0;
             }
+            /* not proved in the band nor outside it: V may have gone stale since the last decomposition; one
+             * sweep refreshes it, and when Temple then proves, the refreshed V is the warm state from here on */
+            if (!by && !(tst == 0 && (ub < lo || lb > hi)) && c->sv_refresh && c->n == 6 && rows == 6 &&
+                c->sv_pairs && c->sv_eta < 1e-6) {
+                ChainSvCol v[6];
+                double eta;
+                if (chain_sing_refresh(A, b, (const double (*)[6])c->sv_V, v, &eta, iv, &f) == 0) {
+                    chain_sing_bounds(iv, f, &lb, &ub);
+                    if (lb >= lo && ub <= hi) {
+                        by = 2;
+                        c->sv_stats[7]++;
+                        for (int p = 0; p < 6; p++)
+                            for (int h = 0; h < 3; h++)
+                                c->sv_V[p][2 * h] = v[p][h][0], c->sv_V[p][2 * h + 1] = v[p][h][1];
+                        c->sv_eta = eta;
+                    }
+                }
+            }
+            if (by == 2) chain_sing_set_weyl(c, q, len, A, iv, f); /* the next cycles' Weyl bound starts here */
         }
     }
     if (by) {
@@ -2103,7 +2316,9 @@ static void chain_sing_lipschitz(Chain *c)
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
  * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), ik_fast (1; 0 turns the Newton tracking path
  * off), char_length (singularity normalisation, default the sum of link offsets from the base to the tool),
- * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too). */
+ * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too),
+ * singularity_pairs (1; 0: the 6 x 6 Jacobi SVD and Temple Gram matrix on the scalar loops, the tests' reference),
+ * singularity_refresh (1; 0: a V too stale for Temple is not refreshed by a sweep, chain_sing_refresh). */
 static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
     const char *src = d->source[0] ? d->source : d->name;
@@ -2158,6 +2373,10 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
     c->sv_skip = 1;
     if ((p = model_desc_param(d, "singularity_skip")) && p->n >= 1) c->sv_skip = p->v[0] != 0;
+    c->sv_pairs = 1;
+    if ((p = model_desc_param(d, "singularity_pairs")) && p->n >= 1) c->sv_pairs = p->v[0] != 0;
+    c->sv_refresh = 1;
+    if ((p = model_desc_param(d, "singularity_refresh")) && p->n >= 1) c->sv_refresh = p->v[0] != 0;
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
         snprintf(err, errlen, "%s: out of memory", src);
@@ -2238,7 +2457,7 @@ int chain_sing_first_order_bound(void *s, const double *qk, const double *qw, co
     return isfinite(*e) ? MODEL_OK : MODEL_ENUMERIC;
 }
 
-void chain_sing_stats(void *s, long counts[7], int reset)
+void chain_sing_stats(void *s, long counts[8], int reset)
 {
     Chain *c = s;
     if (counts) memcpy(counts, c->sv_stats, sizeof c->sv_stats);

@@ -34,9 +34,9 @@ void chain_ik_stats(void *s, ChainIkStats *st, int reset);
 
 /* Counts of singularity_within's (and singularity's) paths since create (or the last reset): [0] calls, [1] proved
  * in the band by the Weyl bound, [2] by the Temple bound, [3] decomposed, [4] the last decomposed matrix again (at
- * rest), [5] proved by the Lipschitz bound, [6] by the first-order bound (neither needs kinematics). Copied into
- * counts (if not NULL); reset != 0 zeroes them. */
-void chain_sing_stats(void *s, long counts[7], int reset);
+ * rest), [5] proved by the Lipschitz bound, [6] by the first-order bound (neither needs kinematics), [7] of [2],
+ * those proved after a sweep refreshed a stale V. Copied into counts (if not NULL); reset != 0 zeroes them. */
+void chain_sing_stats(void *s, long counts[8], int reset);
 /* For tests: the first-order bound e >= |A(q) - A(qw)|_F of singularity_within (A the normalised Jacobian) with its
  * K made at qk. Leaves the instance without a skip reference. MODEL_EINVAL when the chain has no such bound. */
 int chain_sing_first_order_bound(void *s, const double *qk, const double *qw, const double *q, double *e);
