@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "chain_models.h"
 #include "geom.h"
 #include "model.h"
 #include "puma560_desc.h"
@@ -440,8 +441,72 @@ UTEST(far_seed_and_big_step_fall_back)
     model_close(&md);
 }
 
+/* The tracking path's own tool-pose FK and error (chain_ik_pose_error: column vectors along the base-to-tool path,
+ * SSE2 and AVX builds) give the bits of the general FK and error (chain_fk_world_trig, chain_tool_error_at), on the
+ * PUMA (DH-like joints, signed permutations, a tool offset and rotation), the PUMA with its tool at the flange
+ * (tool offset 0, rotation I), a random 8-joint tree (the tool's path skips joints) and a random 7-joint chain with
+ * prismatic joints (general joints, random tool): random q, targets from tiny to large errors (the rotation error's
+ * series, its full form) and near a half turn (its trace test), with and without orientation. */
+UTEST(pose_error_paths_same_bits)
+{
+    long cases = 0, differ = 0, avx = 0;
+    for (int which = 0; which < 4; which++) {
+        ModelDesc *d = malloc(sizeof *d);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 77 + which);
+        if (which <= 1) puma560_desc(d);
+        if (which == 1) {
+            v3_set(d->tool_xyz, 0, 0, 0);
+            m3_identity(d->tool_R);
+        }
+        if (which == 2) cm_random_desc(d, r, 8, 1, 0);
+        if (which == 3) cm_random_desc(d, r, 7, 0, 3);
+        Model m;
+        char err[256];
+        CHECK(model_open(&m, d, err, sizeof err) == MODEL_OK);
+        int n = d->njoints;
+        for (int t = 0; t < 3000; t++) {
+            double q[MODEL_MAX_DOF], q2[MODEL_MAX_DOF], pos[3], R[9], quat[4];
+            double scale = t % 5 == 0 || t % 5 == 4 ? 1e-9 : t % 5 == 1 ? 1e-5 : t % 5 == 2 ? 1e-2 : 1.0;
+            for (int i = 0; i < n; i++) {
+                double span = d->joint[i].type == MODEL_REVOLUTE ? M_PI : 0.5;
+                q[i] = cm_uniform(r, -span, span);
+                q2[i] = q[i] + scale * cm_uniform(r, -1, 1);
+            }
+            model_fk(&m, q2, -1, pos, R);
+            if (t % 5 == 4) { /* the tool turned by nearly a half turn about a random axis */
+                double a[3], H[9], Rt[9];
+                cm_unit(r, a);
+                m3_axis_angle(H, a, M_PI - cm_uniform(r, 1e-6, 5e-4));
+                m3_mul(Rt, H, R);
+                memcpy(R, Rt, sizeof R);
+            }
+            m3_to_quat(quat, R);
+            const double *qt = t % 7 == 3 ? NULL : quat;
+            double e0[6], e1[6], e2[6], r0, r1, r2;
+            CHECK(chain_ik_pose_error_test(m.state, 0, q, pos, qt, e0, &r0) == MODEL_OK);
+            CHECK(chain_ik_pose_error_test(m.state, 1, q, pos, qt, e1, &r1) == MODEL_OK);
+            int bad = memcmp(e0, e1, sizeof e0) != 0 || memcmp(&r0, &r1, sizeof r0) != 0;
+            if (chain_ik_pose_error_test(m.state, 2, q, pos, qt, e2, &r2) == MODEL_OK) {
+                avx++;
+                bad |= memcmp(e0, e2, sizeof e0) != 0 || memcmp(&r0, &r2, sizeof r0) != 0;
+            }
+            if (bad && differ++ < 3)
+                printf("#   machine %d case %d: residual %.17g vs %.17g, e0 %.17g vs %.17g\n", which, t, r0, r1, e0[0],
+                       e1[0]);
+            cases++;
+        }
+        model_close(&m);
+        gsl_rng_free(r);
+        free(d);
+    }
+    printf("#   %ld cases (%ld also by the AVX build): %ld differing in any bit\n", cases, avx, differ);
+    CHECK(differ == 0);
+}
+
 int main(void)
 {
+    RUN(pose_error_paths_same_bits);
     RUN(tracking_equals_dls_tol_1e13);
     RUN(tracking_equals_dls_default_tol);
     RUN(tracking_position_only);
