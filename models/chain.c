@@ -11,6 +11,7 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,10 @@ typedef double ChainV2 __attribute__((vector_size(16)));
  * FK (chain_ik_pose_error) keeps a rotation as its three columns and a position, lane 3 unused. Never passed by
  * value across a call (the ABI of such arguments differs with AVX). */
 typedef double ChainV4 __attribute__((vector_size(32)));
+#if defined(__SSE2__)
+/* The IK's per-joint loops take two joints per SSE2 operation (then the scalar loop does an odd last one). */
+#include <emmintrin.h>
+#endif
 
 /* Per-joint constants, precomputed so the hot loops only combine them with cos q / sin q. */
 typedef struct {
@@ -303,19 +308,37 @@ static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
     }
 }
 
-/* 1 when a and b (n doubles) are equal bit for bit (memcmp of 8 bytes compiles to one 64-bit compare). */
+/* 1 when a and b (n doubles) are equal bit for bit: the XORs of their 64-bit patterns, two joints per test (a miss
+ * usually differs in the first pair; a hit must compare every joint). */
 static inline int chain_same_bits(const double *a, const double *b, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof a[i]) != 0) return 0;
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a + i, 8), memcpy(&a1, a + i + 1, 8), memcpy(&b0, b + i, 8), memcpy(&b1, b + i + 1, 8);
+        if ((a0 ^ b0) | (a1 ^ b1)) return 0;
+    }
+    if (i < n) {
+        uint64_t a0, b0;
+        memcpy(&a0, a + i, 8), memcpy(&b0, b + i, 8);
+        return a0 == b0;
+    }
     return 1;
 }
 
-/* The cache entry of q (equal bit for bit), or NULL; the newest entries first. */
+/* The cache entry of q (equal bit for bit), or NULL; the newest entries first. The first joint's bits are compared
+ * first, inline: they reject almost every miss (a hit must compare every joint). */
 static ChainCache *chain_cache_find(Chain *c, const double *q)
 {
-    for (int k = 0, e = c->cache_last; k < CHAIN_NCACHE; k++, e = e ? e - 1 : CHAIN_NCACHE - 1)
-        if (c->cache[e].valid && chain_same_bits(c->cache[e].q, q, c->n)) return &c->cache[e];
+    uint64_t k0;
+    memcpy(&k0, q, 8);
+    ChainCache *x = &c->cache[c->cache_last];
+    for (int k = 0; k < CHAIN_NCACHE; k++) {
+        uint64_t x0;
+        memcpy(&x0, x->q, 8);
+        if (x0 == k0 && x->valid && chain_same_bits(x->q + 1, q + 1, c->n - 1)) return x;
+        x = x == c->cache ? x + CHAIN_NCACHE - 1 : x - 1;
+    }
     return NULL;
 }
 
@@ -1652,8 +1675,19 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
  * (c->ik_ref_corr_ok = 0). */
 static void chain_ik_remember(Chain *c, double *q, const double *a)
 {
-    int ok = 1;
-    for (int i = 0; i < c->n; i++) {
+    int n = c->n, ok = 1, i = 0;
+#if defined(__SSE2__)
+    const __m128d cmax = _mm_set1_pd(CORR_MAX), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    int om = 3;
+    for (; i + 2 <= n; i += 2) {   /* two joints at a time, as the scalar loop below */
+        __m128d av = _mm_loadu_pd(a + i), d = _mm_sub_pd(av, _mm_loadu_pd(q + i));
+        _mm_storeu_pd(c->ik_ref_corr + i, d);
+        om &= _mm_movemask_pd(_mm_cmple_pd(_mm_and_pd(d, absm), cmax));
+        _mm_storeu_pd(q + i, av);
+    }
+    ok = om == 3;
+#endif
+    for (; i < n; i++) {
         double d = a[i] - q[i];
         c->ik_ref_corr[i] = d;
         ok &= fabs(d) <= CORR_MAX;
@@ -1671,9 +1705,26 @@ static void chain_ik_remember(Chain *c, double *q, const double *a)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
 static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainCache *restrict w)
 {
-    int n = c->n, near = 1, ok = c->ik_ref_corr_ok;
+    int n = c->n, near = 1, ok = c->ik_ref_corr_ok, i = 0;
     const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q, *lo = c->ik_qmin, *hi = c->ik_qmax;
-    for (int i = 0; i < n; i++) {
+#if defined(__SSE2__)
+    /* two joints at a time, the bits of the scalar loop below: maxpd(l, v) is l > v ? l : v, minpd(h, v) is
+     * h < v ? h : v (a NaN v stays), and the clamp of u as one max of a min since lo <= hi */
+    const __m128d dmax = _mm_set1_pd(CHORD_MAX_DIST), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    int nm = 3;
+    for (; i + 2 <= n; i += 2) {
+        __m128d l = _mm_loadu_pd(lo + i), h = _mm_loadu_pd(hi + i);
+        __m128d v = _mm_min_pd(h, _mm_max_pd(l, _mm_loadu_pd(q_seed + i)));
+        _mm_storeu_pd(q + i, v);
+        __m128d u = ok ? _mm_add_pd(v, _mm_loadu_pd(corr + i)) : v;
+        u = _mm_max_pd(l, _mm_min_pd(h, u));
+        _mm_storeu_pd(w->q + i, u);
+        __m128d d = _mm_and_pd(_mm_sub_pd(u, _mm_loadu_pd(lq + i)), absm);
+        nm &= _mm_movemask_pd(_mm_cmple_pd(d, dmax));
+    }
+    near = nm == 3;
+#endif
+    for (; i < n; i++) {
         double v = q_seed[i];   /* the caller's seed clamped (chain_clamp) */
         v = v < lo[i] ? lo[i] : v;
         v = v > hi[i] ? hi[i] : v;
@@ -1739,7 +1790,18 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
         int big = 0, out = 0;
         const double *lo = c->ik_qmin, *hi = c->ik_qmax;
-        for (int j = 0; j < n; j++) {
+        int j = 0;
+#if defined(__SSE2__)
+        const __m128d smax = _mm_set1_pd(FAST_MAX_STEP), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+        for (; j + 2 <= n; j += 2) {   /* two joints at a time, as the scalar loop below */
+            __m128d d = _mm_loadu_pd(dq + j), x = _mm_add_pd(_mm_loadu_pd(cur->q + j), d);
+            big |= _mm_movemask_pd(_mm_cmpnle_pd(_mm_and_pd(d, absm), smax));
+            out |= _mm_movemask_pd(_mm_or_pd(_mm_cmplt_pd(x, _mm_loadu_pd(lo + j)),
+                                             _mm_cmpgt_pd(x, _mm_loadu_pd(hi + j))));
+            _mm_storeu_pd(nb->q + j, x);
+        }
+#endif
+        for (; j < n; j++) {
             double qj = cur->q[j] + dq[j];
             big |= !(fabs(dq[j]) <= FAST_MAX_STEP);
             out |= (qj < lo[j]) | (qj > hi[j]);
