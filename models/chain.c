@@ -88,12 +88,14 @@ typedef struct {
  * the singularity measure at the IK answer of the cycle before). */
 #define CHAIN_NCACHE 3
 
-/* One joint of the IK's base-to-tool path (chain_ik_pose_error): its index i and, for a DH-like joint (dh), the
- * parent's columns its rotation combines with cos/sin, signs folded in (u, v, w: 0..2 = column k, 3..5 = minus
- * column k - 3: psign times column perm), and its offset's nonzero components (no of them: indices ok, values ov). */
+/* One joint of the IK's base-to-tool path (chain_ik_pose_error): its index i, its kind (CHAIN_IK_*) and, for a
+ * DH-like joint, the parent's columns its rotation combines with cos/sin, signs folded in (u, v, w: 0..2 = column
+ * k, 3..5 = minus column k - 3: psign times column perm), and its offset p0 with the mask om of its nonzero
+ * components (bit k: p0[k] != 0). */
+enum { CHAIN_IK_GENERAL, CHAIN_IK_DH, CHAIN_IK_DH_I, CHAIN_IK_DH_XP, CHAIN_IK_DH_XM };
 typedef struct {
-    int i, dh, u, v, w, no, ok[3];
-    double ov[3];
+    int i, kind, u, v, w, om;
+    double o[3];
 } ChainIkLink;
 typedef struct {
     int valid, has_world;
@@ -1379,22 +1381,39 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
                                                                           const double pos[3], const double *Rt,
                                                                           double e[6])
 {
-    /* P[0..2]: the running rotation's columns (chain_fk_world_trig's I3 at the base), P[3..5] their negatives (a
-     * product with -1 is exact: psign[k] (ci U) is (psign[k] ci) U bit for bit); x: the position (O3 at the base) */
-    ChainV4 P[6] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {-1, -0.0, -0.0, -0.0}, {-0.0, -1, -0.0, -0.0},
-                    {-0.0, -0.0, -1, -0.0}};
-    ChainV4 x = {0, 0, 0, 0};
+    /* P0, P1, P2: the running rotation's columns (chain_fk_world_trig's I3 at the base); x: the position (its O3) */
+    ChainV4 P0 = {1, 0, 0, 0}, P1 = {0, 1, 0, 0}, P2 = {0, 0, 1, 0}, x = {0, 0, 0, 0};
     for (int k = 0; k < c->ik_np; k++) {
         const ChainIkLink *L = &c->ik_link[k];
-        int i = L->i;
+        int i = L->i, kind = L->kind;
         ChainV4 N0, N1, N2;
-        if (L->dh) {   /* chain_fk_world_trig's DH rows, one lane per row */
-            for (int m = 0; m < L->no; m++) x = x + P[L->ok[m]] * L->ov[m];
-            ChainV4 U = P[L->u], V = P[L->v];
+        if (kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
+            int om = L->om;
             double ci = cq[i], si = sq[i];
-            N0 = ci * U + si * V;
-            N1 = ci * V - si * U;
-            N2 = P[L->w];
+            if (om & 1) x = x + P0 * L->o[0];
+            if (om & 2) x = x + P1 * L->o[1];
+            if (om & 4) x = x + P2 * L->o[2];
+            /* its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.: a product with psign = -1 is
+             * exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit */
+            if (kind == CHAIN_IK_DH_XM) {          /* origin Rx(-90 deg): U = col 0, V = -col 2, W = col 1 */
+                N0 = ci * P0 - si * P2;
+                N1 = -(ci * P2) - si * P0;
+                N2 = P1;
+            } else if (kind == CHAIN_IK_DH_XP) {   /* origin Rx(+90 deg): U = col 0, V = col 2, W = -col 1 */
+                N0 = ci * P0 + si * P2;
+                N1 = ci * P2 - si * P0;
+                N2 = -P1;
+            } else if (kind == CHAIN_IK_DH_I) {    /* origin I */
+                N0 = ci * P0 + si * P1;
+                N1 = ci * P1 - si * P0;
+                N2 = P2;
+            } else {                               /* any other signed permutation */
+                ChainV4 P[6] = {P0, P1, P2, -P0, -P1, -P2};
+                ChainV4 U = P[L->u], V = P[L->v];
+                N0 = ci * U + si * V;
+                N1 = ci * V - si * U;
+                N2 = P[L->w];
+            }
         } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
             const ChainJoint *jt = &c->j[i];
             double Rr[9], r[3];
@@ -1411,15 +1430,14 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
                 N2 = (ChainV4){Rr[2], Rr[5], Rr[8], 0};
                 x = (ChainV4){r[0], r[1], r[2], 0};
             } else {
-                N0 = P[0] * Rr[0] + P[1] * Rr[3] + P[2] * Rr[6];
-                N1 = P[0] * Rr[1] + P[1] * Rr[4] + P[2] * Rr[7];
-                N2 = P[0] * Rr[2] + P[1] * Rr[5] + P[2] * Rr[8];
-                x = x + (P[0] * r[0] + P[1] * r[1] + P[2] * r[2]);
+                N0 = P0 * Rr[0] + P1 * Rr[3] + P2 * Rr[6];
+                N1 = P0 * Rr[1] + P1 * Rr[4] + P2 * Rr[7];
+                N2 = P0 * Rr[2] + P1 * Rr[5] + P2 * Rr[8];
+                x = x + (P0 * r[0] + P1 * r[1] + P2 * r[2]);
             }
         }
-        P[0] = N0, P[1] = N1, P[2] = N2, P[3] = -N0, P[4] = -N1, P[5] = -N2;
+        P0 = N0, P1 = N1, P2 = N2;
     }
-    ChainV4 P0 = P[0], P1 = P[1], P2 = P[2];
     /* the tool point and rotation (chain_tool_pose_at) */
     const double *tp = c->tool_p;
     if (!c->ik_tool_p_zero) x = x + (P0 * tp[0] + P1 * tp[1] + P2 * tp[2]);
@@ -1489,13 +1507,17 @@ static void chain_ik_setup(Chain *c)
         ChainIkLink *L = &c->ik_link[--k];
         memset(L, 0, sizeof *L);
         L->i = i;
-        L->dh = jt->dh;
+        L->kind = CHAIN_IK_GENERAL;
         if (!jt->dh) continue;
         L->u = jt->perm[0] + (jt->psign[0] < 0 ? 3 : 0);
         L->v = jt->perm[1] + (jt->psign[1] < 0 ? 3 : 0);
         L->w = jt->perm[2] + (jt->psign[2] < 0 ? 3 : 0);
-        for (int m = 0; m < 3; m++)
-            if (jt->p0[m] != 0) L->ok[L->no] = m, L->ov[L->no++] = jt->p0[m];
+        int uvw = 100 * L->u + 10 * L->v + L->w;
+        L->kind = uvw == 12 ? CHAIN_IK_DH_I : uvw == 24 ? CHAIN_IK_DH_XP : uvw == 51 ? CHAIN_IK_DH_XM : CHAIN_IK_DH;
+        for (int m = 0; m < 3; m++) {
+            L->o[m] = jt->p0[m];
+            L->om |= (jt->p0[m] != 0) << m;
+        }
     }
     c->ik_tool_p_zero = c->tool_p[0] == 0 && c->tool_p[1] == 0 && c->tool_p[2] == 0;
     for (int i = 0; i < c->n; i++) c->ik_qmin[i] = c->j[i].qmin, c->ik_qmax[i] = c->j[i].qmax;

@@ -444,20 +444,31 @@ UTEST(far_seed_and_big_step_fall_back)
 /* The tracking path's own tool-pose FK and error (chain_ik_pose_error: column vectors along the base-to-tool path,
  * SSE2 and AVX builds) give the bits of the general FK and error (chain_fk_world_trig, chain_tool_error_at), on the
  * PUMA (DH-like joints, signed permutations, a tool offset and rotation), the PUMA with its tool at the flange
- * (tool offset 0, rotation I), a random 8-joint tree (the tool's path skips joints) and a random 7-joint chain with
- * prismatic joints (general joints, random tool): random q, targets from tiny to large errors (the rotation error's
+ * (tool offset 0, rotation I), the PUMA with its joint origins turned by other signed permutations (Rz(90 deg),
+ * Ry(-90 deg), a reflection-free swap of axes), a random 8-joint tree (the tool's path skips joints) and a random
+ * 7-joint chain with prismatic joints (general joints, random tool): random q, targets from tiny to large errors (the rotation error's
  * series, its full form) and near a half turn (its trace test), with and without orientation. */
 UTEST(pose_error_paths_same_bits)
 {
     long cases = 0, differ = 0, avx = 0;
-    for (int which = 0; which < 4; which++) {
+    for (int which = 0; which < 5; which++) {
         ModelDesc *d = malloc(sizeof *d);
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(r, 77 + which);
-        if (which <= 1) puma560_desc(d);
+        if (which <= 1 || which == 4) puma560_desc(d);
         if (which == 1) {
             v3_set(d->tool_xyz, 0, 0, 0);
             m3_identity(d->tool_R);
+        }
+        if (which == 4) { /* origins premultiplied by exact signed permutations: still DH-like joints */
+            static const double turn[3][9] = {{0, -1, 0, 1, 0, 0, 0, 0, 1},   /* Rz(90 deg) */
+                                              {0, 0, -1, 0, 1, 0, 1, 0, 0},   /* Ry(-90 deg) */
+                                              {0, 1, 0, 0, 0, 1, 1, 0, 0}};   /* x <- y <- z <- x */
+            for (int i = 0; i < d->njoints; i++) {
+                double R[9];
+                m3_mul(R, turn[i % 3], d->joint[i].origin_R);
+                memcpy(d->joint[i].origin_R, R, sizeof R);
+            }
         }
         if (which == 2) cm_random_desc(d, r, 8, 1, 0);
         if (which == 3) cm_random_desc(d, r, 7, 0, 3);
