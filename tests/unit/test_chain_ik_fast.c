@@ -134,6 +134,65 @@ static void tracking(double tol, int position_only)
     model_close(&md);
 }
 
+/* A square Jacobian other than 6 x 6 (the steps' general J^-1 product): the PUMA's first three joints with the tool
+ * at the wrist centre, position-only IK along the trajectories' first three joints, ik_tol 1e-13: every call on the
+ * Newton path, each answer within the tolerance and within 1e-10 of the damped path's. */
+UTEST(tracking_square_3_joints)
+{
+    Model m[2];
+    for (int f = 0; f < 2; f++) {
+        ModelDesc *d = malloc(sizeof *d);
+        char err[256];
+        puma560_desc(d);
+        v3_copy(d->tool_xyz, d->joint[3].origin_xyz);
+        m3_identity(d->tool_R);
+        d->njoints = 3;
+        d->tool_link = 2;
+        add_param(d, "ik_tol", 1e-13);
+        add_param(d, "ik_fast", f == 0);
+        CHECK(model_open(&m[f], d, err, sizeof err) == MODEL_OK);
+        free(d);
+    }
+    chain_ik_stats(m[0].state, NULL, 1);
+    int bad = 0, calls = 0;
+    double worst_diff = 0, worst_err = 0;
+    for (int k = 0; k < 4; k++) {
+        Traj tr;
+        traj_init(&tr);
+        double q6[6], qprev[3], qprev2[3];
+        traj_at(&tr, 0, q6);
+        memcpy(qprev, q6, sizeof qprev);
+        memcpy(qprev2, q6, sizeof qprev2);
+        for (int s = 1; s <= 1000; s++, calls++) {
+            double pos[3], qt[3], seed[3], qf[3], qd[3];
+            traj_at(&tr, s * 1e-3, q6);
+            memcpy(qt, q6, sizeof qt);
+            model_fk(&m[0], qt, -1, pos, NULL);
+            for (int i = 0; i < 3; i++) seed[i] = 2 * qprev[i] - qprev2[i];
+            ModelIkInfo inf, ind;
+            if (model_ik(&m[0], pos, NULL, seed, qf, &inf) != MODEL_OK ||
+                model_ik(&m[1], pos, NULL, seed, qd, &ind) != MODEL_OK) {
+                bad++;
+                continue;
+            }
+            for (int i = 0; i < 3; i++) worst_diff = fmax(worst_diff, fabs(qf[i] - qd[i]));
+            worst_err = fmax(worst_err, pose_err(&m[0], qf, pos, NULL));
+            memcpy(qprev2, qprev, sizeof qprev);
+            memcpy(qprev, qf, sizeof qprev);
+        }
+    }
+    ChainIkStats st;
+    chain_ik_stats(m[0].state, &st, 0);
+    printf("#   3 joints, position only: %d calls, %ld on the Newton path, %ld Jacobians; |q_fast - q_dls| <= %.2e, "
+           "pose error <= %.2e\n", calls, st.fast, st.factored, worst_diff, worst_err);
+    CHECK(bad == 0);
+    CHECK(st.fast == calls);
+    CHECK(worst_err <= 1e-13);
+    CHECK(worst_diff <= 1e-10);
+    model_close(&m[0]);
+    model_close(&m[1]);
+}
+
 UTEST(tracking_equals_dls_tol_1e13) { tracking(1e-13, 0); }
 UTEST(tracking_equals_dls_default_tol) { tracking(0, 0); }
 UTEST(tracking_position_only) { tracking(1e-13, 1); }
@@ -518,6 +577,7 @@ UTEST(pose_error_paths_same_bits)
 int main(void)
 {
     RUN(pose_error_paths_same_bits);
+    RUN(tracking_square_3_joints);
     RUN(tracking_equals_dls_tol_1e13);
     RUN(tracking_equals_dls_default_tol);
     RUN(tracking_position_only);
