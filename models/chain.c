@@ -535,11 +535,16 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
     return -1;
 }
 
-/* The world transforms of q: the cache entry's when q is there with them, else computed (and cached). */
+/* The world transforms of q: the cache entry's when q is there with them, else computed (and cached): into the
+ * entry itself when q is there without them (an IK answer, or an imported entry), else into the workspace. */
 static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const double (**pw)[3])
 {
-    const ChainCache *e = chain_cache_find(c, q);
-    if (e && e->has_world) {
+    ChainCache *e = chain_cache_find(c, q);
+    if (e && !e->has_world) {
+        chain_fk_world_trig(c, e->q, e->cq, e->sq, e->Rw, e->pw);
+        e->has_world = 1;
+    }
+    if (e) {
         *Rw = (const double (*)[9])e->Rw, *pw = (const double (*)[3])e->pw;
         return;
     }
