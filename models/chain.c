@@ -148,6 +148,7 @@ typedef struct {
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
     int ik_np;               /* the joints from the base to the tool link, base first (chain_ik_pose_error) */
     ChainIkLink ik_link[N_MAX];
+    ChainIkLink fk_link[N_MAX]; /* every joint's, by index (chain_fk_world_trig) */
     int ik_tool_p_zero;      /* tool_p is exactly (0, 0, 0) */
     double ik_qmin[N_MAX], ik_qmax[N_MAX]; /* the joint limits, contiguous */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
@@ -200,10 +201,9 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
     }
 }
 
-/* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints): the
- * workspace c->Rw, c->pw, or the IK's c->ik_work (for its Jacobian). */
-__attribute__((optimize("no-tree-slp-vectorize")))   /* GCC's SLP packing costs more shuffles than it saves */
-static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+/* The reference for tests (chain_fk_world_test): chain_fk_world_trig as it was before its DH-like joints took
+ * chain_dh_step, row by row in scalars, the same bits. */
+static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq, const double *sq,
                                 double (*restrict Rw)[9], double (*restrict pw)[3])
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -249,6 +249,116 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
             v3_add(x, pw[p], t);
         }
     }
+}
+
+/* One DH-like joint of the column-vector FK (chain_ik_pose_error, chain_fk_world_trig): the parent's rotation
+ * columns *P0, *P1, *P2 and position *x (one lane per row) become the joint's, at cos/sin ci, si. The bits of
+ * chain_fk_world_trig's scalar DH rows: its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.,
+ * and a product with psign = -1 is exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit; the offset's
+ * zero components are left out, as there. */
+static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
+                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+    ChainV4 N0, N1, N2;
+    int om = L->om, kind = L->kind;
+    if (om & 1) *x = *x + *P0 * L->o[0];
+    if (om & 2) *x = *x + *P1 * L->o[1];
+    if (om & 4) *x = *x + *P2 * L->o[2];
+    if (kind == CHAIN_IK_DH_XM) {          /* origin Rx(-90 deg): U = col 0, V = -col 2, W = col 1 */
+        N0 = ci * *P0 - si * *P2;
+        N1 = -(ci * *P2) - si * *P0;
+        N2 = *P1;
+    } else if (kind == CHAIN_IK_DH_XP) {   /* origin Rx(+90 deg): U = col 0, V = col 2, W = -col 1 */
+        N0 = ci * *P0 + si * *P2;
+        N1 = ci * *P2 - si * *P0;
+        N2 = -*P1;
+    } else if (kind == CHAIN_IK_DH_I) {    /* origin I */
+        N0 = ci * *P0 + si * *P1;
+        N1 = ci * *P1 - si * *P0;
+        N2 = *P2;
+    } else {                               /* any other signed permutation */
+        ChainV4 P[6] = {*P0, *P1, *P2, -*P0, -*P1, -*P2};
+        ChainV4 U = P[L->u], V = P[L->v];
+        N0 = ci * U + si * V;
+        N1 = ci * V - si * U;
+        N2 = P[L->w];
+    }
+    *P0 = N0, *P1 = N1, *P2 = N2;
+}
+
+/* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints): the
+ * workspace c->Rw, c->pw, or the IK's c->ik_work (for its Jacobian). A DH-like joint takes chain_dh_step on its
+ * parent's columns (held in registers from the joint before when that is the parent, else read from Rw), the others
+ * chain_rel_trig and the 3 x 3 products. */
+static inline __attribute__((always_inline)) void chain_fk_world_trig_n(Chain *c, const double *q, const double *cq,
+                                                                        const double *sq,
+                                                                        double (*restrict Rw)[9],
+                                                                        double (*restrict pw)[3])
+{
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const double O3[3] = {0, 0, 0};
+    int n = c->n, held = -2;   /* the link whose columns P0..P2 and position x hold (-1: the base, -2: none) */
+    ChainV4 P0 = {0, 0, 0, 0}, P1 = P0, P2 = P0, x = P0;
+    for (int i = 0; i < n; i++) {
+        const ChainJoint *jt = &c->j[i];
+        int p = jt->parent;
+        double *R = Rw[i], *y = pw[i];
+        if (jt->dh) {
+            if (p != held) {
+                const double *Rp = p < 0 ? I3 : Rw[p], *pp = p < 0 ? O3 : pw[p];
+                P0 = (ChainV4){Rp[0], Rp[3], Rp[6], 0};
+                P1 = (ChainV4){Rp[1], Rp[4], Rp[7], 0};
+                P2 = (ChainV4){Rp[2], Rp[5], Rp[8], 0};
+                x = (ChainV4){pp[0], pp[1], pp[2], 0};
+            }
+            chain_dh_step(&c->fk_link[i], cq[i], sq[i], &P0, &P1, &P2, &x);
+            R[0] = P0[0], R[1] = P1[0], R[2] = P2[0];
+            R[3] = P0[1], R[4] = P1[1], R[5] = P2[1];
+            R[6] = P0[2], R[7] = P1[2], R[8] = P2[2];
+            y[0] = x[0], y[1] = x[1], y[2] = x[2];
+            held = i;
+            continue;
+        }
+        chain_rel_trig(c, i, q[i], cq[i], sq[i]);
+        if (p < 0) {
+            memcpy(R, c->Rrel[i], 9 * sizeof(double));
+            v3_copy(y, c->rrel[i]);
+        } else {
+            double t[3];
+            m3_mul(R, Rw[p], c->Rrel[i]);
+            m3_mulv(t, Rw[p], c->rrel[i]);
+            v3_add(y, pw[p], t);
+        }
+        held = -2;
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void chain_fk_world_trig_avx2(Chain *c, const double *q, const double *cq,
+                                                                   const double *sq, double (*restrict Rw)[9],
+                                                                   double (*restrict pw)[3])
+{
+    chain_fk_world_trig_n(c, q, cq, sq, Rw, pw);
+}
+#endif
+
+static void chain_fk_world_trig_sse(Chain *c, const double *q, const double *cq, const double *sq,
+                                    double (*restrict Rw)[9], double (*restrict pw)[3])
+{
+    chain_fk_world_trig_n(c, q, cq, sq, Rw, pw);
+}
+
+/* chain_fk_world_trig_n with AVX where the CPU has AVX2 (c->trig_vec), else SSE2: the same bits either way. */
+static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+                                double (*restrict Rw)[9], double (*restrict pw)[3])
+{
+#if defined(__x86_64__)
+    if (c->trig_vec) {
+        chain_fk_world_trig_avx2(c, q, cq, sq, Rw, pw);
+        return;
+    }
+#endif
+    chain_fk_world_trig_sse(c, q, cq, sq, Rw, pw);
 }
 
 #if defined(__x86_64__)
@@ -1390,37 +1500,12 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
     ChainV4 P0 = {1, 0, 0, 0}, P1 = {0, 1, 0, 0}, P2 = {0, 0, 1, 0}, x = {0, 0, 0, 0};
     for (int k = 0; k < c->ik_np; k++) {
         const ChainIkLink *L = &c->ik_link[k];
-        int i = L->i, kind = L->kind;
-        ChainV4 N0, N1, N2;
-        if (kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
-            int om = L->om;
-            double ci = cq[i], si = sq[i];
-            if (om & 1) x = x + P0 * L->o[0];
-            if (om & 2) x = x + P1 * L->o[1];
-            if (om & 4) x = x + P2 * L->o[2];
-            /* its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.: a product with psign = -1 is
-             * exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit */
-            if (kind == CHAIN_IK_DH_XM) {          /* origin Rx(-90 deg): U = col 0, V = -col 2, W = col 1 */
-                N0 = ci * P0 - si * P2;
-                N1 = -(ci * P2) - si * P0;
-                N2 = P1;
-            } else if (kind == CHAIN_IK_DH_XP) {   /* origin Rx(+90 deg): U = col 0, V = col 2, W = -col 1 */
-                N0 = ci * P0 + si * P2;
-                N1 = ci * P2 - si * P0;
-                N2 = -P1;
-            } else if (kind == CHAIN_IK_DH_I) {    /* origin I */
-                N0 = ci * P0 + si * P1;
-                N1 = ci * P1 - si * P0;
-                N2 = P2;
-            } else {                               /* any other signed permutation */
-                ChainV4 P[6] = {P0, P1, P2, -P0, -P1, -P2};
-                ChainV4 U = P[L->u], V = P[L->v];
-                N0 = ci * U + si * V;
-                N1 = ci * V - si * U;
-                N2 = P[L->w];
-            }
+        int i = L->i;
+        if (L->kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
+            chain_dh_step(L, cq[i], sq[i], &P0, &P1, &P2, &x);
         } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
             const ChainJoint *jt = &c->j[i];
+            ChainV4 N0, N1, N2;
             double Rr[9], r[3];
             if (jt->revolute) {
                 for (int m = 0; m < 9; m++) Rr[m] = jt->C[m] + cq[i] * jt->AmC[m] + sq[i] * jt->B[m];
@@ -1440,8 +1525,8 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
                 N2 = P0 * Rr[2] + P1 * Rr[5] + P2 * Rr[8];
                 x = x + (P0 * r[0] + P1 * r[1] + P2 * r[2]);
             }
+            P0 = N0, P1 = N1, P2 = N2;
         }
-        P0 = N0, P1 = N1, P2 = N2;
     }
     /* the tool point and rotation (chain_tool_pose_at) */
     const double *tp = c->tool_p;
@@ -1504,12 +1589,9 @@ static double chain_ik_pose_error(const Chain *c, const double *q, const double 
 /* The joints from the base to the tool link, base first, for chain_ik_pose_error. */
 static void chain_ik_setup(Chain *c)
 {
-    int np = 0;
-    for (int i = c->tool_link; i >= 0; i = c->j[i].parent) np++;
-    c->ik_np = np;
-    for (int i = c->tool_link, k = np; i >= 0; i = c->j[i].parent) {
+    for (int i = 0; i < c->n; i++) {
         const ChainJoint *jt = &c->j[i];
-        ChainIkLink *L = &c->ik_link[--k];
+        ChainIkLink *L = &c->fk_link[i];
         memset(L, 0, sizeof *L);
         L->i = i;
         L->kind = CHAIN_IK_GENERAL;
@@ -1524,6 +1606,10 @@ static void chain_ik_setup(Chain *c)
             L->om |= (jt->p0[m] != 0) << m;
         }
     }
+    int np = 0;
+    for (int i = c->tool_link; i >= 0; i = c->j[i].parent) np++;
+    c->ik_np = np;
+    for (int i = c->tool_link, k = np; i >= 0; i = c->j[i].parent) c->ik_link[--k] = c->fk_link[i];
     c->ik_tool_p_zero = c->tool_p[0] == 0 && c->tool_p[1] == 0 && c->tool_p[2] == 0;
     for (int i = 0; i < c->n; i++) c->ik_qmin[i] = c->j[i].qmin, c->ik_qmax[i] = c->j[i].qmax;
 }
@@ -2347,7 +2433,7 @@ int chain_ik_pose_error_test(void *s, int path, const double *q, const double po
     chain_trig(c, q, cq, sq);
     const double *R = quat ? Rt : NULL;
     if (path == 0) {
-        chain_fk_world_trig(c, q, cq, sq, c->Rw, c->pw);
+        chain_fk_world_trig_ref(c, q, cq, sq, c->Rw, c->pw);
         *res = chain_tool_error_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, R, e);
     } else if (path == 1) {
         *res = chain_ik_pose_error_sse(c, q, cq, sq, pos, R, e);
@@ -2358,6 +2444,27 @@ int chain_ik_pose_error_test(void *s, int path, const double *q, const double po
     } else {
         return MODEL_EINVAL;
     }
+    return MODEL_OK;
+}
+
+int chain_fk_world_test(void *s, int path, const double *q, double *pos, double *R)
+{
+    Chain *c = s;
+    double cq[N_MAX], sq[N_MAX];
+    chain_trig(c, q, cq, sq);
+    if (path == 0) {
+        chain_fk_world_trig_ref(c, q, cq, sq, c->Rw, c->pw);
+    } else if (path == 1) {
+        chain_fk_world_trig_sse(c, q, cq, sq, c->Rw, c->pw);
+#if defined(__x86_64__)
+    } else if (path == 2 && c->trig_vec) {
+        chain_fk_world_trig_avx2(c, q, cq, sq, c->Rw, c->pw);
+#endif
+    } else {
+        return MODEL_EINVAL;
+    }
+    memcpy(pos, c->pw, (size_t)c->n * 3 * sizeof(double));
+    memcpy(R, c->Rw, (size_t)c->n * 9 * sizeof(double));
     return MODEL_OK;
 }
 

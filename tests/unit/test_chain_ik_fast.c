@@ -501,20 +501,24 @@ UTEST(far_seed_and_big_step_fall_back)
 }
 
 /* The tracking path's own tool-pose FK and error (chain_ik_pose_error: column vectors along the base-to-tool path,
- * SSE2 and AVX builds) give the bits of the general FK and error (chain_fk_world_trig, chain_tool_error_at), on the
+ * SSE2 and AVX builds) give the bits of the reference FK (the scalar rows chain_fk_world_trig had before its DH-like
+ * joints took column vectors) and the general error (chain_tool_error_at), and the FK of every link
+ * (chain_fk_world_trig, both builds) the reference's, on the
  * PUMA (DH-like joints, signed permutations, a tool offset and rotation), the PUMA with its tool at the flange
  * (tool offset 0, rotation I), the PUMA with its joint origins turned by other signed permutations (Rz(90 deg),
- * Ry(-90 deg), a reflection-free swap of axes), a random 8-joint tree (the tool's path skips joints) and a random
+ * Ry(-90 deg), a reflection-free swap of axes), the PUMA made a tree (joint 5 on link 3: a DH-like joint whose
+ * parent is not the joint before), a random 8-joint tree (the tool's path skips joints) and a random
  * 7-joint chain with prismatic joints (general joints, random tool): random q, targets from tiny to large errors (the rotation error's
  * series, its full form) and near a half turn (its trace test), with and without orientation. */
 UTEST(pose_error_paths_same_bits)
 {
-    long cases = 0, differ = 0, avx = 0;
-    for (int which = 0; which < 5; which++) {
+    long cases = 0, differ = 0, avx = 0, fk_differ = 0;
+    for (int which = 0; which < 6; which++) {
         ModelDesc *d = malloc(sizeof *d);
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(r, 77 + which);
-        if (which <= 1 || which == 4) puma560_desc(d);
+        if (which <= 1 || which >= 4) puma560_desc(d);
+        if (which == 5) d->joint[4].parent = 2; /* a DH tree: link 3 a side branch, the tool's path 0 1 2 4 5 */
         if (which == 1) {
             v3_set(d->tool_xyz, 0, 0, 0);
             m3_identity(d->tool_R);
@@ -553,6 +557,13 @@ UTEST(pose_error_paths_same_bits)
             }
             m3_to_quat(quat, R);
             const double *qt = t % 7 == 3 ? NULL : quat;
+            /* every link's pose by the FK against its scalar reference */
+            double P[3][MODEL_MAX_DOF * 3], RR[3][MODEL_MAX_DOF * 9];
+            for (int path = 0; path < 3; path++)
+                if (chain_fk_world_test(m.state, path, q, P[path], RR[path]) == MODEL_OK && path > 0 &&
+                    (memcmp(P[0], P[path], (size_t)n * 3 * sizeof(double)) != 0 ||
+                     memcmp(RR[0], RR[path], (size_t)n * 9 * sizeof(double)) != 0) && fk_differ++ < 3)
+                    printf("#   machine %d case %d: FK path %d differs from the reference\n", which, t, path);
             double e0[6], e1[6], e2[6], r0, r1, r2;
             CHECK(chain_ik_pose_error_test(m.state, 0, q, pos, qt, e0, &r0) == MODEL_OK);
             CHECK(chain_ik_pose_error_test(m.state, 1, q, pos, qt, e1, &r1) == MODEL_OK);
@@ -570,8 +581,10 @@ UTEST(pose_error_paths_same_bits)
         gsl_rng_free(r);
         free(d);
     }
-    printf("#   %ld cases (%ld also by the AVX build): %ld differing in any bit\n", cases, avx, differ);
+    printf("#   %ld cases (%ld also by the AVX build): %ld pose errors and %ld FKs of every link differing in any bit\n",
+           cases, avx, differ, fk_differ);
     CHECK(differ == 0);
+    CHECK(fk_differ == 0);
 }
 
 int main(void)
