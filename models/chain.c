@@ -11,6 +11,7 @@
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_vector.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,14 @@
 /* Two doubles operated on together (GCC vector extension: SSE2 on x86-64); the RNE pairs w with wd and f with n,
  * which every rotation and several cross products treat alike. */
 typedef double ChainV2 __attribute__((vector_size(16)));
+/* Four doubles operated on together (AVX in the functions compiled for it, else two SSE2 halves): the IK's tool-pose
+ * FK (chain_ik_pose_error) keeps a rotation as its three columns and a position, lane 3 unused. Never passed by
+ * value across a call (the ABI of such arguments differs with AVX). */
+typedef double ChainV4 __attribute__((vector_size(32)));
+#if defined(__SSE2__)
+/* The IK's per-joint loops take two joints per SSE2 operation (then the scalar loop does an odd last one). */
+#include <emmintrin.h>
+#endif
 
 /* Per-joint constants, precomputed so the hot loops only combine them with cos q / sin q. */
 typedef struct {
@@ -92,6 +101,16 @@ typedef struct {
  * to an entry's reuses them and gets the very bits it would have computed (the dry-run evaluates the dynamics and
  * the singularity measure at the IK answer of the cycle before). */
 #define CHAIN_NCACHE 3
+
+/* One joint of the IK's base-to-tool path (chain_ik_pose_error): its index i, its kind (CHAIN_IK_*) and, for a
+ * DH-like joint, the parent's columns its rotation combines with cos/sin, signs folded in (u, v, w: 0..2 = column
+ * k, 3..5 = minus column k - 3: psign times column perm), and its offset p0 with the mask om of its nonzero
+ * components (bit k: p0[k] != 0). */
+enum { CHAIN_IK_GENERAL, CHAIN_IK_DH, CHAIN_IK_DH_I, CHAIN_IK_DH_XP, CHAIN_IK_DH_XM };
+typedef struct {
+    int i, kind, u, v, w, om;
+    double o[3];
+} ChainIkLink;
 typedef struct {
     int valid, has_world;
     double q[N_MAX], cq[N_MAX], sq[N_MAX];
@@ -144,6 +163,11 @@ typedef struct {
     int ik_lu_rows, ik_piv[6];
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
+    int ik_np;               /* the joints from the base to the tool link, base first (chain_ik_pose_error) */
+    ChainIkLink ik_link[N_MAX];
+    ChainIkLink fk_link[N_MAX]; /* every joint's, by index (chain_fk_world_trig) */
+    int ik_tool_p_zero;      /* tool_p is exactly (0, 0, 0) */
+    double ik_qmin[N_MAX], ik_qmax[N_MAX]; /* the joint limits, contiguous */
     double Mnn[N_MAX * N_MAX]; /* H_NN of the semi-inverse problem, leading dimension N_MAX */
     gsl_matrix *L6;          /* 6 x 6, IK normal equations */
     gsl_vector *y6;
@@ -196,11 +220,9 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
     }
 }
 
-/* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints). The
- * IK writes its trial points straight into the cache entry the answer will occupy; everything else passes the
- * workspace c->Rw, c->pw. */
-__attribute__((optimize("no-tree-slp-vectorize")))   /* GCC's SLP packing costs more shuffles than it saves */
-static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+/* The reference for tests (chain_fk_world_test): chain_fk_world_trig as it was before its DH-like joints took
+ * chain_dh_step, row by row in scalars, the same bits. */
+static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq, const double *sq,
                                 double (*restrict Rw)[9], double (*restrict pw)[3])
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -246,6 +268,116 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
             v3_add(x, pw[p], t);
         }
     }
+}
+
+/* One DH-like joint of the column-vector FK (chain_ik_pose_error, chain_fk_world_trig): the parent's rotation
+ * columns *P0, *P1, *P2 and position *x (one lane per row) become the joint's, at cos/sin ci, si. The bits of
+ * chain_fk_world_trig's scalar DH rows: its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.,
+ * and a product with psign = -1 is exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit; the offset's
+ * zero components are left out, as there. */
+static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
+                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+    ChainV4 N0, N1, N2;
+    int om = L->om, kind = L->kind;
+    if (om & 1) *x = *x + *P0 * L->o[0];
+    if (om & 2) *x = *x + *P1 * L->o[1];
+    if (om & 4) *x = *x + *P2 * L->o[2];
+    if (kind == CHAIN_IK_DH_XM) {          /* origin Rx(-90 deg): U = col 0, V = -col 2, W = col 1 */
+        N0 = ci * *P0 - si * *P2;
+        N1 = -(ci * *P2) - si * *P0;
+        N2 = *P1;
+    } else if (kind == CHAIN_IK_DH_XP) {   /* origin Rx(+90 deg): U = col 0, V = col 2, W = -col 1 */
+        N0 = ci * *P0 + si * *P2;
+        N1 = ci * *P2 - si * *P0;
+        N2 = -*P1;
+    } else if (kind == CHAIN_IK_DH_I) {    /* origin I */
+        N0 = ci * *P0 + si * *P1;
+        N1 = ci * *P1 - si * *P0;
+        N2 = *P2;
+    } else {                               /* any other signed permutation */
+        ChainV4 P[6] = {*P0, *P1, *P2, -*P0, -*P1, -*P2};
+        ChainV4 U = P[L->u], V = P[L->v];
+        N0 = ci * U + si * V;
+        N1 = ci * V - si * U;
+        N2 = P[L->w];
+    }
+    *P0 = N0, *P1 = N1, *P2 = N2;
+}
+
+/* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints): the
+ * workspace c->Rw, c->pw, or the IK's c->ik_work (for its Jacobian). A DH-like joint takes chain_dh_step on its
+ * parent's columns (held in registers from the joint before when that is the parent, else read from Rw), the others
+ * chain_rel_trig and the 3 x 3 products. */
+static inline __attribute__((always_inline)) void chain_fk_world_trig_n(Chain *c, const double *q, const double *cq,
+                                                                        const double *sq,
+                                                                        double (*restrict Rw)[9],
+                                                                        double (*restrict pw)[3])
+{
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const double O3[3] = {0, 0, 0};
+    int n = c->n, held = -2;   /* the link whose columns P0..P2 and position x hold (-1: the base, -2: none) */
+    ChainV4 P0 = {0, 0, 0, 0}, P1 = P0, P2 = P0, x = P0;
+    for (int i = 0; i < n; i++) {
+        const ChainJoint *jt = &c->j[i];
+        int p = jt->parent;
+        double *R = Rw[i], *y = pw[i];
+        if (jt->dh) {
+            if (p != held) {
+                const double *Rp = p < 0 ? I3 : Rw[p], *pp = p < 0 ? O3 : pw[p];
+                P0 = (ChainV4){Rp[0], Rp[3], Rp[6], 0};
+                P1 = (ChainV4){Rp[1], Rp[4], Rp[7], 0};
+                P2 = (ChainV4){Rp[2], Rp[5], Rp[8], 0};
+                x = (ChainV4){pp[0], pp[1], pp[2], 0};
+            }
+            chain_dh_step(&c->fk_link[i], cq[i], sq[i], &P0, &P1, &P2, &x);
+            R[0] = P0[0], R[1] = P1[0], R[2] = P2[0];
+            R[3] = P0[1], R[4] = P1[1], R[5] = P2[1];
+            R[6] = P0[2], R[7] = P1[2], R[8] = P2[2];
+            y[0] = x[0], y[1] = x[1], y[2] = x[2];
+            held = i;
+            continue;
+        }
+        chain_rel_trig(c, i, q[i], cq[i], sq[i]);
+        if (p < 0) {
+            memcpy(R, c->Rrel[i], 9 * sizeof(double));
+            v3_copy(y, c->rrel[i]);
+        } else {
+            double t[3];
+            m3_mul(R, Rw[p], c->Rrel[i]);
+            m3_mulv(t, Rw[p], c->rrel[i]);
+            v3_add(y, pw[p], t);
+        }
+        held = -2;
+    }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void chain_fk_world_trig_avx2(Chain *c, const double *q, const double *cq,
+                                                                   const double *sq, double (*restrict Rw)[9],
+                                                                   double (*restrict pw)[3])
+{
+    chain_fk_world_trig_n(c, q, cq, sq, Rw, pw);
+}
+#endif
+
+static void chain_fk_world_trig_sse(Chain *c, const double *q, const double *cq, const double *sq,
+                                    double (*restrict Rw)[9], double (*restrict pw)[3])
+{
+    chain_fk_world_trig_n(c, q, cq, sq, Rw, pw);
+}
+
+/* chain_fk_world_trig_n with AVX where the CPU has AVX2 (c->trig_vec), else SSE2: the same bits either way. */
+static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq,
+                                double (*restrict Rw)[9], double (*restrict pw)[3])
+{
+#if defined(__x86_64__)
+    if (c->trig_vec) {
+        chain_fk_world_trig_avx2(c, q, cq, sq, Rw, pw);
+        return;
+    }
+#endif
+    chain_fk_world_trig_sse(c, q, cq, sq, Rw, pw);
 }
 
 #if defined(__x86_64__)
@@ -307,19 +439,37 @@ static void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
     }
 }
 
-/* 1 when a and b (n doubles) are equal bit for bit (memcmp of 8 bytes compiles to one 64-bit compare). */
+/* 1 when a and b (n doubles) are equal bit for bit: the XORs of their 64-bit patterns, two joints per test (a miss
+ * usually differs in the first pair; a hit must compare every joint). */
 static inline int chain_same_bits(const double *a, const double *b, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (memcmp(&a[i], &b[i], sizeof a[i]) != 0) return 0;
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a + i, 8), memcpy(&a1, a + i + 1, 8), memcpy(&b0, b + i, 8), memcpy(&b1, b + i + 1, 8);
+        if ((a0 ^ b0) | (a1 ^ b1)) return 0;
+    }
+    if (i < n) {
+        uint64_t a0, b0;
+        memcpy(&a0, a + i, 8), memcpy(&b0, b + i, 8);
+        return a0 == b0;
+    }
     return 1;
 }
 
-/* The cache entry of q (equal bit for bit), or NULL; the newest entries first. */
+/* The cache entry of q (equal bit for bit), or NULL; the newest entries first. The first joint's bits are compared
+ * first, inline: they reject almost every miss (a hit must compare every joint). */
 static ChainCache *chain_cache_find(Chain *c, const double *q)
 {
-    for (int k = 0, e = c->cache_last; k < CHAIN_NCACHE; k++, e = e ? e - 1 : CHAIN_NCACHE - 1)
-        if (c->cache[e].valid && chain_same_bits(c->cache[e].q, q, c->n)) return &c->cache[e];
+    uint64_t k0;
+    memcpy(&k0, q, 8);
+    ChainCache *x = &c->cache[c->cache_last];
+    for (int k = 0; k < CHAIN_NCACHE; k++) {
+        uint64_t x0;
+        memcpy(&x0, x->q, 8);
+        if (x0 == k0 && x->valid && chain_same_bits(x->q + 1, q + 1, c->n - 1)) return x;
+        x = x == c->cache ? x + CHAIN_NCACHE - 1 : x - 1;
+    }
     return NULL;
 }
 
@@ -514,11 +664,16 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
     return -1;
 }
 
-/* The world transforms of q: the cache entry's when q is there with them, else computed (and cached). */
+/* The world transforms of q: the cache entry's when q is there with them, else computed (and cached): into the
+ * entry itself when q is there without them (an IK answer, or an imported entry), else into the workspace. */
 static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const double (**pw)[3])
 {
-    const ChainCache *e = chain_cache_find(c, q);
-    if (e && e->has_world) {
+    ChainCache *e = chain_cache_find(c, q);
+    if (e && !e->has_world) {
+        chain_fk_world_trig(c, e->q, e->cq, e->sq, e->Rw, e->pw);
+        e->has_world = 1;
+    }
+    if (e) {
         *Rw = (const double (*)[9])e->Rw, *pw = (const double (*)[3])e->pw;
         return;
     }
@@ -1697,6 +1852,134 @@ static double chain_ik_error(Chain *c, const double *q, const double pos[3], con
     return chain_tool_error(c, pos, Rt, e);
 }
 
+/* The IK's tool pose at q (cos/sin cq, sq) and its error against the target, e[0..6); returns the residual
+ * |e[0..3)| + |e[3..6)|. The same bits as chain_fk_world_trig followed by chain_tool_error_at (every product and sum
+ * is theirs, in their order, one lane per row), but only along the joints from the base to the tool link, keeping
+ * the running rotation as three column vectors and storing none of the links' transforms (the IK's trial points need
+ * only the tool's pose; the Jacobian's factorisation makes them with chain_fk_world_trig). Rt NULL: position only. */
+static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const Chain *c, const double *q,
+                                                                          const double *cq, const double *sq,
+                                                                          const double pos[3], const double *Rt,
+                                                                          double e[6])
+{
+    /* P0, P1, P2: the running rotation's columns (chain_fk_world_trig's I3 at the base); x: the position (its O3) */
+    ChainV4 P0 = {1, 0, 0, 0}, P1 = {0, 1, 0, 0}, P2 = {0, 0, 1, 0}, x = {0, 0, 0, 0};
+    for (int k = 0; k < c->ik_np; k++) {
+        const ChainIkLink *L = &c->ik_link[k];
+        int i = L->i;
+        if (L->kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
+            chain_dh_step(L, cq[i], sq[i], &P0, &P1, &P2, &x);
+        } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
+            const ChainJoint *jt = &c->j[i];
+            ChainV4 N0, N1, N2;
+            double Rr[9], r[3];
+            if (jt->revolute) {
+                for (int m = 0; m < 9; m++) Rr[m] = jt->C[m] + cq[i] * jt->AmC[m] + sq[i] * jt->B[m];
+                v3_copy(r, jt->p0);
+            } else {
+                memcpy(Rr, jt->A, sizeof Rr);
+                for (int m = 0; m < 3; m++) r[m] = jt->p0[m] + q[i] * jt->R0a[m];
+            }
+            if (k == 0) {   /* the base's child: its relative transform is its world one */
+                N0 = (ChainV4){Rr[0], Rr[3], Rr[6], 0};
+                N1 = (ChainV4){Rr[1], Rr[4], Rr[7], 0};
+                N2 = (ChainV4){Rr[2], Rr[5], Rr[8], 0};
+                x = (ChainV4){r[0], r[1], r[2], 0};
+            } else {
+                N0 = P0 * Rr[0] + P1 * Rr[3] + P2 * Rr[6];
+                N1 = P0 * Rr[1] + P1 * Rr[4] + P2 * Rr[7];
+                N2 = P0 * Rr[2] + P1 * Rr[5] + P2 * Rr[8];
+                x = x + (P0 * r[0] + P1 * r[1] + P2 * r[2]);
+            }
+            P0 = N0, P1 = N1, P2 = N2;
+        }
+    }
+    /* the tool point and rotation (chain_tool_pose_at) */
+    const double *tp = c->tool_p;
+    if (!c->ik_tool_p_zero) x = x + (P0 * tp[0] + P1 * tp[1] + P2 * tp[2]);
+    if (!c->tool_R_identity) {
+        const double *T = c->tool_R;
+        ChainV4 N0 = P0 * T[0] + P1 * T[3] + P2 * T[6];
+        ChainV4 N1 = P0 * T[1] + P1 * T[4] + P2 * T[7];
+        ChainV4 N2 = P0 * T[2] + P1 * T[5] + P2 * T[8];
+        P0 = N0, P1 = N1, P2 = N2;
+    }
+    e[0] = pos[0] - x[0], e[1] = pos[1] - x[1], e[2] = pos[2] - x[2];
+    if (!Rt) {
+        v3_set(e + 3, 0, 0, 0);
+        return v3_norm(e) + v3_norm(e + 3);
+    }
+    /* chain_rotation_error(e + 3, Ra = the tool's rotation, Rb = Rt): row i of E = Rb Ra^T, lane j = e_ij */
+    ChainV4 E0 = P0 * Rt[0] + P1 * Rt[1] + P2 * Rt[2];
+    ChainV4 E1 = P0 * Rt[3] + P1 * Rt[4] + P2 * Rt[5];
+    ChainV4 E2 = P0 * Rt[6] + P1 * Rt[7] + P2 * Rt[8];
+    double v[3] = {0.5 * (E2[1] - E1[2]), 0.5 * (E0[2] - E2[0]), 0.5 * (E1[0] - E0[1])};
+    double s2 = v3_dot(v, v);
+    /* the trace only tells theta < 1e-3 (about 3) from theta near pi (about -1): summed as e00 + e11 + e22, not in
+     * chain_rotation_error's order, which cannot change the comparison */
+    if (s2 < 1e-6 && E0[0] + E1[1] + E2[2] > 1.0) {
+        v3_scale(e + 3, v, 1.0 + s2 * (1.0 / 6.0 + s2 * (3.0 / 40.0)));
+    } else {
+        double Ra[9] = {P0[0], P1[0], P2[0], P0[1], P1[1], P2[1], P0[2], P1[2], P2[2]};
+        m3_rotation_error(e + 3, Ra, Rt);
+    }
+    return v3_norm(e) + v3_norm(e + 3);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static double chain_ik_pose_error_avx2(const Chain *c, const double *q,
+                                                                     const double *cq, const double *sq,
+                                                                     const double pos[3], const double *Rt,
+                                                                     double e[6])
+{
+    return chain_ik_pose_error_n(c, q, cq, sq, pos, Rt, e);
+}
+#endif
+
+static double chain_ik_pose_error_sse(const Chain *c, const double *q, const double *cq, const double *sq,
+                                      const double pos[3], const double *Rt, double e[6])
+{
+    return chain_ik_pose_error_n(c, q, cq, sq, pos, Rt, e);
+}
+
+/* chain_ik_pose_error_n with AVX where the CPU has AVX2 (c->trig_vec), else SSE2: the same bits either way. */
+static double chain_ik_pose_error(const Chain *c, const double *q, const double *cq, const double *sq,
+                                  const double pos[3], const double *Rt, double e[6])
+{
+#if defined(__x86_64__)
+    if (c->trig_vec) return chain_ik_pose_error_avx2(c, q, cq, sq, pos, Rt, e);
+#endif
+    return chain_ik_pose_error_sse(c, q, cq, sq, pos, Rt, e);
+}
+
+/* The joints from the base to the tool link, base first, for chain_ik_pose_error. */
+static void chain_ik_setup(Chain *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        const ChainJoint *jt = &c->j[i];
+        ChainIkLink *L = &c->fk_link[i];
+        memset(L, 0, sizeof *L);
+        L->i = i;
+        L->kind = CHAIN_IK_GENERAL;
+        if (!jt->dh) continue;
+        L->u = jt->perm[0] + (jt->psign[0] < 0 ? 3 : 0);
+        L->v = jt->perm[1] + (jt->psign[1] < 0 ? 3 : 0);
+        L->w = jt->perm[2] + (jt->psign[2] < 0 ? 3 : 0);
+        int uvw = 100 * L->u + 10 * L->v + L->w;
+        L->kind = uvw == 12 ? CHAIN_IK_DH_I : uvw == 24 ? CHAIN_IK_DH_XP : uvw == 51 ? CHAIN_IK_DH_XM : CHAIN_IK_DH;
+        for (int m = 0; m < 3; m++) {
+            L->o[m] = jt->p0[m];
+            L->om |= (jt->p0[m] != 0) << m;
+        }
+    }
+    int np = 0;
+    for (int i = c->tool_link; i >= 0; i = c->j[i].parent) np++;
+    c->ik_np = np;
+    for (int i = c->tool_link, k = np; i >= 0; i = c->j[i].parent) c->ik_link[--k] = c->fk_link[i];
+    c->ik_tool_p_zero = c->tool_p[0] == 0 && c->tool_p[1] == 0 && c->tool_p[2] == 0;
+    for (int i = 0; i < c->n; i++) c->ik_qmin[i] = c->j[i].qmin, c->ik_qmax[i] = c->j[i].qmax;
+}
+
 /* Fast-path thresholds. A tracking seed (the previous cycles' answers, extrapolated) is off by ~1e-13..1e-4; the
  * path is only tried below FAST_MAX_RES, takes steps of at most FAST_MAX_STEP per joint (so it never jumps to
  * another branch near a singularity), and gives up when the Jacobian's pivots spread by more than FAST_MIN_PIVOT
@@ -1788,15 +2071,26 @@ static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
     else chain_lu_solve_n(LU, n, piv, b);
 }
 
-/* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU (lu, piv), otherwise J Jt by
- * Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is near-singular. */
+/* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU with partial pivoting, then its
+ * inverse into lu (n x n: each step is then one matrix-vector product, ~70 instructions for the PUMA instead of the
+ * LU solve's ~140; the step differs from the solve's by rounding only, and the pivots bound cond(J) by ~1e4);
+ * otherwise J Jt by Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is
+ * near-singular. */
 static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
 {
     int n = c->n;
     const double *J = c->ik_J;
     if (rows == n) {
-        memcpy(lu, J, (size_t)rows * n * sizeof(double));
-        return chain_lu(lu, n, piv) >= FAST_MIN_PIVOT ? 0 : -1;
+        double f[36];
+        memcpy(f, J, (size_t)rows * n * sizeof(double));
+        if (!(chain_lu(f, n, piv) >= FAST_MIN_PIVOT)) return -1;
+        for (int k = 0; k < n; k++) {   /* column k of the inverse: the solve of unit vector k */
+            double b[6] = {0, 0, 0, 0, 0, 0};
+            b[k] = 1;
+            chain_lu_solve(f, n, piv, b);
+            for (int i = 0; i < n; i++) lu[i * n + k] = b[i];
+        }
+        return 0;
     }
     if (n < rows) return -1;
     for (int r = 0; r < rows; r++)
@@ -1819,15 +2113,21 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
 static void chain_newton_step(Chain *c, int rows, const double *lu, const int *piv, const double e[6], double *dq)
 {
     int n = c->n;
-    if (rows == 6 && n == 6) {   /* the common case, unrolled in registers */
-        double b[6] = {e[0], e[1], e[2], e[3], e[4], e[5]};
-        chain_lu_solve_n(lu, 6, piv, b);
-        dq[0] = b[0], dq[1] = b[1], dq[2] = b[2], dq[3] = b[3], dq[4] = b[4], dq[5] = b[5];
+    (void)piv;
+    if (rows == 6 && n == 6) {   /* the common case, unrolled: dq = J^-1 e */
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) {
+            const double *r = lu + 6 * i;
+            dq[i] = r[0] * e[0] + r[1] * e[1] + r[2] * e[2] + r[3] * e[3] + r[4] * e[4] + r[5] * e[5];
+        }
         return;
     }
     if (rows == n) {
-        for (int i = 0; i < n; i++) dq[i] = e[i];
-        chain_lu_solve(lu, n, piv, dq);
+        for (int i = 0; i < n; i++) {
+            double d = 0;
+            for (int k = 0; k < n; k++) d += lu[i * n + k] * e[k];
+            dq[i] = d;
+        }
         return;
     }
     double y[6];
@@ -1849,46 +2149,83 @@ static void chain_newton_step(Chain *c, int rows, const double *lu, const int *p
     }
 }
 
-/* Keep the correction from the caller's seed (clamped) to the IK answer q it was reached from (seed NULL: none,
- * the damped path's answer); the next seed gets it when it is small (<= CORR_MAX per joint). */
-static void chain_ik_remember(Chain *c, const double *seed, const double *q)
+/* Keep the correction from the caller's seed (clamped, in q) to the Newton path's answer a, and copy a into q; the
+ * next seed gets the correction when it is small (<= CORR_MAX per joint). An answer of the damped path keeps none
+ * (c->ik_ref_corr_ok = 0). */
+static void chain_ik_remember(Chain *c, double *q, const double *a)
 {
-    int ok = seed != NULL;
-    for (int i = 0; ok && i < c->n; i++) {
-        double d = q[i] - seed[i];
+    int n = c->n, ok = 1, i = 0;
+#if defined(__SSE2__)
+    const __m128d cmax = _mm_set1_pd(CORR_MAX), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    int om = 3;
+    for (; i + 2 <= n; i += 2) {   /* two joints at a time, as the scalar loop below */
+        __m128d av = _mm_loadu_pd(a + i), d = _mm_sub_pd(av, _mm_loadu_pd(q + i));
+        _mm_storeu_pd(c->ik_ref_corr + i, d);
+        om &= _mm_movemask_pd(_mm_cmple_pd(_mm_and_pd(d, absm), cmax));
+        _mm_storeu_pd(q + i, av);
+    }
+    ok = om == 3;
+#endif
+    for (; i < n; i++) {
+        double d = a[i] - q[i];
         c->ik_ref_corr[i] = d;
-        ok = fabs(d) <= CORR_MAX;
+        ok &= fabs(d) <= CORR_MAX;
+        q[i] = a[i];
     }
     c->ik_ref_corr_ok = ok;
 }
 
-/* The tracking path's seed into w from the caller's (clamped) seed q: plus the last call's correction (its answer
+/* The caller's seed q_seed clamped into the joint limits into q, and the tracking path's seed into w: q plus the last call's correction (its answer
  * minus its caller's seed) when that was small (a tracking call, chain_ik_remember). A planner extrapolating its
  * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
  * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
  * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
  * so a seed within the tolerance is the answer as it is (one FK). Returns 1 when the kept factorisation (if any)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
-static int chain_ik_seed(const Chain *c, const double *restrict q, ChainCache *restrict w)
+static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainCache *restrict w)
 {
-    int n = c->n, near = 1, ok = c->ik_ref_corr_ok;
-    const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q;
-    for (int i = 0; i < n; i++) {   /* the corrected seed clamped like the caller's: it may be the answer as it is */
-        double v = ok ? q[i] + corr[i] : q[i];
-        v = v < c->j[i].qmin ? c->j[i].qmin : v > c->j[i].qmax ? c->j[i].qmax : v;
-        w->q[i] = v;
-        near &= fabs(v - lq[i]) <= CHORD_MAX_DIST;
+    int n = c->n, near = 1, ok = c->ik_ref_corr_ok, i = 0;
+    const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q, *lo = c->ik_qmin, *hi = c->ik_qmax;
+#if defined(__SSE2__)
+    /* two joints at a time, the bits of the scalar loop below: maxpd(l, v) is l > v ? l : v, minpd(h, v) is
+     * h < v ? h : v (a NaN v stays), and the clamp of u as one max of a min since lo <= hi */
+    const __m128d dmax = _mm_set1_pd(CHORD_MAX_DIST), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+    int nm = 3;
+    for (; i + 2 <= n; i += 2) {
+        __m128d l = _mm_loadu_pd(lo + i), h = _mm_loadu_pd(hi + i);
+        __m128d v = _mm_min_pd(h, _mm_max_pd(l, _mm_loadu_pd(q_seed + i)));
+        _mm_storeu_pd(q + i, v);
+        __m128d u = ok ? _mm_add_pd(v, _mm_loadu_pd(corr + i)) : v;
+        u = _mm_max_pd(l, _mm_min_pd(h, u));
+        _mm_storeu_pd(w->q + i, u);
+        __m128d d = _mm_and_pd(_mm_sub_pd(u, _mm_loadu_pd(lq + i)), absm);
+        nm &= _mm_movemask_pd(_mm_cmple_pd(d, dmax));
+    }
+    near = nm == 3;
+#endif
+    for (; i < n; i++) {
+        double v = q_seed[i];   /* the caller's seed clamped (chain_clamp) */
+        v = v < lo[i] ? lo[i] : v;
+        v = v > hi[i] ? hi[i] : v;
+        q[i] = v;
+        /* the corrected seed clamped like the caller's: it may be the answer as it is */
+        double u = ok ? v + corr[i] : v;
+        u = u < lo[i] ? lo[i] : u > hi[i] ? hi[i] : u;
+        w->q[i] = u;
+        near &= fabs(u - lq[i]) <= CHORD_MAX_DIST;
     }
     chain_trig(c, w->q, w->cq, w->sq);
     return near;
 }
 
-/* Jacobian of the tool at the point of w (its world transforms computed), factored and kept for this call's and
- * later calls' steps (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). Returns 0, or -1 when near-singular (nothing kept). */
+/* Jacobian of the tool at the point of w (q, cos/sin), factored and kept for this call's and later calls' steps
+ * (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). The world transforms it needs go into c->ik_work's. Returns 0, or -1
+ * when near-singular (nothing kept). */
 static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
 {
-    const double (*Rw)[9] = (const double (*)[9])w->Rw;
-    const double (*pw)[3] = (const double (*)[3])w->pw;
+    chain_fk_world_trig(c, w->q, w->cq, w->sq, c->ik_work.Rw, c->ik_work.pw);
+    const double (*Rw)[9] = (const double (*)[9])c->ik_work.Rw;
+    const double (*pw)[3] = (const double (*)[3])c->ik_work.pw;
     double x[3];
     chain_tool_pose_at(c, Rw, pw, x, NULL);
     chain_jac_rows(c, Rw, pw, c->tool_link, x, rows, 1.0, c->ik_J);
@@ -1902,12 +2239,13 @@ static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
     return 0;
 }
 
-/* The tracking path: Newton steps from the seed in c->ik_work (q within limits, world transforms and cos/sin of q
- * computed, error e, residual *res). The steps use the kept factorisation of an earlier call (chord steps) when
- * the seed is near the point it was made at, else a Jacobian factored at the seed; a chord step that fails (does
- * not contract tenfold, or breaks the step or limit bound) makes a fresh one at the current point. Every trial
- * point's cos/sin are chain_trig's and its transforms go straight into the cache entry the answer replaces (or into
- * c->ik_work, alternately). The answer meets CHORD_TOL, or ik_tol when its last step used a Jacobian factored in
+/* The tracking path: Newton steps from the seed in c->ik_work (q within limits, cos/sin of q computed, error e,
+ * residual *res). The steps use the kept factorisation of an earlier call (chord steps) when the seed is near the
+ * point it was made at, else a Jacobian factored at the seed; a chord step that fails (does not contract tenfold,
+ * or breaks the step or limit bound) makes a fresh one at the current point. Every trial point's cos/sin are
+ * chain_trig's, its error chain_ik_pose_error's (the tool's pose only: the answer enters the cache without world
+ * transforms, which chain_fk_world makes, the same bits, if a later call needs them); the points go into the cache
+ * entry the answer replaces or into c->ik_work, alternately. The answer meets CHORD_TOL, or ik_tol when its last step used a Jacobian factored in
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
  * dropped from the cache); the caller then runs the damped least squares from the seed. */
@@ -1920,7 +2258,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
     nb->valid = 0;
     /* usable: the kept factorisation serves this seed; fresh: it is at the current point; made: in this call;
-     * (a seed within tol is the answer as it is: its cos/sin are chain_trig's, its transforms their FK) */
+     * (a seed within tol is the answer as it is: its cos/sin are chain_trig's) */
     int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0;
     while (!(r <= tol)) {
         if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return NULL; }
@@ -1930,18 +2268,29 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         }
         chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
         int big = 0, out = 0;
-        for (int j = 0; j < n; j++) {
+        const double *lo = c->ik_qmin, *hi = c->ik_qmax;
+        int j = 0;
+#if defined(__SSE2__)
+        const __m128d smax = _mm_set1_pd(FAST_MAX_STEP), absm = _mm_castsi128_pd(_mm_set1_epi64x(INT64_MAX));
+        for (; j + 2 <= n; j += 2) {   /* two joints at a time, as the scalar loop below */
+            __m128d d = _mm_loadu_pd(dq + j), x = _mm_add_pd(_mm_loadu_pd(cur->q + j), d);
+            big |= _mm_movemask_pd(_mm_cmpnle_pd(_mm_and_pd(d, absm), smax));
+            out |= _mm_movemask_pd(_mm_or_pd(_mm_cmplt_pd(x, _mm_loadu_pd(lo + j)),
+                                             _mm_cmpgt_pd(x, _mm_loadu_pd(hi + j))));
+            _mm_storeu_pd(nb->q + j, x);
+        }
+#endif
+        for (; j < n; j++) {
             double qj = cur->q[j] + dq[j];
             big |= !(fabs(dq[j]) <= FAST_MAX_STEP);
-            out |= (qj < c->j[j].qmin) | (qj > c->j[j].qmax);
+            out |= (qj < lo[j]) | (qj > hi[j]);
             nb->q[j] = qj;
         }
         int bad = big ? 1 : out ? 2 : 0;
         double rn = INFINITY;
         if (!bad) {
             chain_trig(c, nb->q, nb->cq, nb->sq);
-            chain_fk_world_trig(c, nb->q, nb->cq, nb->sq, nb->Rw, nb->pw);
-            rn = chain_tool_error_at(c, (const double (*)[9])nb->Rw, (const double (*)[3])nb->pw, pos, Rt, en);
+            rn = chain_ik_pose_error(c, nb->q, nb->cq, nb->sq, pos, Rt, en);
         }
         if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
             ChainCache *t = cur;
@@ -1974,10 +2323,9 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         memcpy(ans->q, cur->q, len);
         memcpy(ans->cq, cur->cq, len);
         memcpy(ans->sq, cur->sq, len);
-        memcpy(ans->Rw, cur->Rw, (size_t)n * sizeof cur->Rw[0]);
-        memcpy(ans->pw, cur->pw, (size_t)n * sizeof cur->pw[0]);
     }
-    ans->valid = ans->has_world = 1;
+    ans->valid = 1;
+    ans->has_world = 0;   /* chain_fk_world makes them, the same bits, if a call needs them */
     c->cache_last = slot;
     return ans;
 }
@@ -1999,16 +2347,15 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
         quat_to_m3(Rt, u);
     }
-    memcpy(q, q_seed, (size_t)n * sizeof(double));
-    chain_clamp(c, q);
     double err2, res;
     c->ik_stats.calls++;
-    if (c->ik_fast) { /* the tracking path first; the damped path below starts again from the seed */
+    if (!c->ik_fast) {
+        memcpy(q, q_seed, (size_t)n * sizeof(double));
+        chain_clamp(c, q);
+    } else { /* the tracking path first; the damped path below starts again from the (clamped) seed */
         ChainCache *w = &c->ik_work;
-        int near = chain_ik_seed(c, q, w);
-        chain_fk_world_trig(c, w->q, w->cq, w->sq, w->Rw, w->pw);
-        res = chain_tool_error_at(c, (const double (*)[9])w->Rw, (const double (*)[3])w->pw, pos, quat ? Rt : NULL,
-                                  e);
+        int near = chain_ik_seed(c, q_seed, q, w);
+        res = chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, quat ? Rt : NULL, e);
         int steps = 0;
         ChainCache *ans = NULL;
         if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, near, e, &res, &steps);
@@ -2016,7 +2363,6 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         if (ans) {
             c->ik_stats.fast++;
             chain_ik_remember(c, q, ans->q);
-            memcpy(q, ans->q, (size_t)n * sizeof(double));
             if (info) {
                 info->iterations = steps;
                 info->residual = res;
@@ -2072,7 +2418,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
     }
     if (st != MODEL_OK && res <= c->ik_tol) st = MODEL_OK;
-    if (st == MODEL_OK) chain_ik_remember(c, NULL, q);
+    if (st == MODEL_OK) c->ik_ref_corr_ok = 0;   /* chain_ik_remember: no correction from a damped answer */
     if (info) {
         info->iterations = it;
         info->residual = res;
@@ -2364,6 +2710,7 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     c->char_len = len > 1e-6 ? len : 1.0;
     c->ik_tol = 1e-10;
     c->trig_vec = chain_trig_vector();
+    chain_ik_setup(c);
     c->ik_max_iter = 200;
     c->ik_fast = 1;
     const ModelParam *p;
@@ -2462,6 +2809,55 @@ void chain_sing_stats(void *s, long counts[8], int reset)
     Chain *c = s;
     if (counts) memcpy(counts, c->sv_stats, sizeof c->sv_stats);
     if (reset) memset(c->sv_stats, 0, sizeof c->sv_stats);
+}
+
+int chain_ik_pose_error_test(void *s, int path, const double *q, const double pos[3], const double quat[4],
+                             double e[6], double *res)
+{
+    Chain *c = s;
+    double cq[N_MAX], sq[N_MAX], Rt[9];
+    if (quat) {
+        double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+        if (!(qn > 0)) return MODEL_EINVAL;
+        double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
+        quat_to_m3(Rt, u);
+    }
+    chain_trig(c, q, cq, sq);
+    const double *R = quat ? Rt : NULL;
+    if (path == 0) {
+        chain_fk_world_trig_ref(c, q, cq, sq, c->Rw, c->pw);
+        *res = chain_tool_error_at(c, (const double (*)[9])c->Rw, (const double (*)[3])c->pw, pos, R, e);
+    } else if (path == 1) {
+        *res = chain_ik_pose_error_sse(c, q, cq, sq, pos, R, e);
+#if defined(__x86_64__)
+    } else if (path == 2 && c->trig_vec) {
+        *res = chain_ik_pose_error_avx2(c, q, cq, sq, pos, R, e);
+#endif
+    } else {
+        return MODEL_EINVAL;
+    }
+    return MODEL_OK;
+}
+
+int chain_fk_world_test(void *s, int path, const double *q, double *pos, double *R)
+{
+    Chain *c = s;
+    double cq[N_MAX], sq[N_MAX];
+    chain_trig(c, q, cq, sq);
+    if (path == 0) {
+        chain_fk_world_trig_ref(c, q, cq, sq, c->Rw, c->pw);
+    } else if (path == 1) {
+        chain_fk_world_trig_sse(c, q, cq, sq, c->Rw, c->pw);
+#if defined(__x86_64__)
+    } else if (path == 2 && c->trig_vec) {
+        chain_fk_world_trig_avx2(c, q, cq, sq, c->Rw, c->pw);
+#endif
+    } else {
+        return MODEL_EINVAL;
+    }
+    memcpy(pos, c->pw, (size_t)c->n * 3 * sizeof(double));
+    memcpy(R, c->Rw, (size_t)c->n * 9 * sizeof(double));
+    return MODEL_OK;
 }
 
 void chain_ik_stats(void *s, ChainIkStats *st, int reset)

@@ -31,6 +31,17 @@ typedef struct {
 } ChainIkStats;
 /* Copy the counts into *st (if st is not NULL); reset != 0 zeroes them. */
 void chain_ik_stats(void *s, ChainIkStats *st, int reset);
+/* For tests: the tool's pose error at q against pos and the unit quaternion quat (NULL: position only) into e[6] and
+ * the residual |e[0..3)| + |e[3..6)| into *res, by the reference FK (chain_fk_world_test's path 0) and the general
+ * error (path 0) or by the IK tracking path's
+ * own (chain_ik_pose_error: path 1 its SSE2 build, 2 its AVX build). MODEL_EINVAL for path 2 where the CPU lacks
+ * AVX2. Leaves the FK workspace changed. */
+int chain_ik_pose_error_test(void *s, int path, const double *q, const double pos[3], const double quat[4],
+                             double e[6], double *res);
+/* For tests: the poses of all links at q (as chain_fk_all) by the FK before its DH-like joints took column vectors
+ * (path 0, the reference), or by the present one (path 1 its SSE2 build, 2 its AVX build; MODEL_EINVAL where the CPU
+ * lacks AVX2). Leaves the FK workspace changed. */
+int chain_fk_world_test(void *s, int path, const double *q, double *pos, double *R);
 
 /* Counts of singularity_within's (and singularity's) paths since create (or the last reset): [0] calls, [1] proved
  * in the band by the Weyl bound, [2] by the Temple bound, [3] decomposed, [4] the last decomposed matrix again (at

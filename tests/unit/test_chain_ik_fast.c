@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "chain.h"
+#include "chain_models.h"
 #include "geom.h"
 #include "model.h"
 #include "puma560_desc.h"
@@ -131,6 +132,65 @@ static void tracking(double tol, int position_only)
     if (!position_only) CHECK(worst_true <= (eff_tol <= 1e-12 ? 1e-10 : 1e-8));
     model_close(&mf);
     model_close(&md);
+}
+
+/* A square Jacobian other than 6 x 6 (the steps' general J^-1 product): the PUMA's first three joints with the tool
+ * at the wrist centre, position-only IK along the trajectories' first three joints, ik_tol 1e-13: every call on the
+ * Newton path, each answer within the tolerance and within 1e-10 of the damped path's. */
+UTEST(tracking_square_3_joints)
+{
+    Model m[2];
+    for (int f = 0; f < 2; f++) {
+        ModelDesc *d = malloc(sizeof *d);
+        char err[256];
+        puma560_desc(d);
+        v3_copy(d->tool_xyz, d->joint[3].origin_xyz);
+        m3_identity(d->tool_R);
+        d->njoints = 3;
+        d->tool_link = 2;
+        add_param(d, "ik_tol", 1e-13);
+        add_param(d, "ik_fast", f == 0);
+        CHECK(model_open(&m[f], d, err, sizeof err) == MODEL_OK);
+        free(d);
+    }
+    chain_ik_stats(m[0].state, NULL, 1);
+    int bad = 0, calls = 0;
+    double worst_diff = 0, worst_err = 0;
+    for (int k = 0; k < 4; k++) {
+        Traj tr;
+        traj_init(&tr);
+        double q6[6], qprev[3], qprev2[3];
+        traj_at(&tr, 0, q6);
+        memcpy(qprev, q6, sizeof qprev);
+        memcpy(qprev2, q6, sizeof qprev2);
+        for (int s = 1; s <= 1000; s++, calls++) {
+            double pos[3], qt[3], seed[3], qf[3], qd[3];
+            traj_at(&tr, s * 1e-3, q6);
+            memcpy(qt, q6, sizeof qt);
+            model_fk(&m[0], qt, -1, pos, NULL);
+            for (int i = 0; i < 3; i++) seed[i] = 2 * qprev[i] - qprev2[i];
+            ModelIkInfo inf, ind;
+            if (model_ik(&m[0], pos, NULL, seed, qf, &inf) != MODEL_OK ||
+                model_ik(&m[1], pos, NULL, seed, qd, &ind) != MODEL_OK) {
+                bad++;
+                continue;
+            }
+            for (int i = 0; i < 3; i++) worst_diff = fmax(worst_diff, fabs(qf[i] - qd[i]));
+            worst_err = fmax(worst_err, pose_err(&m[0], qf, pos, NULL));
+            memcpy(qprev2, qprev, sizeof qprev);
+            memcpy(qprev, qf, sizeof qprev);
+        }
+    }
+    ChainIkStats st;
+    chain_ik_stats(m[0].state, &st, 0);
+    printf("#   3 joints, position only: %d calls, %ld on the Newton path, %ld Jacobians; |q_fast - q_dls| <= %.2e, "
+           "pose error <= %.2e\n", calls, st.fast, st.factored, worst_diff, worst_err);
+    CHECK(bad == 0);
+    CHECK(st.fast == calls);
+    CHECK(worst_err <= 1e-13);
+    CHECK(worst_diff <= 1e-10);
+    model_close(&m[0]);
+    model_close(&m[1]);
 }
 
 UTEST(tracking_equals_dls_tol_1e13) { tracking(1e-13, 0); }
@@ -440,8 +500,97 @@ UTEST(far_seed_and_big_step_fall_back)
     model_close(&md);
 }
 
+/* The tracking path's own tool-pose FK and error (chain_ik_pose_error: column vectors along the base-to-tool path,
+ * SSE2 and AVX builds) give the bits of the reference FK (the scalar rows chain_fk_world_trig had before its DH-like
+ * joints took column vectors) and the general error (chain_tool_error_at), and the FK of every link
+ * (chain_fk_world_trig, both builds) the reference's, on the
+ * PUMA (DH-like joints, signed permutations, a tool offset and rotation), the PUMA with its tool at the flange
+ * (tool offset 0, rotation I), the PUMA with its joint origins turned by other signed permutations (Rz(90 deg),
+ * Ry(-90 deg), a reflection-free swap of axes), the PUMA made a tree (joint 5 on link 3: a DH-like joint whose
+ * parent is not the joint before), a random 8-joint tree (the tool's path skips joints) and a random
+ * 7-joint chain with prismatic joints (general joints, random tool): random q, targets from tiny to large errors (the rotation error's
+ * series, its full form) and near a half turn (its trace test), with and without orientation. */
+UTEST(pose_error_paths_same_bits)
+{
+    long cases = 0, differ = 0, avx = 0, fk_differ = 0;
+    for (int which = 0; which < 6; which++) {
+        ModelDesc *d = malloc(sizeof *d);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 77 + which);
+        if (which <= 1 || which >= 4) puma560_desc(d);
+        if (which == 5) d->joint[4].parent = 2; /* a DH tree: link 3 a side branch, the tool's path 0 1 2 4 5 */
+        if (which == 1) {
+            v3_set(d->tool_xyz, 0, 0, 0);
+            m3_identity(d->tool_R);
+        }
+        if (which == 4) { /* origins premultiplied by exact signed permutations: still DH-like joints */
+            static const double turn[3][9] = {{0, -1, 0, 1, 0, 0, 0, 0, 1},   /* Rz(90 deg) */
+                                              {0, 0, -1, 0, 1, 0, 1, 0, 0},   /* Ry(-90 deg) */
+                                              {0, 1, 0, 0, 0, 1, 1, 0, 0}};   /* x <- y <- z <- x */
+            for (int i = 0; i < d->njoints; i++) {
+                double R[9];
+                m3_mul(R, turn[i % 3], d->joint[i].origin_R);
+                memcpy(d->joint[i].origin_R, R, sizeof R);
+            }
+        }
+        if (which == 2) cm_random_desc(d, r, 8, 1, 0);
+        if (which == 3) cm_random_desc(d, r, 7, 0, 3);
+        Model m;
+        char err[256];
+        CHECK(model_open(&m, d, err, sizeof err) == MODEL_OK);
+        int n = d->njoints;
+        for (int t = 0; t < 3000; t++) {
+            double q[MODEL_MAX_DOF], q2[MODEL_MAX_DOF], pos[3], R[9], quat[4];
+            double scale = t % 5 == 0 || t % 5 == 4 ? 1e-9 : t % 5 == 1 ? 1e-5 : t % 5 == 2 ? 1e-2 : 1.0;
+            for (int i = 0; i < n; i++) {
+                double span = d->joint[i].type == MODEL_REVOLUTE ? M_PI : 0.5;
+                q[i] = cm_uniform(r, -span, span);
+                q2[i] = q[i] + scale * cm_uniform(r, -1, 1);
+            }
+            model_fk(&m, q2, -1, pos, R);
+            if (t % 5 == 4) { /* the tool turned by nearly a half turn about a random axis */
+                double a[3], H[9], Rt[9];
+                cm_unit(r, a);
+                m3_axis_angle(H, a, M_PI - cm_uniform(r, 1e-6, 5e-4));
+                m3_mul(Rt, H, R);
+                memcpy(R, Rt, sizeof R);
+            }
+            m3_to_quat(quat, R);
+            const double *qt = t % 7 == 3 ? NULL : quat;
+            /* every link's pose by the FK against its scalar reference */
+            double P[3][MODEL_MAX_DOF * 3], RR[3][MODEL_MAX_DOF * 9];
+            for (int path = 0; path < 3; path++)
+                if (chain_fk_world_test(m.state, path, q, P[path], RR[path]) == MODEL_OK && path > 0 &&
+                    (memcmp(P[0], P[path], (size_t)n * 3 * sizeof(double)) != 0 ||
+                     memcmp(RR[0], RR[path], (size_t)n * 9 * sizeof(double)) != 0) && fk_differ++ < 3)
+                    printf("#   machine %d case %d: FK path %d differs from the reference\n", which, t, path);
+            double e0[6], e1[6], e2[6], r0, r1, r2;
+            CHECK(chain_ik_pose_error_test(m.state, 0, q, pos, qt, e0, &r0) == MODEL_OK);
+            CHECK(chain_ik_pose_error_test(m.state, 1, q, pos, qt, e1, &r1) == MODEL_OK);
+            int bad = memcmp(e0, e1, sizeof e0) != 0 || memcmp(&r0, &r1, sizeof r0) != 0;
+            if (chain_ik_pose_error_test(m.state, 2, q, pos, qt, e2, &r2) == MODEL_OK) {
+                avx++;
+                bad |= memcmp(e0, e2, sizeof e0) != 0 || memcmp(&r0, &r2, sizeof r0) != 0;
+            }
+            if (bad && differ++ < 3)
+                printf("#   machine %d case %d: residual %.17g vs %.17g, e0 %.17g vs %.17g\n", which, t, r0, r1, e0[0],
+                       e1[0]);
+            cases++;
+        }
+        model_close(&m);
+        gsl_rng_free(r);
+        free(d);
+    }
+    printf("#   %ld cases (%ld also by the AVX build): %ld pose errors and %ld FKs of every link differing in any bit\n",
+           cases, avx, differ, fk_differ);
+    CHECK(differ == 0);
+    CHECK(fk_differ == 0);
+}
+
 int main(void)
 {
+    RUN(pose_error_paths_same_bits);
+    RUN(tracking_square_3_joints);
     RUN(tracking_equals_dls_tol_1e13);
     RUN(tracking_equals_dls_default_tol);
     RUN(tracking_position_only);
