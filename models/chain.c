@@ -384,8 +384,8 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
 /* glibc's vector math library (libmvec, part of libc6): cos and sin of 4 doubles at once with AVX2, within 4 ulp of
  * the true values (like libm's scalar ones, which are within 1) at about a fifth of their cost. */
 #include <immintrin.h>
-__m256d _ZGVdN4v_cos(__m256d x);
-__m256d _ZGVdN4v_sin(__m256d x);
+__attribute__((target("avx2"))) __m256d _ZGVdN4v_cos(__m256d x);
+__attribute__((target("avx2"))) __m256d _ZGVdN4v_sin(__m256d x);
 
 __attribute__((target("avx2"))) static void chain_trig_avx2(int n, const double *q, double *cq, double *sq)
 {
