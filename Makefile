@@ -75,7 +75,8 @@ $(B)/%.o: %.c | $(GEN_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/src/xml_loader.o: CFLAGS += $(if $(XML2_SONAME),-DXML2_SONAME='"$(XML2_SONAME)"')
+$(B)/src/xml_loader.o: CFLAGS += $(if $(XML2_SONAME),-DXML2_SONAME='"$(XML2_SONAME)"',\
+    $(warning libxml2.so's soname not found (objdump, pkg-config libxml-2.0): URDF files will look for libxml2.so.2))
 
 # Generated scanner and parser: compiled without the warnings flex and bison's skeletons trip.
 $(B)/gen/%.o: $(GEN)/%.c $(GEN)/parser.h $(GEN)/lexer.h

@@ -18,7 +18,7 @@ static struct {
 } xml_lib = {PTHREAD_ONCE_INIT, 0, {0}, ""};
 
 /* Bind one symbol into *slot (a function pointer of the right type, stored through its bytes as POSIX allows). */
-static int bind(void *h, const char *name, void *slot)
+static int xml_bind(void *h, const char *name, void *slot)
 {
     void *f = dlsym(h, name);
     if (!f) {
@@ -39,10 +39,10 @@ static void load(void)
         return;
     }
     XmlApi *a = &xml_lib.api;
-    if (bind(h, "xmlReadFile", &a->read_file) < 0 || bind(h, "xmlFreeDoc", &a->free_doc) < 0 ||
-        bind(h, "xmlDocGetRootElement", &a->doc_get_root_element) < 0 ||
-        bind(h, "xmlGetLineNo", &a->get_line_no) < 0 || bind(h, "xmlHasProp", &a->has_prop) < 0 ||
-        bind(h, "xmlGetLastError", &a->get_last_error) < 0) {
+    if (xml_bind(h, "xmlReadFile", &a->read_file) < 0 || xml_bind(h, "xmlFreeDoc", &a->free_doc) < 0 ||
+        xml_bind(h, "xmlDocGetRootElement", &a->doc_get_root_element) < 0 ||
+        xml_bind(h, "xmlGetLineNo", &a->get_line_no) < 0 || xml_bind(h, "xmlHasProp", &a->has_prop) < 0 ||
+        xml_bind(h, "xmlGetLastError", &a->get_last_error) < 0) {
         dlclose(h);
         return;
     }

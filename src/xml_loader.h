@@ -1,8 +1,8 @@
 /* xml_loader.h — libxml2, loaded when a URDF file is first read rather than at start-up.
  *
  * Linked in, libxml2 brings ICU and libstdc++ with it: ~1.5 ms of dynamic loading in every run, though only URDF
- * machine files use it. The library is the same one, found by the soname the build linked against (XML2_SONAME,
- * from the Makefile). */
+ * machine files use it. The library is the one whose headers the build compiled against: the Makefile reads its
+ * soname from libxml2.so into XML2_SONAME (libxml2.so.2 when it cannot, with a warning). */
 #ifndef IRL_XML_LOADER_H
 #define IRL_XML_LOADER_H
 
