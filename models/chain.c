@@ -163,6 +163,10 @@ typedef struct {
     int ik_lu_rows, ik_piv[6];
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
+    /* the target orientation of the last call with one (quaternion bits ik_quat, its rotation ik_Rt), when
+     * ik_quat_ok: a call with the same bits skips the normalisation and quat_to_m3 */
+    int ik_quat_ok;
+    double ik_quat[4], ik_Rt[9];
     int ik_np;               /* the joints from the base to the tool link, base first (chain_ik_pose_error) */
     ChainIkLink ik_link[N_MAX];
     ChainIkLink fk_link[N_MAX]; /* every joint's, by index (chain_fk_world_trig) */
@@ -387,8 +391,24 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_cos(__m256d x);
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_sin(__m256d x);
 
+/* chain_trig_avx2's blocks for 4 <= n <= 8: one at 0 and one ending at n (straight-line code, the loop's bits) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void chain_trig_avx2_2(int n,
+                                                                                                    const double *q,
+                                                                                                    double *cq,
+                                                                                                    double *sq)
+{
+    _mm256_storeu_pd(cq, _ZGVdN4v_cos(_mm256_loadu_pd(q)));
+    _mm256_storeu_pd(sq, _ZGVdN4v_sin(_mm256_loadu_pd(q)));
+    _mm256_storeu_pd(cq + n - 4, _ZGVdN4v_cos(_mm256_loadu_pd(q + n - 4)));
+    _mm256_storeu_pd(sq + n - 4, _ZGVdN4v_sin(_mm256_loadu_pd(q + n - 4)));
+}
+
 __attribute__((target("avx2"))) static void chain_trig_avx2(int n, const double *q, double *cq, double *sq)
 {
+    if (n >= 4 && n <= 8) {
+        chain_trig_avx2_2(n, q, cq, sq);
+        return;
+    }
     if (n < 4) {
         double x[4] = {0, 0, 0, 0}, co[4], si[4];
         memcpy(x, q, (size_t)n * sizeof *q);
@@ -2072,8 +2092,9 @@ static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
 }
 
 /* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU with partial pivoting, then its
- * inverse into lu (n x n: each step is then one matrix-vector product, ~70 instructions for the PUMA instead of the
- * LU solve's ~140; the step differs from the solve's by rounding only, and the pivots bound cond(J) by ~1e4);
+ * inverse into lu (n x n, by columns: lu[k * n + i] is row i, column k; each step is then one matrix-vector product,
+ * a column per joint of e, ~40 instructions for the PUMA instead of the LU solve's ~140; the step differs from the
+ * solve's by rounding only, and the pivots bound cond(J) by ~1e4);
  * otherwise J Jt by Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is
  * near-singular. */
 static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
@@ -2088,7 +2109,7 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
             double b[6] = {0, 0, 0, 0, 0, 0};
             b[k] = 1;
             chain_lu_solve(f, n, piv, b);
-            for (int i = 0; i < n; i++) lu[i * n + k] = b[i];
+            for (int i = 0; i < n; i++) lu[k * n + i] = b[i];
         }
         return 0;
     }
@@ -2109,23 +2130,29 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
     return dmin >= FAST_MIN_PIVOT * dmax ? 0 : -1;
 }
 
-/* dq from the factorisation of chain_newton_factor (of c->ik_J) and the error e. */
-static void chain_newton_step(Chain *c, int rows, const double *lu, const int *piv, const double e[6], double *dq)
+/* dq from the factorisation of chain_newton_factor (of c->ik_J) and the error e. A square J: dq = J^-1 e, row i
+ * summed as lu(i, 0) e[0] + lu(i, 1) e[1] + ... in that order, so each lane of the column sums has its row's bits. */
+static inline __attribute__((always_inline)) void chain_newton_step_n(const Chain *c, int rows, const double *lu,
+                                                                      const double e[6], double *dq)
 {
     int n = c->n;
-    (void)piv;
-    if (rows == 6 && n == 6) {   /* the common case, unrolled: dq = J^-1 e */
-#pragma GCC unroll 6
-        for (int i = 0; i < 6; i++) {
-            const double *r = lu + 6 * i;
-            dq[i] = r[0] * e[0] + r[1] * e[1] + r[2] * e[2] + r[3] * e[3] + r[4] * e[4] + r[5] * e[5];
+    if (rows == 6 && n == 6) {   /* the common case: columns of 4 + 2 rows */
+        ChainV4 a, t;
+        ChainV2 b, u;
+        memcpy(&a, lu, sizeof a), memcpy(&b, lu + 4, sizeof b);
+        a = a * e[0], b = b * e[0];
+#pragma GCC unroll 5
+        for (int k = 1; k < 6; k++) {
+            memcpy(&t, lu + 6 * k, sizeof t), memcpy(&u, lu + 6 * k + 4, sizeof u);
+            a = a + t * e[k], b = b + u * e[k];
         }
+        memcpy(dq, &a, sizeof a), memcpy(dq + 4, &b, sizeof b);
         return;
     }
     if (rows == n) {
         for (int i = 0; i < n; i++) {
             double d = 0;
-            for (int k = 0; k < n; k++) d += lu[i * n + k] * e[k];
+            for (int k = 0; k < n; k++) d += lu[k * n + i] * e[k];
             dq[i] = d;
         }
         return;
@@ -2182,7 +2209,8 @@ static void chain_ik_remember(Chain *c, double *q, const double *a)
  * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
  * so a seed within the tolerance is the answer as it is (one FK). Returns 1 when the kept factorisation (if any)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
-static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainCache *restrict w)
+static inline __attribute__((always_inline)) int chain_ik_seed(const Chain *c, const double *q_seed, double *q,
+                                                              ChainCache *restrict w)
 {
     int n = c->n, near = 1, ok = c->ik_ref_corr_ok, i = 0;
     const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q, *lo = c->ik_qmin, *hi = c->ik_qmax;
@@ -2214,14 +2242,36 @@ static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainC
         w->q[i] = u;
         near &= fabs(u - lq[i]) <= CHORD_MAX_DIST;
     }
-    chain_trig(c, w->q, w->cq, w->sq);
     return near;
+}
+
+typedef double (*ChainIkPoint)(const Chain *c, ChainCache *w, const double pos[3], const double *Rt, double e[6]);
+
+/* The IK's evaluation of a point w (w->q set): chain_trig's cos/sin of it into w, and its pose error (returned as
+ * chain_ik_pose_error's residual, e). The tracking path's body (chain_ik_track_n) takes one of these as a constant
+ * and inlines it: compiled once with AVX (libmvec's blocks and the AVX pose error, where the CPU has AVX2) and once
+ * without (chain_trig and chain_ik_pose_error): the same bits either way. */
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) double chain_ik_point_avx2(const Chain *c, ChainCache *w, const double pos[3], const double *Rt, double e[6])
+{
+    if (c->n >= 4 && c->n <= 8) chain_trig_avx2_2(c->n, w->q, w->cq, w->sq);
+    else chain_trig_avx2(c->n, w->q, w->cq, w->sq);
+    return chain_ik_pose_error_n(c, w->q, w->cq, w->sq, pos, Rt, e);
+}
+#endif
+
+static inline __attribute__((always_inline)) double chain_ik_point_sse(const Chain *c, ChainCache *w,
+                                                                       const double pos[3], const double *Rt,
+                                                                       double e[6])
+{
+    chain_trig(c, w->q, w->cq, w->sq);
+    return chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, Rt, e);
 }
 
 /* Jacobian of the tool at the point of w (q, cos/sin), factored and kept for this call's and later calls' steps
  * (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). The world transforms it needs go into c->ik_work's. Returns 0, or -1
  * when near-singular (nothing kept). */
-static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
+__attribute__((noinline)) static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
 {
     chain_fk_world_trig(c, w->q, w->cq, w->sq, c->ik_work.Rw, c->ik_work.pw);
     const double (*Rw)[9] = (const double (*)[9])c->ik_work.Rw;
@@ -2249,8 +2299,10 @@ static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
  * dropped from the cache); the caller then runs the damped least squares from the seed. */
-static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, int near,
-                                   double e[6], double *res, int *steps_out)
+static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *c, const double pos[3],
+                                                                          const double *Rt, int rows, int near,
+                                                                          double e[6], double *res, int *steps_out,
+                                                                          ChainIkPoint point)
 {
     int n = c->n, steps = 0, slot = (c->cache_last + 1) % CHAIN_NCACHE;
     double r = *res, en[6], dq[N_MAX];
@@ -2266,7 +2318,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
             if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
             usable = made = fresh = 1;
         }
-        chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
+        chain_newton_step_n(c, rows, c->ik_lu, e, dq);
         int big = 0, out = 0;
         const double *lo = c->ik_qmin, *hi = c->ik_qmax;
         int j = 0;
@@ -2288,10 +2340,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         }
         int bad = big ? 1 : out ? 2 : 0;
         double rn = INFINITY;
-        if (!bad) {
-            chain_trig(c, nb->q, nb->cq, nb->sq);
-            rn = chain_ik_pose_error(c, nb->q, nb->cq, nb->sq, pos, Rt, en);
-        }
+        if (!bad) rn = point(c, nb, pos, Rt, en);
         if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
             ChainCache *t = cur;
             cur = nb, nb = t;
@@ -2330,6 +2379,41 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
     return ans;
 }
 
+/* The tracking path of chain_ik: the seed (chain_ik_seed) into q and c->ik_work, its error, then the Newton steps
+ * (chain_ik_newton) unless the seed is farther than FAST_MAX_RES. Returns the answer's cache entry (e, *res, *steps
+ * its error, residual and steps), or NULL for the damped path. One body for the AVX and the SSE2 forms, so the
+ * points' cos/sin and pose errors are evaluated without a call each. */
+static inline __attribute__((always_inline)) ChainCache *chain_ik_track_n(Chain *c, const double pos[3],
+                                                                         const double *Rt, int rows,
+                                                                         const double *q_seed, double *q, double e[6],
+                                                                         double *res, int *steps, ChainIkPoint point)
+{
+    ChainCache *w = &c->ik_work;
+    int near = chain_ik_seed(c, q_seed, q, w);
+    *res = point(c, w, pos, Rt, e);
+    if (!(*res <= FAST_MAX_RES)) {
+        c->ik_stats.fallback_far++;
+        return NULL;
+    }
+    return chain_ik_newton(c, pos, Rt, rows, near, e, res, steps, point);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static ChainCache *chain_ik_track_avx2(Chain *c, const double pos[3],
+                                                                       const double *Rt, int rows,
+                                                                       const double *q_seed, double *q, double e[6],
+                                                                       double *res, int *steps)
+{
+    return chain_ik_track_n(c, pos, Rt, rows, q_seed, q, e, res, steps, chain_ik_point_avx2);
+}
+#endif
+
+static ChainCache *chain_ik_track_sse(Chain *c, const double pos[3], const double *Rt, int rows,
+                                      const double *q_seed, double *q, double e[6], double *res, int *steps)
+{
+    return chain_ik_track_n(c, pos, Rt, rows, q_seed, q, e, res, steps, chain_ik_point_sse);
+}
+
 /* Numerical IK. A seed close to the answer (a tracking cycle) goes first through plain Newton steps
  * (chain_ik_newton); when those give up, or the seed is far, Levenberg-Marquardt damped least squares,
  * dq = J^T (J J^T + lambda^2 I)^-1 e, projected onto the joint limits. The damping shrinks after an improving step (towards Gauss-Newton) and grows after a failed
@@ -2341,11 +2425,16 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
     Chain *c = s;
     int n = c->n, rows = quat ? 6 : 3, it = 0, st = MODEL_EUNREACH;
     double Rt[9], e[6], lambda = 1e-2;
-    if (quat) {
+    if (quat && c->ik_quat_ok && chain_same_bits(quat, c->ik_quat, 4)) {
+        memcpy(Rt, c->ik_Rt, sizeof Rt);   /* the orientation of the call before (most cycles of a move) */
+    } else if (quat) {
         double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
         if (!(qn > 0)) return MODEL_EINVAL;
         double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
         quat_to_m3(Rt, u);
+        memcpy(c->ik_quat, quat, sizeof c->ik_quat);
+        memcpy(c->ik_Rt, Rt, sizeof Rt);
+        c->ik_quat_ok = 1;
     }
     double err2, res;
     c->ik_stats.calls++;
@@ -2353,13 +2442,14 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         memcpy(q, q_seed, (size_t)n * sizeof(double));
         chain_clamp(c, q);
     } else { /* the tracking path first; the damped path below starts again from the (clamped) seed */
-        ChainCache *w = &c->ik_work;
-        int near = chain_ik_seed(c, q_seed, q, w);
-        res = chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, quat ? Rt : NULL, e);
         int steps = 0;
-        ChainCache *ans = NULL;
-        if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, near, e, &res, &steps);
-        else c->ik_stats.fallback_far++;
+        const double *rt = quat ? Rt : NULL;
+        ChainCache *ans;
+#if defined(__x86_64__)
+        if (c->trig_vec) ans = chain_ik_track_avx2(c, pos, rt, rows, q_seed, q, e, &res, &steps);
+        else
+#endif
+            ans = chain_ik_track_sse(c, pos, rt, rows, q_seed, q, e, &res, &steps);
         if (ans) {
             c->ik_stats.fast++;
             chain_ik_remember(c, q, ans->q);
@@ -2744,13 +2834,38 @@ static size_t chain_kin_size(void *s)
     return (size_t)c->n * 3 * sizeof(double);
 }
 
+/* 1 when the six doubles at a and b are equal bit for bit (the XORs of their 64-bit patterns). */
+static inline int chain_same_bits6(const double *a, const double *b)
+{
+    uint64_t a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5;
+    memcpy(&a0, a, 8), memcpy(&a1, a + 1, 8), memcpy(&a2, a + 2, 8);
+    memcpy(&a3, a + 3, 8), memcpy(&a4, a + 4, 8), memcpy(&a5, a + 5, 8);
+    memcpy(&b0, b, 8), memcpy(&b1, b + 1, 8), memcpy(&b2, b + 2, 8);
+    memcpy(&b3, b + 3, 8), memcpy(&b4, b + 4, 8), memcpy(&b5, b + 5, 8);
+    return !((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5));
+}
+
+/* The entry of q, copied. The dry-run exports the IK answer of the cycle before (the entry before the newest, a
+ * newer IK answer after it), so a six-joint chain compares that entry and the newest inline first and copies by
+ * fixed-size moves; else the general lookup and copy. */
 static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
 {
     Chain *c = s;
     size_t n = (size_t)c->n, len = chain_kin_size(s);
-    const ChainCache *e = chain_cache_find(c, q);
-    if (!e || cap < len) return 0;
+    if (cap < len) return 0;
     double *b = buf;
+    if (n == 6) {
+        const ChainCache *e = &c->cache[c->cache_last], *f = e == c->cache ? e + CHAIN_NCACHE - 1 : e - 1;
+        e = f->valid && chain_same_bits6(f->q, q) ? f : e->valid && chain_same_bits6(e->q, q) ? e : NULL;
+        if (e) {
+            memcpy(b, e->q, 6 * sizeof(double));
+            memcpy(b + 6, e->cq, 6 * sizeof(double));
+            memcpy(b + 12, e->sq, 6 * sizeof(double));
+            return len;
+        }
+    }
+    const ChainCache *e = chain_cache_find(c, q);
+    if (!e) return 0;
     memcpy(b, e->q, n * sizeof(double));
     memcpy(b + n, e->cq, n * sizeof(double));
     memcpy(b + 2 * n, e->sq, n * sizeof(double));
