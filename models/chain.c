@@ -129,6 +129,7 @@ typedef struct {
     int ik_max_iter;
     double ik_tol;
     int ik_fast;             /* 1: try the Newton tracking path first (parameter ik_fast, default 1) */
+    int ik_track_sse;        /* for tests: the tracking path's SSE2 form even where the CPU has AVX2 */
     ChainIkStats ik_stats;
     int nc, nn;              /* powered / unpowered joint counts */
     int idx_c[N_MAX], idx_n[N_MAX];
@@ -403,12 +404,10 @@ __attribute__((target("avx2"))) static inline __attribute__((always_inline)) voi
     _mm256_storeu_pd(sq + n - 4, _ZGVdN4v_sin(_mm256_loadu_pd(q + n - 4)));
 }
 
+/* (chain_trig_avx2_2 is the IK's own: this loop stays chain_trig's, so the tests' SSE2 form of the IK, which
+ * takes chain_trig, checks it) */
 __attribute__((target("avx2"))) static void chain_trig_avx2(int n, const double *q, double *cq, double *sq)
 {
-    if (n >= 4 && n <= 8) {
-        chain_trig_avx2_2(n, q, cq, sq);
-        return;
-    }
     if (n < 4) {
         double x[4] = {0, 0, 0, 0}, co[4], si[4];
         memcpy(x, q, (size_t)n * sizeof *q);
@@ -2446,7 +2445,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         const double *rt = quat ? Rt : NULL;
         ChainCache *ans;
 #if defined(__x86_64__)
-        if (c->trig_vec) ans = chain_ik_track_avx2(c, pos, rt, rows, q_seed, q, e, &res, &steps);
+        if (c->trig_vec && !c->ik_track_sse) ans = chain_ik_track_avx2(c, pos, rt, rows, q_seed, q, e, &res, &steps);
         else
 #endif
             ans = chain_ik_track_sse(c, pos, rt, rows, q_seed, q, e, &res, &steps);
@@ -2973,6 +2972,12 @@ int chain_fk_world_test(void *s, int path, const double *q, double *pos, double 
     memcpy(pos, c->pw, (size_t)c->n * 3 * sizeof(double));
     memcpy(R, c->Rw, (size_t)c->n * 9 * sizeof(double));
     return MODEL_OK;
+}
+
+void chain_ik_track_form(void *s, int sse)
+{
+    Chain *c = s;
+    c->ik_track_sse = sse != 0;
 }
 
 void chain_ik_stats(void *s, ChainIkStats *st, int reset)
