@@ -109,6 +109,7 @@ typedef struct {
 enum { CHAIN_IK_GENERAL, CHAIN_IK_DH, CHAIN_IK_DH_I, CHAIN_IK_DH_XP, CHAIN_IK_DH_XM };
 typedef struct {
     int i, kind, u, v, w, om;
+    int code;   /* a DH-like joint's kind and om as 8 (kind - CHAIN_IK_DH) + om (chain_dh_step_sw), else -1 */
     double o[3];
 } ChainIkLink;
 typedef struct {
@@ -280,11 +281,11 @@ static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq,
  * chain_fk_world_trig's scalar DH rows: its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.,
  * and a product with psign = -1 is exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit; the offset's
  * zero components are left out, as there. */
-static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
-                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+static inline __attribute__((always_inline)) void chain_dh_step_c(const ChainIkLink *L, double ci, double si,
+                                                                  ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x,
+                                                                  int om, int kind)
 {
     ChainV4 N0, N1, N2;
-    int om = L->om, kind = L->kind;
     if (om & 1) *x = *x + *P0 * L->o[0];
     if (om & 2) *x = *x + *P1 * L->o[1];
     if (om & 4) *x = *x + *P2 * L->o[2];
@@ -308,6 +309,33 @@ static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLin
         N2 = P[L->w];
     }
     *P0 = N0, *P1 = N1, *P2 = N2;
+}
+
+static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
+                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+    chain_dh_step_c(L, ci, si, P0, P1, P2, x, L->om, L->kind);
+}
+
+/* chain_dh_step by one jump on L->code (>= 0) to a copy compiled for its kind and offset mask: the same operations
+ * without the tests of om's bits and of the kind. */
+static inline __attribute__((always_inline)) void chain_dh_step_sw(const ChainIkLink *L, double ci, double si,
+                                                                   ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+#define CHAIN_DH_CASE(k, o) \
+    case 8 * ((k) - CHAIN_IK_DH) + (o): chain_dh_step_c(L, ci, si, P0, P1, P2, x, o, k); break;
+#define CHAIN_DH_CASES(k) \
+    CHAIN_DH_CASE(k, 0) CHAIN_DH_CASE(k, 1) CHAIN_DH_CASE(k, 2) CHAIN_DH_CASE(k, 3) \
+    CHAIN_DH_CASE(k, 4) CHAIN_DH_CASE(k, 5) CHAIN_DH_CASE(k, 6) CHAIN_DH_CASE(k, 7)
+    switch (L->code) {
+        CHAIN_DH_CASES(CHAIN_IK_DH)
+        CHAIN_DH_CASES(CHAIN_IK_DH_I)
+        CHAIN_DH_CASES(CHAIN_IK_DH_XP)
+        CHAIN_DH_CASES(CHAIN_IK_DH_XM)
+    default: break;
+    }
+#undef CHAIN_DH_CASES
+#undef CHAIN_DH_CASE
 }
 
 /* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints): the
@@ -1886,8 +1914,8 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
     for (int k = 0; k < c->ik_np; k++) {
         const ChainIkLink *L = &c->ik_link[k];
         int i = L->i;
-        if (L->kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
-            chain_dh_step(L, cq[i], sq[i], &P0, &P1, &P2, &x);
+        if (L->code >= 0) {   /* chain_fk_world_trig's DH rows, one lane per row */
+            chain_dh_step_sw(L, cq[i], sq[i], &P0, &P1, &P2, &x);
         } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
             const ChainJoint *jt = &c->j[i];
             ChainV4 N0, N1, N2;
@@ -1980,6 +2008,7 @@ static void chain_ik_setup(Chain *c)
         memset(L, 0, sizeof *L);
         L->i = i;
         L->kind = CHAIN_IK_GENERAL;
+        L->code = -1;
         if (!jt->dh) continue;
         L->u = jt->perm[0] + (jt->psign[0] < 0 ? 3 : 0);
         L->v = jt->perm[1] + (jt->psign[1] < 0 ? 3 : 0);
@@ -1990,6 +2019,7 @@ static void chain_ik_setup(Chain *c)
             L->o[m] = jt->p0[m];
             L->om |= (jt->p0[m] != 0) << m;
         }
+        L->code = 8 * (L->kind - CHAIN_IK_DH) + L->om;
     }
     int np = 0;
     for (int i = c->tool_link; i >= 0; i = c->j[i].parent) np++;
