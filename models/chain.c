@@ -2087,37 +2087,48 @@ static double chain_lu(double *A, int n, int *piv)
     return n == 6 ? chain_lu_n(A, 6, piv) : chain_lu_n(A, n, piv);
 }
 
-/* Solve (P A = L U) x = b in place. */
-static inline __attribute__((always_inline)) void chain_lu_solve_n(const double *LU, int n, const int *piv,
-                                                                   double *b)
+/* The inverse of A from its factors (P A = L U, chain_lu_n) into X by columns (X[k * n + i]: row i, column k):
+ * column k is the solve of unit vector k (the row swaps, L's forward and U's backward substitution), all six at
+ * once: row i of B holds entry i of each, in three pairs of doubles, so each column gets the same operations in the
+ * same order as solved alone. */
+static inline __attribute__((always_inline)) void chain_lu_inverse_n(const double *f, int n, const int *piv,
+                                                                     double *lu)
 {
+    ChainV2 B[6][3];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) B[i][m] = (ChainV2){2 * m == i, 2 * m + 1 == i};
 #pragma GCC unroll 6
     for (int k = 0; k < n; k++)
-        if (piv[k] != k) {
-            double t = b[k];
-            b[k] = b[piv[k]];
-            b[piv[k]] = t;
+        if (piv[k] != k)
+#pragma GCC unroll 3
+            for (int m = 0; m < 3; m++) {
+                ChainV2 t = B[k][m];
+                B[k][m] = B[piv[k]][m], B[piv[k]][m] = t;
+            }
+#pragma GCC unroll 6
+    for (int i = 1; i < n; i++)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) {
+            ChainV2 sum = B[i][m];
+#pragma GCC unroll 6
+            for (int k = 0; k < i; k++) sum -= f[i * n + k] * B[k][m];
+            B[i][m] = sum;
         }
 #pragma GCC unroll 6
-    for (int i = 1; i < n; i++) {
-        double sum = b[i];
+    for (int i = n - 1; i >= 0; i--)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) {
+            ChainV2 sum = B[i][m];
 #pragma GCC unroll 6
-        for (int k = 0; k < i; k++) sum -= LU[i * n + k] * b[k];
-        b[i] = sum;
-    }
+            for (int k = i + 1; k < n; k++) sum -= f[i * n + k] * B[k][m];
+            B[i][m] = sum / f[i * n + i];
+        }
 #pragma GCC unroll 6
-    for (int i = n - 1; i >= 0; i--) {
-        double sum = b[i];
+    for (int k = 0; k < n; k++)
 #pragma GCC unroll 6
-        for (int k = i + 1; k < n; k++) sum -= LU[i * n + k] * b[k];
-        b[i] = sum / LU[i * n + i];
-    }
-}
-
-static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
-{
-    if (n == 6) chain_lu_solve_n(LU, 6, piv, b);
-    else chain_lu_solve_n(LU, n, piv, b);
+        for (int i = 0; i < n; i++) lu[k * n + i] = B[i][k / 2][k % 2];
 }
 
 /* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU with partial pivoting, then its
@@ -2134,12 +2145,8 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
         double f[36];
         memcpy(f, J, (size_t)rows * n * sizeof(double));
         if (!(chain_lu(f, n, piv) >= FAST_MIN_PIVOT)) return -1;
-        for (int k = 0; k < n; k++) {   /* column k of the inverse: the solve of unit vector k */
-            double b[6] = {0, 0, 0, 0, 0, 0};
-            b[k] = 1;
-            chain_lu_solve(f, n, piv, b);
-            for (int i = 0; i < n; i++) lu[k * n + i] = b[i];
-        }
+        if (n == 6) chain_lu_inverse_n(f, 6, piv, lu);
+        else chain_lu_inverse_n(f, n, piv, lu);
         return 0;
     }
     if (n < rows) return -1;
