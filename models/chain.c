@@ -317,13 +317,13 @@ static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLin
     chain_dh_step_c(L, ci, si, P0, P1, P2, x, L->om, L->kind);
 }
 
-/* chain_dh_step by one jump on L->code (>= 0) to a copy compiled for its kind and offset mask: the same operations
- * without the tests of om's bits and of the kind. */
-static inline __attribute__((always_inline)) void chain_dh_step_sw(const ChainIkLink *L, double ci, double si,
+/* chain_dh_step by one jump on L->code to a copy compiled for its kind and offset mask: the same operations without
+ * the tests of om's bits and of the kind. Returns 0 for a joint that is not DH-like (code -1: nothing done). */
+static inline __attribute__((always_inline)) int chain_dh_step_sw(const ChainIkLink *L, double ci, double si,
                                                                    ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
 {
 #define CHAIN_DH_CASE(k, o) \
-    case 8 * ((k) - CHAIN_IK_DH) + (o): chain_dh_step_c(L, ci, si, P0, P1, P2, x, o, k); break;
+    case 8 * ((k) - CHAIN_IK_DH) + (o): chain_dh_step_c(L, ci, si, P0, P1, P2, x, o, k); return 1;
 #define CHAIN_DH_CASES(k) \
     CHAIN_DH_CASE(k, 0) CHAIN_DH_CASE(k, 1) CHAIN_DH_CASE(k, 2) CHAIN_DH_CASE(k, 3) \
     CHAIN_DH_CASE(k, 4) CHAIN_DH_CASE(k, 5) CHAIN_DH_CASE(k, 6) CHAIN_DH_CASE(k, 7)
@@ -332,7 +332,7 @@ static inline __attribute__((always_inline)) void chain_dh_step_sw(const ChainIk
         CHAIN_DH_CASES(CHAIN_IK_DH_I)
         CHAIN_DH_CASES(CHAIN_IK_DH_XP)
         CHAIN_DH_CASES(CHAIN_IK_DH_XM)
-    default: break;
+    default: return 0;
     }
 #undef CHAIN_DH_CASES
 #undef CHAIN_DH_CASE
@@ -1914,9 +1914,9 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
     for (int k = 0; k < c->ik_np; k++) {
         const ChainIkLink *L = &c->ik_link[k];
         int i = L->i;
-        if (L->code >= 0) {   /* chain_fk_world_trig's DH rows, one lane per row */
-            chain_dh_step_sw(L, cq[i], sq[i], &P0, &P1, &P2, &x);
-        } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
+        /* chain_fk_world_trig's DH rows, one lane per row, else chain_rel_trig, m3_mul, m3_mulv and v3_add by
+         * columns */
+        if (!chain_dh_step_sw(L, cq[i], sq[i], &P0, &P1, &P2, &x)) {
             const ChainJoint *jt = &c->j[i];
             ChainV4 N0, N1, N2;
             double Rr[9], r[3];
@@ -2340,7 +2340,7 @@ static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *
                                                                           double e[6], double *res, int *steps_out,
                                                                           ChainIkPoint point)
 {
-    int n = c->n, steps = 0, slot = (c->cache_last + 1) % CHAIN_NCACHE;
+    int n = c->n, steps = 0, slot = c->cache_last == CHAIN_NCACHE - 1 ? 0 : c->cache_last + 1;
     double r = *res, en[6], dq[N_MAX];
     double ctol = 0.5 * c->ik_tol < CHORD_TOL ? 0.5 * c->ik_tol : CHORD_TOL, tol = ctol;
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
@@ -2460,18 +2460,18 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
 {
     Chain *c = s;
     int n = c->n, rows = quat ? 6 : 3, it = 0, st = MODEL_EUNREACH;
-    double Rt[9], e[6], lambda = 1e-2;
-    if (quat && c->ik_quat_ok && chain_same_bits(quat, c->ik_quat, 4)) {
-        memcpy(Rt, c->ik_Rt, sizeof Rt);   /* the orientation of the call before (most cycles of a move) */
-    } else if (quat) {
+    double e[6], lambda = 1e-2;
+    /* the target rotation: kept in c->ik_Rt, as it is when the quaternion has the last call's bits (most cycles of
+     * a move) */
+    if (quat && !(c->ik_quat_ok && chain_same_bits(quat, c->ik_quat, 4))) {
         double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
         if (!(qn > 0)) return MODEL_EINVAL;
         double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
-        quat_to_m3(Rt, u);
+        quat_to_m3(c->ik_Rt, u);
         memcpy(c->ik_quat, quat, sizeof c->ik_quat);
-        memcpy(c->ik_Rt, Rt, sizeof Rt);
         c->ik_quat_ok = 1;
     }
+    const double *Rt = quat ? c->ik_Rt : NULL;
     double err2, res;
     c->ik_stats.calls++;
     if (!c->ik_fast) {
@@ -2479,7 +2479,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         chain_clamp(c, q);
     } else { /* the tracking path first; the damped path below starts again from the (clamped) seed */
         int steps = 0;
-        const double *rt = quat ? Rt : NULL;
+        const double *rt = Rt;
         ChainCache *ans;
 #if defined(__x86_64__)
         if (c->trig_vec && !c->ik_track_sse) ans = chain_ik_track_avx2(c, pos, rt, rows, q_seed, q, e, &res, &steps);
@@ -2497,7 +2497,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
         /* back to the seed: the damped least squares below runs exactly as without the fast path */
     }
-    err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    err2 = chain_ik_error(c, q, pos, Rt, e);
     res = v3_norm(e) + v3_norm(e + 3);
     for (; it < c->ik_max_iter; it++) {
         if (res <= c->ik_tol) { st = MODEL_OK; break; }
@@ -2526,7 +2526,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
             }
             chain_clamp(c, c->qtry);
             double etry[6];
-            double err2try = chain_ik_error(c, c->qtry, pos, quat ? Rt : NULL, etry);
+            double err2try = chain_ik_error(c, c->qtry, pos, Rt, etry);
             if (err2try < err2) {
                 improved = 1;
                 memcpy(q, c->qtry, (size_t)n * sizeof(double));
