@@ -713,7 +713,8 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
 
 /* The world transforms of q: the cache entry's when q is there with them, else computed (and cached): into the
  * entry itself when q is there without them (an IK answer, or an imported entry), else into the workspace. */
-static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const double (**pw)[3])
+static inline __attribute__((always_inline)) void chain_world(Chain *c, const double *q, const double (**Rw)[9],
+                                                              const double (**pw)[3])
 {
     ChainCache *e = chain_cache_find(c, q);
     if (e && !e->has_world) {
