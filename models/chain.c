@@ -109,6 +109,7 @@ typedef struct {
 enum { CHAIN_IK_GENERAL, CHAIN_IK_DH, CHAIN_IK_DH_I, CHAIN_IK_DH_XP, CHAIN_IK_DH_XM };
 typedef struct {
     int i, kind, u, v, w, om;
+    int code;   /* a DH-like joint's kind and om as 8 (kind - CHAIN_IK_DH) + om (chain_dh_step_sw), else -1 */
     double o[3];
 } ChainIkLink;
 typedef struct {
@@ -129,6 +130,7 @@ typedef struct {
     int ik_max_iter;
     double ik_tol;
     int ik_fast;             /* 1: try the Newton tracking path first (parameter ik_fast, default 1) */
+    int ik_track_sse;        /* for tests: the tracking path's SSE2 form even where the CPU has AVX2 */
     ChainIkStats ik_stats;
     int nc, nn;              /* powered / unpowered joint counts */
     int idx_c[N_MAX], idx_n[N_MAX];
@@ -163,6 +165,10 @@ typedef struct {
     int ik_lu_rows, ik_piv[6];
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
+    /* the target orientation of the last call with one (quaternion bits ik_quat, its rotation ik_Rt), when
+     * ik_quat_ok: a call with the same bits skips the normalisation and quat_to_m3 */
+    int ik_quat_ok;
+    double ik_quat[4], ik_Rt[9];
     int ik_np;               /* the joints from the base to the tool link, base first (chain_ik_pose_error) */
     ChainIkLink ik_link[N_MAX];
     ChainIkLink fk_link[N_MAX]; /* every joint's, by index (chain_fk_world_trig) */
@@ -275,11 +281,11 @@ static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq,
  * chain_fk_world_trig's scalar DH rows: its N0 = a U + b V, N1 = cc V - d U, N2 = s2 W with a = psign[0] ci etc.,
  * and a product with psign = -1 is exact, so (-ci) U is -(ci U) and a + (-b) is a - b bit for bit; the offset's
  * zero components are left out, as there. */
-static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
-                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+static inline __attribute__((always_inline)) void chain_dh_step_c(const ChainIkLink *L, double ci, double si,
+                                                                  ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x,
+                                                                  int om, int kind)
 {
     ChainV4 N0, N1, N2;
-    int om = L->om, kind = L->kind;
     if (om & 1) *x = *x + *P0 * L->o[0];
     if (om & 2) *x = *x + *P1 * L->o[1];
     if (om & 4) *x = *x + *P2 * L->o[2];
@@ -303,6 +309,33 @@ static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLin
         N2 = P[L->w];
     }
     *P0 = N0, *P1 = N1, *P2 = N2;
+}
+
+static inline __attribute__((always_inline)) void chain_dh_step(const ChainIkLink *L, double ci, double si,
+                                                                ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+    chain_dh_step_c(L, ci, si, P0, P1, P2, x, L->om, L->kind);
+}
+
+/* chain_dh_step by one jump on L->code to a copy compiled for its kind and offset mask: the same operations without
+ * the tests of om's bits and of the kind. Returns 0 for a joint that is not DH-like (code -1: nothing done). */
+static inline __attribute__((always_inline)) int chain_dh_step_sw(const ChainIkLink *L, double ci, double si,
+                                                                   ChainV4 *P0, ChainV4 *P1, ChainV4 *P2, ChainV4 *x)
+{
+#define CHAIN_DH_CASE(k, o) \
+    case 8 * ((k) - CHAIN_IK_DH) + (o): chain_dh_step_c(L, ci, si, P0, P1, P2, x, o, k); return 1;
+#define CHAIN_DH_CASES(k) \
+    CHAIN_DH_CASE(k, 0) CHAIN_DH_CASE(k, 1) CHAIN_DH_CASE(k, 2) CHAIN_DH_CASE(k, 3) \
+    CHAIN_DH_CASE(k, 4) CHAIN_DH_CASE(k, 5) CHAIN_DH_CASE(k, 6) CHAIN_DH_CASE(k, 7)
+    switch (L->code) {
+        CHAIN_DH_CASES(CHAIN_IK_DH)
+        CHAIN_DH_CASES(CHAIN_IK_DH_I)
+        CHAIN_DH_CASES(CHAIN_IK_DH_XP)
+        CHAIN_DH_CASES(CHAIN_IK_DH_XM)
+    default: return 0;
+    }
+#undef CHAIN_DH_CASES
+#undef CHAIN_DH_CASE
 }
 
 /* World transforms of every link into Rw, pw, from q and the cos/sin of each joint value (revolute joints): the
@@ -387,6 +420,20 @@ static void chain_fk_world_trig(Chain *c, const double *q, const double *cq, con
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_cos(__m256d x);
 __attribute__((target("avx2"))) __m256d _ZGVdN4v_sin(__m256d x);
 
+/* chain_trig_avx2's blocks for 4 <= n <= 8: one at 0 and one ending at n (straight-line code, the loop's bits) */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void chain_trig_avx2_2(int n,
+                                                                                                    const double *q,
+                                                                                                    double *cq,
+                                                                                                    double *sq)
+{
+    _mm256_storeu_pd(cq, _ZGVdN4v_cos(_mm256_loadu_pd(q)));
+    _mm256_storeu_pd(sq, _ZGVdN4v_sin(_mm256_loadu_pd(q)));
+    _mm256_storeu_pd(cq + n - 4, _ZGVdN4v_cos(_mm256_loadu_pd(q + n - 4)));
+    _mm256_storeu_pd(sq + n - 4, _ZGVdN4v_sin(_mm256_loadu_pd(q + n - 4)));
+}
+
+/* (chain_trig_avx2_2 is the IK's own: this loop stays chain_trig's, so the tests' SSE2 form of the IK, which
+ * takes chain_trig, checks it) */
 __attribute__((target("avx2"))) static void chain_trig_avx2(int n, const double *q, double *cq, double *sq)
 {
     if (n < 4) {
@@ -666,7 +713,8 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
 
 /* The world transforms of q: the cache entry's when q is there with them, else computed (and cached): into the
  * entry itself when q is there without them (an IK answer, or an imported entry), else into the workspace. */
-static void chain_world(Chain *c, const double *q, const double (**Rw)[9], const double (**pw)[3])
+static inline __attribute__((always_inline)) void chain_world(Chain *c, const double *q, const double (**Rw)[9],
+                                                              const double (**pw)[3])
 {
     ChainCache *e = chain_cache_find(c, q);
     if (e && !e->has_world) {
@@ -1867,9 +1915,9 @@ static inline __attribute__((always_inline)) double chain_ik_pose_error_n(const 
     for (int k = 0; k < c->ik_np; k++) {
         const ChainIkLink *L = &c->ik_link[k];
         int i = L->i;
-        if (L->kind != CHAIN_IK_GENERAL) {   /* chain_fk_world_trig's DH rows, one lane per row */
-            chain_dh_step(L, cq[i], sq[i], &P0, &P1, &P2, &x);
-        } else {       /* chain_rel_trig, then m3_mul, m3_mulv and v3_add by columns */
+        /* chain_fk_world_trig's DH rows, one lane per row, else chain_rel_trig, m3_mul, m3_mulv and v3_add by
+         * columns */
+        if (!chain_dh_step_sw(L, cq[i], sq[i], &P0, &P1, &P2, &x)) {
             const ChainJoint *jt = &c->j[i];
             ChainV4 N0, N1, N2;
             double Rr[9], r[3];
@@ -1961,6 +2009,7 @@ static void chain_ik_setup(Chain *c)
         memset(L, 0, sizeof *L);
         L->i = i;
         L->kind = CHAIN_IK_GENERAL;
+        L->code = -1;
         if (!jt->dh) continue;
         L->u = jt->perm[0] + (jt->psign[0] < 0 ? 3 : 0);
         L->v = jt->perm[1] + (jt->psign[1] < 0 ? 3 : 0);
@@ -1971,6 +2020,7 @@ static void chain_ik_setup(Chain *c)
             L->o[m] = jt->p0[m];
             L->om |= (jt->p0[m] != 0) << m;
         }
+        L->code = 8 * (L->kind - CHAIN_IK_DH) + L->om;
     }
     int np = 0;
     for (int i = c->tool_link; i >= 0; i = c->j[i].parent) np++;
@@ -2038,42 +2088,54 @@ static double chain_lu(double *A, int n, int *piv)
     return n == 6 ? chain_lu_n(A, 6, piv) : chain_lu_n(A, n, piv);
 }
 
-/* Solve (P A = L U) x = b in place. */
-static inline __attribute__((always_inline)) void chain_lu_solve_n(const double *LU, int n, const int *piv,
-                                                                   double *b)
+/* The inverse of A from its factors (P A = L U, chain_lu_n) into X by columns (X[k * n + i]: row i, column k):
+ * column k is the solve of unit vector k (the row swaps, L's forward and U's backward substitution), all six at
+ * once: row i of B holds entry i of each, in three pairs of doubles, so each column gets the same operations in the
+ * same order as solved alone. */
+static inline __attribute__((always_inline)) void chain_lu_inverse_n(const double *f, int n, const int *piv,
+                                                                     double *lu)
 {
+    ChainV2 B[6][3];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) B[i][m] = (ChainV2){2 * m == i, 2 * m + 1 == i};
 #pragma GCC unroll 6
     for (int k = 0; k < n; k++)
-        if (piv[k] != k) {
-            double t = b[k];
-            b[k] = b[piv[k]];
-            b[piv[k]] = t;
+        if (piv[k] != k)
+#pragma GCC unroll 3
+            for (int m = 0; m < 3; m++) {
+                ChainV2 t = B[k][m];
+                B[k][m] = B[piv[k]][m], B[piv[k]][m] = t;
+            }
+#pragma GCC unroll 6
+    for (int i = 1; i < n; i++)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) {
+            ChainV2 sum = B[i][m];
+#pragma GCC unroll 6
+            for (int k = 0; k < i; k++) sum -= f[i * n + k] * B[k][m];
+            B[i][m] = sum;
         }
 #pragma GCC unroll 6
-    for (int i = 1; i < n; i++) {
-        double sum = b[i];
+    for (int i = n - 1; i >= 0; i--)
+#pragma GCC unroll 3
+        for (int m = 0; m < 3; m++) {
+            ChainV2 sum = B[i][m];
 #pragma GCC unroll 6
-        for (int k = 0; k < i; k++) sum -= LU[i * n + k] * b[k];
-        b[i] = sum;
-    }
+            for (int k = i + 1; k < n; k++) sum -= f[i * n + k] * B[k][m];
+            B[i][m] = sum / f[i * n + i];
+        }
 #pragma GCC unroll 6
-    for (int i = n - 1; i >= 0; i--) {
-        double sum = b[i];
+    for (int k = 0; k < n; k++)
 #pragma GCC unroll 6
-        for (int k = i + 1; k < n; k++) sum -= LU[i * n + k] * b[k];
-        b[i] = sum / LU[i * n + i];
-    }
-}
-
-static void chain_lu_solve(const double *LU, int n, const int *piv, double *b)
-{
-    if (n == 6) chain_lu_solve_n(LU, 6, piv, b);
-    else chain_lu_solve_n(LU, n, piv, b);
+        for (int i = 0; i < n; i++) lu[k * n + i] = B[i][k / 2][k % 2];
 }
 
 /* Factor the IK's Jacobian c->ik_J (rows x n) for Newton steps: a square J by LU with partial pivoting, then its
- * inverse into lu (n x n: each step is then one matrix-vector product, ~70 instructions for the PUMA instead of the
- * LU solve's ~140; the step differs from the solve's by rounding only, and the pivots bound cond(J) by ~1e4);
+ * inverse into lu (n x n, by columns: lu[k * n + i] is row i, column k; each step is then one matrix-vector product,
+ * a column per joint of e, ~40 instructions for the PUMA instead of the LU solve's ~140; the step differs from the
+ * solve's by rounding only, and the pivots bound cond(J) by ~1e4);
  * otherwise J Jt by Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is
  * near-singular. */
 static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
@@ -2084,12 +2146,8 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
         double f[36];
         memcpy(f, J, (size_t)rows * n * sizeof(double));
         if (!(chain_lu(f, n, piv) >= FAST_MIN_PIVOT)) return -1;
-        for (int k = 0; k < n; k++) {   /* column k of the inverse: the solve of unit vector k */
-            double b[6] = {0, 0, 0, 0, 0, 0};
-            b[k] = 1;
-            chain_lu_solve(f, n, piv, b);
-            for (int i = 0; i < n; i++) lu[i * n + k] = b[i];
-        }
+        if (n == 6) chain_lu_inverse_n(f, 6, piv, lu);
+        else chain_lu_inverse_n(f, n, piv, lu);
         return 0;
     }
     if (n < rows) return -1;
@@ -2109,23 +2167,29 @@ static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
     return dmin >= FAST_MIN_PIVOT * dmax ? 0 : -1;
 }
 
-/* dq from the factorisation of chain_newton_factor (of c->ik_J) and the error e. */
-static void chain_newton_step(Chain *c, int rows, const double *lu, const int *piv, const double e[6], double *dq)
+/* dq from the factorisation of chain_newton_factor (of c->ik_J) and the error e. A square J: dq = J^-1 e, row i
+ * summed as lu(i, 0) e[0] + lu(i, 1) e[1] + ... in that order, so each lane of the column sums has its row's bits. */
+static inline __attribute__((always_inline)) void chain_newton_step_n(const Chain *c, int rows, const double *lu,
+                                                                      const double e[6], double *dq)
 {
     int n = c->n;
-    (void)piv;
-    if (rows == 6 && n == 6) {   /* the common case, unrolled: dq = J^-1 e */
-#pragma GCC unroll 6
-        for (int i = 0; i < 6; i++) {
-            const double *r = lu + 6 * i;
-            dq[i] = r[0] * e[0] + r[1] * e[1] + r[2] * e[2] + r[3] * e[3] + r[4] * e[4] + r[5] * e[5];
+    if (rows == 6 && n == 6) {   /* the common case: columns of 4 + 2 rows */
+        ChainV4 a, t;
+        ChainV2 b, u;
+        memcpy(&a, lu, sizeof a), memcpy(&b, lu + 4, sizeof b);
+        a = a * e[0], b = b * e[0];
+#pragma GCC unroll 5
+        for (int k = 1; k < 6; k++) {
+            memcpy(&t, lu + 6 * k, sizeof t), memcpy(&u, lu + 6 * k + 4, sizeof u);
+            a = a + t * e[k], b = b + u * e[k];
         }
+        memcpy(dq, &a, sizeof a), memcpy(dq + 4, &b, sizeof b);
         return;
     }
     if (rows == n) {
         for (int i = 0; i < n; i++) {
             double d = 0;
-            for (int k = 0; k < n; k++) d += lu[i * n + k] * e[k];
+            for (int k = 0; k < n; k++) d += lu[k * n + i] * e[k];
             dq[i] = d;
         }
         return;
@@ -2182,7 +2246,8 @@ static void chain_ik_remember(Chain *c, double *q, const double *a)
  * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
  * so a seed within the tolerance is the answer as it is (one FK). Returns 1 when the kept factorisation (if any)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
-static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainCache *restrict w)
+static inline __attribute__((always_inline)) int chain_ik_seed(const Chain *c, const double *q_seed, double *q,
+                                                              ChainCache *restrict w)
 {
     int n = c->n, near = 1, ok = c->ik_ref_corr_ok, i = 0;
     const double *corr = c->ik_ref_corr, *lq = c->ik_lu_q, *lo = c->ik_qmin, *hi = c->ik_qmax;
@@ -2214,14 +2279,36 @@ static int chain_ik_seed(const Chain *c, const double *q_seed, double *q, ChainC
         w->q[i] = u;
         near &= fabs(u - lq[i]) <= CHORD_MAX_DIST;
     }
-    chain_trig(c, w->q, w->cq, w->sq);
     return near;
+}
+
+typedef double (*ChainIkPoint)(const Chain *c, ChainCache *w, const double pos[3], const double *Rt, double e[6]);
+
+/* The IK's evaluation of a point w (w->q set): chain_trig's cos/sin of it into w, and its pose error (returned as
+ * chain_ik_pose_error's residual, e). The tracking path's body (chain_ik_track_n) takes one of these as a constant
+ * and inlines it: compiled once with AVX (libmvec's blocks and the AVX pose error, where the CPU has AVX2) and once
+ * without (chain_trig and chain_ik_pose_error): the same bits either way. */
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) double chain_ik_point_avx2(const Chain *c, ChainCache *w, const double pos[3], const double *Rt, double e[6])
+{
+    if (c->n >= 4 && c->n <= 8) chain_trig_avx2_2(c->n, w->q, w->cq, w->sq);
+    else chain_trig_avx2(c->n, w->q, w->cq, w->sq);
+    return chain_ik_pose_error_n(c, w->q, w->cq, w->sq, pos, Rt, e);
+}
+#endif
+
+static inline __attribute__((always_inline)) double chain_ik_point_sse(const Chain *c, ChainCache *w,
+                                                                       const double pos[3], const double *Rt,
+                                                                       double e[6])
+{
+    chain_trig(c, w->q, w->cq, w->sq);
+    return chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, Rt, e);
 }
 
 /* Jacobian of the tool at the point of w (q, cos/sin), factored and kept for this call's and later calls' steps
  * (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). The world transforms it needs go into c->ik_work's. Returns 0, or -1
  * when near-singular (nothing kept). */
-static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
+__attribute__((noinline)) static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
 {
     chain_fk_world_trig(c, w->q, w->cq, w->sq, c->ik_work.Rw, c->ik_work.pw);
     const double (*Rw)[9] = (const double (*)[9])c->ik_work.Rw;
@@ -2249,10 +2336,12 @@ static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
  * dropped from the cache); the caller then runs the damped least squares from the seed. */
-static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *Rt, int rows, int near,
-                                   double e[6], double *res, int *steps_out)
+static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *c, const double pos[3],
+                                                                          const double *Rt, int rows, int near,
+                                                                          double e[6], double *res, int *steps_out,
+                                                                          ChainIkPoint point)
 {
-    int n = c->n, steps = 0, slot = (c->cache_last + 1) % CHAIN_NCACHE;
+    int n = c->n, steps = 0, slot = c->cache_last == CHAIN_NCACHE - 1 ? 0 : c->cache_last + 1;
     double r = *res, en[6], dq[N_MAX];
     double ctol = 0.5 * c->ik_tol < CHORD_TOL ? 0.5 * c->ik_tol : CHORD_TOL, tol = ctol;
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
@@ -2266,7 +2355,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
             if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
             usable = made = fresh = 1;
         }
-        chain_newton_step(c, rows, c->ik_lu, c->ik_piv, e, dq);
+        chain_newton_step_n(c, rows, c->ik_lu, e, dq);
         int big = 0, out = 0;
         const double *lo = c->ik_qmin, *hi = c->ik_qmax;
         int j = 0;
@@ -2288,10 +2377,7 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
         }
         int bad = big ? 1 : out ? 2 : 0;
         double rn = INFINITY;
-        if (!bad) {
-            chain_trig(c, nb->q, nb->cq, nb->sq);
-            rn = chain_ik_pose_error(c, nb->q, nb->cq, nb->sq, pos, Rt, en);
-        }
+        if (!bad) rn = point(c, nb, pos, Rt, en);
         if (rn <= (made ? c->ik_tol : ctol) || rn <= (fresh ? 0.5 : 0.1) * r) {
             ChainCache *t = cur;
             cur = nb, nb = t;
@@ -2330,6 +2416,41 @@ static ChainCache *chain_ik_newton(Chain *c, const double pos[3], const double *
     return ans;
 }
 
+/* The tracking path of chain_ik: the seed (chain_ik_seed) into q and c->ik_work, its error, then the Newton steps
+ * (chain_ik_newton) unless the seed is farther than FAST_MAX_RES. Returns the answer's cache entry (e, *res, *steps
+ * its error, residual and steps), or NULL for the damped path. One body for the AVX and the SSE2 forms, so the
+ * points' cos/sin and pose errors are evaluated without a call each. */
+static inline __attribute__((always_inline)) ChainCache *chain_ik_track_n(Chain *c, const double pos[3],
+                                                                         const double *Rt, int rows,
+                                                                         const double *q_seed, double *q, double e[6],
+                                                                         double *res, int *steps, ChainIkPoint point)
+{
+    ChainCache *w = &c->ik_work;
+    int near = chain_ik_seed(c, q_seed, q, w);
+    *res = point(c, w, pos, Rt, e);
+    if (!(*res <= FAST_MAX_RES)) {
+        c->ik_stats.fallback_far++;
+        return NULL;
+    }
+    return chain_ik_newton(c, pos, Rt, rows, near, e, res, steps, point);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static ChainCache *chain_ik_track_avx2(Chain *c, const double pos[3],
+                                                                       const double *Rt, int rows,
+                                                                       const double *q_seed, double *q, double e[6],
+                                                                       double *res, int *steps)
+{
+    return chain_ik_track_n(c, pos, Rt, rows, q_seed, q, e, res, steps, chain_ik_point_avx2);
+}
+#endif
+
+static ChainCache *chain_ik_track_sse(Chain *c, const double pos[3], const double *Rt, int rows,
+                                      const double *q_seed, double *q, double e[6], double *res, int *steps)
+{
+    return chain_ik_track_n(c, pos, Rt, rows, q_seed, q, e, res, steps, chain_ik_point_sse);
+}
+
 /* Numerical IK. A seed close to the answer (a tracking cycle) goes first through plain Newton steps
  * (chain_ik_newton); when those give up, or the seed is far, Levenberg-Marquardt damped least squares,
  * dq = J^T (J J^T + lambda^2 I)^-1 e, projected onto the joint limits. The damping shrinks after an improving step (towards Gauss-Newton) and grows after a failed
@@ -2340,26 +2461,32 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
 {
     Chain *c = s;
     int n = c->n, rows = quat ? 6 : 3, it = 0, st = MODEL_EUNREACH;
-    double Rt[9], e[6], lambda = 1e-2;
-    if (quat) {
+    double e[6], lambda = 1e-2;
+    /* the target rotation: kept in c->ik_Rt, as it is when the quaternion has the last call's bits (most cycles of
+     * a move) */
+    if (quat && !(c->ik_quat_ok && chain_same_bits(quat, c->ik_quat, 4))) {
         double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
         if (!(qn > 0)) return MODEL_EINVAL;
         double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
-        quat_to_m3(Rt, u);
+        quat_to_m3(c->ik_Rt, u);
+        memcpy(c->ik_quat, quat, sizeof c->ik_quat);
+        c->ik_quat_ok = 1;
     }
+    const double *Rt = quat ? c->ik_Rt : NULL;
     double err2, res;
     c->ik_stats.calls++;
     if (!c->ik_fast) {
         memcpy(q, q_seed, (size_t)n * sizeof(double));
         chain_clamp(c, q);
     } else { /* the tracking path first; the damped path below starts again from the (clamped) seed */
-        ChainCache *w = &c->ik_work;
-        int near = chain_ik_seed(c, q_seed, q, w);
-        res = chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, quat ? Rt : NULL, e);
         int steps = 0;
-        ChainCache *ans = NULL;
-        if (res <= FAST_MAX_RES) ans = chain_ik_newton(c, pos, quat ? Rt : NULL, rows, near, e, &res, &steps);
-        else c->ik_stats.fallback_far++;
+        const double *rt = Rt;
+        ChainCache *ans;
+#if defined(__x86_64__)
+        if (c->trig_vec && !c->ik_track_sse) ans = chain_ik_track_avx2(c, pos, rt, rows, q_seed, q, e, &res, &steps);
+        else
+#endif
+            ans = chain_ik_track_sse(c, pos, rt, rows, q_seed, q, e, &res, &steps);
         if (ans) {
             c->ik_stats.fast++;
             chain_ik_remember(c, q, ans->q);
@@ -2371,7 +2498,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
         }
         /* back to the seed: the damped least squares below runs exactly as without the fast path */
     }
-    err2 = chain_ik_error(c, q, pos, quat ? Rt : NULL, e);
+    err2 = chain_ik_error(c, q, pos, Rt, e);
     res = v3_norm(e) + v3_norm(e + 3);
     for (; it < c->ik_max_iter; it++) {
         if (res <= c->ik_tol) { st = MODEL_OK; break; }
@@ -2400,7 +2527,7 @@ static int chain_ik(void *s, const double pos[3], const double quat[4], const do
             }
             chain_clamp(c, c->qtry);
             double etry[6];
-            double err2try = chain_ik_error(c, c->qtry, pos, quat ? Rt : NULL, etry);
+            double err2try = chain_ik_error(c, c->qtry, pos, Rt, etry);
             if (err2try < err2) {
                 improved = 1;
                 memcpy(q, c->qtry, (size_t)n * sizeof(double));
@@ -2744,13 +2871,38 @@ static size_t chain_kin_size(void *s)
     return (size_t)c->n * 3 * sizeof(double);
 }
 
+/* 1 when the six doubles at a and b are equal bit for bit (the XORs of their 64-bit patterns). */
+static inline int chain_same_bits6(const double *a, const double *b)
+{
+    uint64_t a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5;
+    memcpy(&a0, a, 8), memcpy(&a1, a + 1, 8), memcpy(&a2, a + 2, 8);
+    memcpy(&a3, a + 3, 8), memcpy(&a4, a + 4, 8), memcpy(&a5, a + 5, 8);
+    memcpy(&b0, b, 8), memcpy(&b1, b + 1, 8), memcpy(&b2, b + 2, 8);
+    memcpy(&b3, b + 3, 8), memcpy(&b4, b + 4, 8), memcpy(&b5, b + 5, 8);
+    return !((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5));
+}
+
+/* The entry of q, copied. The dry-run exports the IK answer of the cycle before (the entry before the newest, a
+ * newer IK answer after it), so a six-joint chain compares that entry and the newest inline first and copies by
+ * fixed-size moves; else the general lookup and copy. */
 static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
 {
     Chain *c = s;
     size_t n = (size_t)c->n, len = chain_kin_size(s);
-    const ChainCache *e = chain_cache_find(c, q);
-    if (!e || cap < len) return 0;
+    if (cap < len) return 0;
     double *b = buf;
+    if (n == 6) {
+        const ChainCache *e = &c->cache[c->cache_last], *f = e == c->cache ? e + CHAIN_NCACHE - 1 : e - 1;
+        e = f->valid && chain_same_bits6(f->q, q) ? f : e->valid && chain_same_bits6(e->q, q) ? e : NULL;
+        if (e) {
+            memcpy(b, e->q, 6 * sizeof(double));
+            memcpy(b + 6, e->cq, 6 * sizeof(double));
+            memcpy(b + 12, e->sq, 6 * sizeof(double));
+            return len;
+        }
+    }
+    const ChainCache *e = chain_cache_find(c, q);
+    if (!e) return 0;
     memcpy(b, e->q, n * sizeof(double));
     memcpy(b + n, e->cq, n * sizeof(double));
     memcpy(b + 2 * n, e->sq, n * sizeof(double));
@@ -2858,6 +3010,12 @@ int chain_fk_world_test(void *s, int path, const double *q, double *pos, double 
     memcpy(pos, c->pw, (size_t)c->n * 3 * sizeof(double));
     memcpy(R, c->Rw, (size_t)c->n * 9 * sizeof(double));
     return MODEL_OK;
+}
+
+void chain_ik_track_form(void *s, int sse)
+{
+    Chain *c = s;
+    c->ik_track_sse = sse != 0;
 }
 
 void chain_ik_stats(void *s, ChainIkStats *st, int reset)

@@ -42,6 +42,10 @@ int chain_ik_pose_error_test(void *s, int path, const double *q, const double po
  * (path 0, the reference), or by the present one (path 1 its SSE2 build, 2 its AVX build; MODEL_EINVAL where the CPU
  * lacks AVX2). Leaves the FK workspace changed. */
 int chain_fk_world_test(void *s, int path, const double *q, double *pos, double *R);
+/* For tests: sse != 0 makes the IK's tracking path take its SSE2 form (each point's cos/sin and pose error by
+ * chain_trig and chain_ik_pose_error calls) even where the CPU has AVX2 and it would take the AVX form (the same
+ * inlined); 0 restores the default. */
+void chain_ik_track_form(void *s, int sse);
 
 /* Counts of singularity_within's (and singularity's) paths since create (or the last reset): [0] calls, [1] proved
  * in the band by the Weyl bound, [2] by the Temple bound, [3] decomposed, [4] the last decomposed matrix again (at

@@ -587,8 +587,87 @@ UTEST(pose_error_paths_same_bits)
     CHECK(fk_differ == 0);
 }
 
+/* The tracking path's AVX form (one body with each point's libmvec cos/sin and pose error inlined, the Newton step
+ * by AVX column sums) gives the bits of its SSE2 form (chain_trig and chain_ik_pose_error calls, SSE2 halves), call
+ * for call (answer, status, steps, residual), on the PUMA (6 joints: libmvec's two blocks, the 6 x 6 inverse's
+ * columns), random chains of 3 joints (one padded block; position only: a 3 x 3 inverse by columns), 7 joints (two
+ * overlapping blocks, the minimum-norm step) and 9 joints (the blocks' loop), along smooth random joint paths with
+ * planner-like seeds. The target orientation is held, bit for bit, for two calls in four, and in the third its
+ * quaternion's vector part is turned (w the same bits): the IK keeps the last orientation's rotation, and every
+ * answer reported OK meets the tolerance against the pose it was given (an independent FK). */
+UTEST(tracking_forms_same_bits)
+{
+    long calls = 0, fast = 0, differ = 0, bad_pose = 0, ok = 0;
+    for (int which = 0; which < 4; which++) {
+        ModelDesc *d = malloc(sizeof *d);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 505 + which);
+        static const int nj[4] = {6, 3, 7, 9};
+        if (which == 0) puma560_desc(d);
+        else cm_random_desc(d, r, nj[which], 0, 0);
+        int n = d->njoints, position_only = which == 1;
+        Model m[2];
+        char err[256];
+        for (int f = 0; f < 2; f++) {
+            CHECK(model_open(&m[f], d, err, sizeof err) == MODEL_OK);
+            chain_ik_track_form(m[f].state, f);
+            chain_ik_stats(m[f].state, NULL, 1);
+        }
+        double c0[MODEL_MAX_DOF], a[MODEL_MAX_DOF], w[MODEL_MAX_DOF], ph[MODEL_MAX_DOF];
+        for (int i = 0; i < n; i++) {
+            c0[i] = which == 0 ? (i == 4 ? 0.9 : i == 2 ? -0.6 : 0.3) : cm_uniform(r, -1, 1);
+            a[i] = cm_uniform(r, 0.05, 0.3), w[i] = cm_uniform(r, 0.5, 3), ph[i] = cm_uniform(r, 0, 6.28);
+        }
+        double prev[2][MODEL_MAX_DOF], quat[4] = {1, 0, 0, 0}, Rq[9];
+        for (int s = 0; s < 2000; s++) {
+            double qt[MODEL_MAX_DOF], pos[3], R[9], seed[MODEL_MAX_DOF], q[2][MODEL_MAX_DOF];
+            for (int i = 0; i < n; i++) qt[i] = c0[i] + a[i] * sin(w[i] * s * 1e-3 + ph[i]);
+            model_fk(&m[0], qt, -1, pos, R);
+            if (s % 4 == 0) m3_to_quat(quat, R); /* else the quaternion of the call before, the same bits, */
+            if (s % 4 == 2) {                    /* or its axis turned by 1e-4 rad about z (w the same bits) */
+                double x = quat[1], y = quat[2];
+                quat[1] = x * cos(1e-4) - y * sin(1e-4), quat[2] = x * sin(1e-4) + y * cos(1e-4);
+            }
+            quat_to_m3(Rq, quat);
+            for (int i = 0; i < n; i++) seed[i] = s < 2 ? qt[i] : 2 * prev[0][i] - prev[1][i];
+            ModelIkInfo info[2];
+            int st[2];
+            for (int f = 0; f < 2; f++)
+                st[f] = model_ik(&m[f], pos, position_only ? NULL : quat, seed, q[f], &info[f]);
+            calls++;
+            if (st[0] != st[1] || memcmp(q[0], q[1], (size_t)n * sizeof(double)) != 0 ||
+                info[0].iterations != info[1].iterations || memcmp(&info[0].residual, &info[1].residual, 8) != 0) {
+                if (differ++ < 3) printf("#   machine %d call %d: the forms differ (status %d vs %d)\n", which, s, st[0], st[1]);
+            }
+            if (st[0] == MODEL_OK) {
+                ok++;
+                double e = pose_err(&m[0], q[0], pos, position_only ? NULL : Rq);
+                if (!(e <= 1e-10) && bad_pose++ < 3) printf("#   machine %d call %d: pose error %.3e\n", which, s, e);
+            }
+            memcpy(prev[1], s == 0 ? qt : prev[0], (size_t)n * sizeof(double));
+            memcpy(prev[0], st[0] == MODEL_OK ? q[0] : qt, (size_t)n * sizeof(double));
+        }
+        ChainIkStats st[2];
+        for (int f = 0; f < 2; f++) chain_ik_stats(m[f].state, &st[f], 0);
+        CHECK(st[0].fast == st[1].fast && st[0].factored == st[1].factored);
+        fast += st[0].fast;
+        printf("#   machine %d (%d joints): %ld of %ld calls on the Newton path, %ld Jacobians\n", which, n, st[0].fast,
+               st[0].calls, st[0].factored);
+        CHECK(st[0].fast >= 0.9 * st[0].calls);
+        for (int f = 0; f < 2; f++) model_close(&m[f]);
+        gsl_rng_free(r);
+        free(d);
+    }
+    printf("#   %ld calls (%ld OK, %ld on the Newton path): %ld differing between the forms, %ld OK answers off their "
+           "pose\n", calls, ok, fast, differ, bad_pose);
+    CHECK(differ == 0);
+    CHECK(bad_pose == 0);
+    CHECK(ok >= 0.95 * calls);
+}
+
 int main(void)
 {
+    RUN(tracking_forms_same_bits);
     RUN(pose_error_paths_same_bits);
     RUN(tracking_square_3_joints);
     RUN(tracking_equals_dls_tol_1e13);
