@@ -161,7 +161,8 @@ typedef struct {
     int ik_ref_corr_ok;
     double ik_ref_corr[N_MAX];
     /* the Newton path's kept factorisation (chain_ik_factor): the tool Jacobian ik_J (rows x n) at ik_lu_q, factored
-     * for ik_lu_rows rows (0: none kept); later calls near ik_lu_q take chord steps with it */
+     * for ik_lu_rows rows (0: none kept): J^-1 by columns for a square J, else a Cholesky factor; later calls near
+     * ik_lu_q take chord steps with it */
     int ik_lu_rows, ik_piv[6];
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
@@ -2244,7 +2245,7 @@ static void chain_ik_remember(Chain *c, double *q, const double *a)
  * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
  * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
  * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
- * so a seed within the tolerance is the answer as it is (one FK). Returns 1 when the kept factorisation (if any)
+ * so a seed within the tolerance is the answer as it is (one pose error). Returns 1 when the kept factorisation (if any)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
 static inline __attribute__((always_inline)) int chain_ik_seed(const Chain *c, const double *q_seed, double *q,
                                                               ChainCache *restrict w)
@@ -2395,8 +2396,7 @@ static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *
             else c->ik_stats.fallback_contract++;
             return NULL;
         }
-        /* the chord step failed: factor afresh at the current point (its transforms are
-         * still in cur) */
+        /* the chord step failed: factor afresh at the current point (chain_ik_factor makes its transforms) */
         if (chain_ik_factor(c, rows, cur) < 0) { c->ik_stats.fallback_singular++; return NULL; }
         usable = made = fresh = 1;
     }
