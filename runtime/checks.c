@@ -579,6 +579,8 @@ static void check_sing(Checks *ck, const SampleDevice *sd, int dev, ChecksChanne
     } else if (p->side < 0 ? v < p->lb : v > p->ub) {
         p->side = 0;
         chan_update(ck, c, v);
+    } else if (!c->open && v >= c->lo_ok && v <= c->hi_ok && (p->side < 0 ? v <= c->max.v : v >= c->min.v)) {
+        c->nsamples++; /* in limits, no extreme (the pending one lies beyond v on its side): what chan_full does */
     } else { /* at or beyond the pending's near bound: the pending one stays the extreme on its side */
         ChecksPoint keep = p->side < 0 ? c->min : c->max;
         chan_update(ck, c, v);
