@@ -208,6 +208,11 @@ typedef struct {
     int sv_m_ok;             /* sv_dk = sum_a mu_a |qw_a - qk_a| for the present Weyl reference and q_K */
     double sv_dk;
     long sv_stats[8];        /* chain_sing_stats */
+    int sv_defer;            /* parameter singularity_defer (default 1) */
+    /* singularity_defer's kept cycle (chain_singularity_settle): its q and the warm state it would have started from */
+    int sv_pend;
+    double sv_pq[N_MAX], sv_pV[6][6], sv_peta;
+    long sv_dstats[2];       /* chain_sing_defer_stats */
 } Chain;
 
 /* Relative transform of joint i at q (cq, sq: cos q, sin q for a revolute joint): link frame i in the parent
@@ -1286,28 +1291,37 @@ static double chain_sing_first_order(Chain *c, const double *q)
  * reference; A bitwise equal to the reference (a machine at rest) returns the reference's measure. With the
  * parameter singularity_skip = 0 a proved measure is computed too, from a copy of the warm state, so the values of
  * every other call, and the decompositions the history is made of, are the same as with the skip: the two differ
- * only in the values that were proved to lie in [lo, hi] (tests/sh/dryrun_sing_skip.sh compares the reports). */
-static int chain_singularity_within(void *s, const double *q, double lo, double hi, double *measure)
+ * only in the values that were proved to lie in [lo, hi] (tests/sh/dryrun_sing_skip.sh compares the reports).
+ *
+ * With fb = {flo, fhi, floor} this is singularity_defer: 2 with the bounds [*measure, *ub] when a proof puts the
+ * measure below flo and at or above floor, or above fhi (q and the warm state are kept for
+ * chain_singularity_settle, nothing else changes). A proof outside [lo, hi] but not beyond [flo, fhi] then goes on
+ * to the tighter ones (without fb it ends them: the value is needed). */
+static inline __attribute__((always_inline)) int chain_sing_within_core(Chain *c, const double *q, double lo,
+                                                                       double hi, const double *fb,
+                                                                       double *measure, double *ub_out)
 {
-    Chain *c = s;
     int rows = c->sv_posonly ? 3 : 6, len = rows * c->n;
     int band = c->sv_ref_ok && c->sv_w_ok && lo <= hi;
     double A[6 * N_MAX], lb, ub;
-    int by = 0;
+    int by = 0, dfr = 0;
+#define CHAIN_SING_DEFERS(l, u) (fb && (((u) < fb[0] && (l) >= fb[2]) || (l) > fb[1]))
     if (band && c->sv_lip_ok && !chain_same_bits(q, c->sv_qw, c->n)) {
         double e = chain_sing_lipschitz_e(c, q);
         chain_sing_e_bounds(c, e, &lb, &ub);
         if (lb >= lo && ub <= hi) by = 5;
+        else if (CHAIN_SING_DEFERS(lb, ub)) dfr = 1;
         /* proved outside the band (a new extreme): no other proof can hold, the value is needed */
-        else if (ub < lo || lb > hi) band = 0;
+        else if (!fb && (ub < lo || lb > hi)) band = 0;
         else if (c->sv_fo_ok) {
             double e1 = chain_sing_first_order(c, q);
             chain_sing_e_bounds(c, e1 < e ? e1 : e, &lb, &ub);
             if (lb >= lo && ub <= hi) by = 6;
-            else if (ub < lo || lb > hi) band = 0;
+            else if (CHAIN_SING_DEFERS(lb, ub)) dfr = 1;
+            else if (!fb && (ub < lo || lb > hi)) band = 0;
         }
     }
-    if (!by) {
+    if (!by && !dfr) {
         const double (*Rw)[9], (*pw)[3];
         chain_world(c, q, &Rw, &pw);
         chain_sing_matrix(c, Rw, pw, rows, A);
@@ -1318,26 +1332,30 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
         }
     }
     c->sv_stats[0]++;
-    if (band && !by) {
+    if (band && !by && !dfr) {
         double iv[4], f;
         ChainSvCol b[6];
         chain_sing_weyl(c, len, A, &lb, &ub);
         by = lb >= lo && ub <= hi ? 1 : 0;
-        if (!by && !(ub < lo || lb > hi)) {
+        if (!by && CHAIN_SING_DEFERS(lb, ub)) dfr = 1;
+        else if (!by && (fb || !(ub < lo || lb > hi))) {
             int tst = chain_sing_temple(c, rows, A, b, iv, &f);
             if (tst == 0) {
                 chain_sing_bounds(iv, f, &lb, &ub);
                 by = lb >= lo && ub <= hi ? 2 : 0;
+                if (!by && CHAIN_SING_DEFERS(lb, ub)) dfr = 1;
             }
-            /* not proved in the band nor outside it: V may have gone stale since the last decomposition; one
-             * sweep refreshes it, and when Temple then proves, the refreshed V is the warm state from here on */
-            if (!by && !(tst == 0 && (ub < lo || lb > hi)) && c->sv_refresh && c->n == 6 && rows == 6 &&
-                c->sv_pairs && c->sv_eta < 1e-6) {
+            /* not proved in the band nor outside it (nor beyond the far band): V may have gone stale since the
+             * last decomposition; one sweep refreshes it, and when Temple then proves the value in the band, the
+             * refreshed V is the warm state from here on (a deferral leaves the warm state as it is) */
+            if (!by && !dfr && !(tst == 0 && !fb && (ub < lo || lb > hi)) && c->sv_refresh && c->n == 6 &&
+                rows == 6 && c->sv_pairs && c->sv_eta < 1e-6) {
                 ChainSvCol v[6];
                 double eta;
                 if (chain_sing_refresh(A, b, (const double (*)[6])c->sv_V, v, &eta, iv, &f) == 0) {
                     chain_sing_bounds(iv, f, &lb, &ub);
-                    if (lb >= lo && ub <= hi) {
+                    if (CHAIN_SING_DEFERS(lb, ub)) dfr = 1; /* the refreshed V is not kept */
+                    else if (lb >= lo && ub <= hi) {
                         by = 2;
                         c->sv_stats[7]++;
                         for (int p = 0; p < 6; p++)
@@ -1349,6 +1367,16 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
             }
             if (by == 2) chain_sing_set_weyl(c, q, len, A, iv, f); /* the next cycles' Weyl bound starts here */
         }
+    }
+#undef CHAIN_SING_DEFERS
+    if (dfr) { /* q and the warm state it would start from are kept: the settled value is the one computed now */
+        c->sv_pend = 1;
+        memcpy(c->sv_pq, q, (size_t)c->n * sizeof(double));
+        memcpy(c->sv_pV, c->sv_V, sizeof c->sv_pV);
+        c->sv_peta = c->sv_eta;
+        c->sv_dstats[0]++;
+        *measure = lb, *ub_out = ub;
+        return 2;
     }
     if (by) {
         c->sv_stats[by]++;
@@ -1371,6 +1399,40 @@ static int chain_singularity_within(void *s, const double *q, double lo, double 
     }
     c->sv_stats[3]++;
     return chain_sing_exact(c, q, rows, A, measure);
+}
+
+/* singularity_within (model.h). */
+static int chain_singularity_within(void *s, const double *q, double lo, double hi, double *measure)
+{
+    return chain_sing_within_core(s, q, lo, hi, NULL, measure, NULL);
+}
+
+/* singularity_defer (model.h): b = {lo, hi, flo, fhi, floor}. */
+static int chain_singularity_defer(void *s, const double *q, const double b[5], double *measure, double *ub)
+{
+    Chain *c = s;
+    if (!c->sv_defer) return chain_singularity_within(s, q, b[0], b[1], measure);
+    return chain_sing_within_core(c, q, b[0], b[1], b + 2, measure, ub);
+}
+
+/* singularity_settle (model.h): the measure at the kept q from the warm state kept with it, as chain_sing_exact
+ * would have computed it then; the present warm state and the skip's references are left as they are. */
+static int chain_singularity_settle(void *s, double *measure)
+{
+    Chain *c = s;
+    if (!c->sv_pend) return MODEL_EINVAL;
+    c->sv_pend = 0;
+    int rows = c->sv_posonly ? 3 : 6;
+    double A[6 * N_MAX], V[6][6], smin, smax, eta;
+    const double (*Rw)[9], (*pw)[3];
+    chain_world(c, c->sv_pq, &Rw, &pw);
+    chain_sing_matrix(c, Rw, pw, rows, A);
+    memcpy(V, c->sv_pV, sizeof V);
+    c->sv_dstats[1]++;
+    int st = chain_sing_jacobi(c, rows, A, V, c->sv_peta, &smin, &smax, &eta);
+    if (st < 0) return st;
+    *measure = smax > 0 ? smin / smax : 0.0;
+    return MODEL_OK;
 }
 
 /* Singularity measure: sigma_min / sigma_max (inverse condition number) of the tool Jacobian whose position rows
@@ -2791,7 +2853,8 @@ static void chain_sing_lipschitz(Chain *c)
  * off), char_length (singularity normalisation, default the sum of link offsets from the base to the tool),
  * singularity_skip (1; 0: singularity_within computes the measures it proved to lie in the band too),
  * singularity_pairs (1; 0: the 6 x 6 Jacobi SVD and Temple Gram matrix on the scalar loops, the tests' reference),
- * singularity_refresh (1; 0: a V too stale for Temple is not refreshed by a sweep, chain_sing_refresh). */
+ * singularity_refresh (1; 0: a V too stale for Temple is not refreshed by a sweep, chain_sing_refresh),
+ * singularity_defer (1; 0: singularity_defer never defers, it is singularity_within). */
 static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
     const char *src = d->source[0] ? d->source : d->name;
@@ -2851,6 +2914,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     if ((p = model_desc_param(d, "singularity_pairs")) && p->n >= 1) c->sv_pairs = p->v[0] != 0;
     c->sv_refresh = 1;
     if ((p = model_desc_param(d, "singularity_refresh")) && p->n >= 1) c->sv_refresh = p->v[0] != 0;
+    c->sv_defer = 1;
+    if ((p = model_desc_param(d, "singularity_defer")) && p->n >= 1) c->sv_defer = p->v[0] != 0;
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
         snprintf(err, errlen, "%s: out of memory", src);
@@ -2927,6 +2992,8 @@ const ModelType model_chain = {
     .jacobian = chain_jacobian,
     .singularity = chain_singularity,
     .singularity_within = chain_singularity_within,
+    .singularity_defer = chain_singularity_defer,
+    .singularity_settle = chain_singularity_settle,
     .inverse_dynamics = chain_inverse_dynamics,
     .mass_matrix = chain_mass_matrix,
     .bias = chain_bias,
@@ -2954,6 +3021,12 @@ int chain_sing_first_order_bound(void *s, const double *qk, const double *qw, co
     *e = chain_sing_first_order(c, q);
     c->sv_w_ok = c->sv_ref_ok = 0; /* sv_qw no longer belongs to the Weyl reference */
     return isfinite(*e) ? MODEL_OK : MODEL_ENUMERIC;
+}
+
+void chain_sing_defer_stats(void *s, long counts[2])
+{
+    Chain *c = s;
+    memcpy(counts, c->sv_dstats, sizeof c->sv_dstats);
 }
 
 void chain_sing_stats(void *s, long counts[8], int reset)

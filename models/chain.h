@@ -52,6 +52,8 @@ void chain_ik_track_form(void *s, int sse);
  * rest), [5] proved by the Lipschitz bound, [6] by the first-order bound (neither needs kinematics), [7] of [2],
  * those proved after a sweep refreshed a stale V. Copied into counts (if not NULL); reset != 0 zeroes them. */
 void chain_sing_stats(void *s, long counts[8], int reset);
+/* Counts of singularity_defer's deferred cycles [0] and singularity_settle's decompositions [1] since create. */
+void chain_sing_defer_stats(void *s, long counts[2]);
 /* For tests: the first-order bound e >= |A(q) - A(qw)|_F of singularity_within (A the normalised Jacobian) with its
  * K made at qk. Leaves the instance without a skip reference. MODEL_EINVAL when the chain has no such bound. */
 int chain_sing_first_order_bound(void *s, const double *qk, const double *qw, const double *q, double *e);

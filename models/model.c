@@ -227,6 +227,12 @@ int model_singularity_within(Model *m, const double *q, double lo, double hi, do
     int st = model_singularity(m, q, measure);
     return st < 0 ? st : 0;
 }
+int model_singularity_defer(Model *m, const double *q, const double b[5], double *measure, double *ub)
+{
+    if (m && m->type && m->type->singularity_defer) return m->type->singularity_defer(m->state, q, b, measure, ub);
+    return model_singularity_within(m, q, b[0], b[1], measure);
+}
+int model_singularity_settle(Model *m, double *measure) { return MODEL_CALL(singularity_settle, measure); }
 size_t model_kin_size(Model *m)
 {
     return m && m->type && m->type->kin_size ? m->type->kin_size(m->state) : 0;

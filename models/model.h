@@ -169,6 +169,15 @@ typedef struct ModelType {
      * caller that skips on 1 must end in the same state as one that computed every value. (Added last: a plugin
      * built against an older model.h must be rebuilt.) */
     int (*singularity_within)(void *s, const double *q, double lo, double hi, double *measure);
+    /* Optional, singularity_within that may also defer a new extreme (the dry-run's checks, docs/RUNNING.md): b =
+     * {lo, hi, flo, fhi, floor}, flo <= lo, fhi >= hi. Returns 1 as singularity_within for [lo, hi]; 2 when it proves
+     * the measure below flo (and at or above floor) or above fhi: measure and *ub then hold certified bounds on it
+     * and the back-end keeps q (replacing any q kept before) for singularity_settle; else 0 with the measure. The
+     * warm state and anything else the later measures depend on stay as if the call had not been made. */
+    int (*singularity_defer)(void *s, const double *q, const double b[5], double *measure, double *ub);
+    /* The measure at the q singularity_defer kept last (the same bits as singularity() would have given then);
+     * MODEL_EINVAL when none is kept. */
+    int (*singularity_settle)(void *s, double *measure);
 
     /* Optional, for two instances of one description evaluating the same q (the pipelined dry-run: inverse
      * kinematics in one thread, dynamics and singularity measure in the other): kin_export copies what the back-end
@@ -217,6 +226,10 @@ int model_jacobian(Model *m, const double *q, double *J);
 int model_singularity(Model *m, const double *q, double *measure);
 /* The singularity_within operation; a back-end without it gets singularity() (returns 0 and the measure). */
 int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure);
+/* The singularity_defer operation; a back-end without it gets singularity_within over [b0, b1] (never 2). */
+int model_singularity_defer(Model *m, const double *q, const double b[5], double *measure, double *ub);
+/* The singularity_settle operation (MODEL_ENOTSUP without it). */
+int model_singularity_settle(Model *m, double *measure);
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau);
 int model_mass_matrix(Model *m, const double *q, double *M);
 int model_bias(Model *m, const double *q, const double *qd, double *h);

@@ -332,6 +332,89 @@ UTEST(pairs_same_bits)
     gsl_rng_free(r);
 }
 
+/* singularity_defer: a measure it defers lies within the bounds it returns and beyond the far band (below flo only
+ * at or above floor); bands that leave it inside [flo, fhi], or below floor, are never deferred; the settled value is
+ * bit for bit the one an instance with the same history computes at once (same warm state), and once only. */
+UTEST(defer_bounds_and_settle)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 815);
+    const double L = 0.8;
+    long trials = 0, deferred = 0, wrong = 0, wrong_defer = 0, not_same = 0;
+    for (int which = 0; which < 3; which++) {
+        ModelDesc *d = malloc(sizeof *d);
+        make_desc(which, d, r);
+        add_param(d, "char_length", L);
+        Model m, same, ref;
+        char err[256];
+        CHECK(model_open(&m, d, err, sizeof err) == MODEL_OK);
+        CHECK(model_open(&same, d, err, sizeof err) == MODEL_OK);
+        CHECK(model_open(&ref, d, err, sizeof err) == MODEL_OK);
+        int n = d->njoints;
+        double v;
+        CHECK(model_singularity_settle(&m, &v) == MODEL_EINVAL); /* nothing kept */
+        for (long t = 0; t < 20000; t++, trials++) {
+            double q0[NMAX], q[NMAX], s0, s_own, s_gsl, out, ub, v2;
+            for (int i = 0; i < n; i++) q0[i] = cm_uniform(r, -M_PI, M_PI);
+            CHECK(model_singularity_within(&m, q0, 1.0, 0.0, &s0) == 0);
+            CHECK(model_singularity_within(&same, q0, 1.0, 0.0, &s0) == 0);
+            double scale = pow(10.0, cm_uniform(r, -7, -1));
+            for (int i = 0; i < n; i++) q[i] = q0[i] + scale * cm_uniform(r, -1, 1);
+            CHECK(model_singularity(&ref, q, &s_own) == MODEL_OK);
+            s_gsl = gsl_measure(&ref, q, L);
+            double lo_true = fmin(s_own, s_gsl), hi_true = fmax(s_own, s_gsl);
+            double w = s_own * pow(10.0, cm_uniform(r, -6, -1));
+            /* b = {lo, hi, flo, fhi, floor}: the measure below the band or above it; far bands that may or may not
+             * leave it inside, a floor that may lie above it */
+            double b[5];
+            int kind = (int)gsl_rng_uniform_int(r, 6), may = 1;
+            b[4] = 0;
+            if (kind < 3) { /* below the band */
+                b[0] = hi_true * (1 + 1e-13) + (kind == 0 ? 0 : w), b[1] = b[0] + w;
+                b[2] = kind == 2 ? lo_true * (1 - 1e-13) : b[0];        /* kind 2: flo just below the measure */
+                b[3] = INFINITY;
+                if (kind == 1 && gsl_rng_uniform_int(r, 2)) b[4] = hi_true * (1 + 1e-13); /* floor above it */
+                may = kind != 2 && b[4] <= lo_true;
+            } else { /* above the band */
+                b[1] = lo_true * (1 - 1e-13) - (kind == 3 ? 0 : w), b[0] = b[1] - w;
+                b[2] = -INFINITY;
+                b[3] = kind == 5 ? hi_true * (1 + 1e-13) : b[1];        /* kind 5: fhi just above the measure */
+                may = kind != 5;
+            }
+            int st = model_singularity_defer(&m, q, b, &out, &ub);
+            CHECK(st >= 0 && st != 1); /* the measure lies outside [lo, hi] */
+            if (st == 2) {
+                deferred++;
+                if (!may || !(out <= lo_true && ub >= hi_true) || !((ub < b[2] && out >= b[4]) || out > b[3]))
+                    wrong_defer++;
+                CHECK(model_singularity_settle(&m, &v) == MODEL_OK);
+                CHECK(model_singularity_within(&same, q, 1.0, 0.0, &v2) == 0);
+                if (memcmp(&v, &v2, sizeof v) != 0 || !(v >= out && v <= ub)) not_same++;
+                CHECK(model_singularity_settle(&m, &v) == MODEL_EINVAL); /* settled once */
+                /* the two histories part here (m's warm state stayed at q0): start both afresh */
+                long ds[2];
+                chain_sing_defer_stats(m.state, ds);
+                CHECK(ds[0] == 1 && ds[1] == 1);
+                model_close(&m), model_close(&same);
+                CHECK(model_open(&m, d, err, sizeof err) == MODEL_OK);
+                CHECK(model_open(&same, d, err, sizeof err) == MODEL_OK);
+            } else {
+                if (!(fabs(out - s_own) <= 1e-13)) wrong++;
+                CHECK(model_singularity_within(&same, q, 1.0, 0.0, &v2) == 0);
+            }
+        }
+        model_close(&m);
+        model_close(&same);
+        model_close(&ref);
+        free(d);
+    }
+    printf("# %ld trials: %ld deferred, %ld wrongly, %ld settled to other bits; %ld computed values off\n", trials,
+           deferred, wrong_defer, not_same, wrong);
+    CHECK(wrong == 0 && wrong_defer == 0 && not_same == 0);
+    CHECK(deferred > trials / 10);
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     RUN(bound_never_exceeds_the_measure);
@@ -339,5 +422,6 @@ int main(void)
     RUN(rest_and_no_skip);
     RUN(kin_handover_same_bits);
     RUN(pairs_same_bits);
+    RUN(defer_bounds_and_settle);
     return utest_done();
 }
