@@ -2974,13 +2974,25 @@ static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
     return len;
 }
 
+/* q with its cos/sin into the cache (as chain_cache_put), unless there already; a six-joint chain's copies by
+ * fixed-size moves (the dry-run's second stage imports every cycle). */
 static void chain_kin_import(void *s, const void *buf, size_t len)
 {
     Chain *c = s;
     size_t n = (size_t)c->n;
     const double *b = buf;
     if (len != chain_kin_size(s) || chain_cache_find(c, b)) return;
-    chain_cache_put(c, b, b + n, b + 2 * n);
+    if (n != 6) {
+        chain_cache_put(c, b, b + n, b + 2 * n);
+        return;
+    }
+    c->cache_last = c->cache_last == CHAIN_NCACHE - 1 ? 0 : c->cache_last + 1;
+    ChainCache *e = &c->cache[c->cache_last];
+    memcpy(e->q, b, 6 * sizeof(double));
+    memcpy(e->cq, b + 6, 6 * sizeof(double));
+    memcpy(e->sq, b + 12, 6 * sizeof(double));
+    e->valid = 1;
+    e->has_world = 0;
 }
 
 const ModelType model_chain = {
