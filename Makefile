@@ -164,8 +164,9 @@ bench-compile: all
 	bench/compile/run.sh $(B)/irl
 
 # Model plugins for the tests (tests/plugin/example_plugin.c, a 1-DoF pendulum back-end), built as shared
-# objects in $(B)/plugin/ under every CFG; two broken variants exercise model_load_plugin's error paths.
-PLUGIN_SO := $(B)/plugin/example_plugin.so $(B)/plugin/example_plugin_noentry.so $(B)/plugin/example_plugin_incomplete.so
+# objects in $(B)/plugin/ under every CFG; three broken variants exercise model_load_plugin's error paths.
+PLUGIN_SO := $(B)/plugin/example_plugin.so $(B)/plugin/example_plugin_noentry.so $(B)/plugin/example_plugin_incomplete.so \
+             $(B)/plugin/example_plugin_old_abi.so
 all: $(PLUGIN_SO)
 $(B)/tests/test_plugin: | $(PLUGIN_SO)
 $(B)/plugin/example_plugin.so: tests/plugin/example_plugin.c models/model.h
@@ -177,6 +178,9 @@ $(B)/plugin/example_plugin_noentry.so: tests/plugin/example_plugin.c models/mode
 $(B)/plugin/example_plugin_incomplete.so: tests/plugin/example_plugin.c models/model.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_INCOMPLETE -fPIC -shared -o $@ $< $(LDFLAGS) -lm
+$(B)/plugin/example_plugin_old_abi.so: tests/plugin/example_plugin.c models/model.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DEXAMPLE_PLUGIN_OLD_ABI -fPIC -shared -o $@ $< $(LDFLAGS) -lm
 
 # The Modbus TCP drive emulator of the online tests (tests/tools/drive_emulator.c, docs/ONLINE-DRIVERS.md).
 EMULATOR := $(B)/tools/irl-drive-emulator

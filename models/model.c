@@ -75,6 +75,17 @@ int model_load_plugin(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot load plugin: %s", path, dlerror());
         return MODEL_EINVAL;
     }
+    const int *abi = dlsym(h, "irl_model_abi");
+    if (!abi || *abi != MODEL_PLUGIN_ABI) {
+        if (abi)
+            snprintf(err, errlen, "%s: plugin built against model ABI %d, this irl has %d: rebuild it against this "
+                     "model.h", path, *abi, MODEL_PLUGIN_ABI);
+        else
+            snprintf(err, errlen, "%s: plugin does not export irl_model_abi (built against an older model.h?): "
+                     "rebuild it against this model.h", path);
+        dlclose(h);
+        return MODEL_EINVAL;
+    }
     const ModelType *(*entry)(void);
     *(void **)&entry = dlsym(h, "irl_model_plugin");
     if (!entry) {

@@ -169,16 +169,6 @@ typedef struct ModelType {
      * caller that skips on 1 must end in the same state as one that computed every value. (Added last: a plugin
      * built against an older model.h must be rebuilt.) */
     int (*singularity_within)(void *s, const double *q, double lo, double hi, double *measure);
-    /* Optional, singularity_within that may also defer a new extreme (the dry-run's checks, docs/RUNNING.md): b =
-     * {lo, hi, flo, fhi, floor}, flo <= lo, fhi >= hi. Returns 1 as singularity_within for [lo, hi]; 2 when it proves
-     * the measure below flo (and at or above floor) or above fhi: measure and *ub then hold certified bounds on it
-     * and the back-end keeps q (replacing any q kept before) for singularity_settle; else 0 with the measure. The
-     * warm state and anything else the later measures depend on stay as if the call had not been made. */
-    int (*singularity_defer)(void *s, const double *q, const double b[5], double *measure, double *ub);
-    /* The measure at the q singularity_defer kept last (the same bits as singularity() would have given then);
-     * MODEL_EINVAL when none is kept. */
-    int (*singularity_settle)(void *s, double *measure);
-
     /* Optional, for two instances of one description evaluating the same q (the pipelined dry-run: inverse
      * kinematics in one thread, dynamics and singularity measure in the other): kin_export copies what the back-end
      * has cached about q into buf (at most cap bytes) and returns the bytes written, 0 when it has nothing for q;
@@ -187,6 +177,16 @@ typedef struct ModelType {
     size_t (*kin_size)(void *s);
     size_t (*kin_export)(void *s, const double *q, void *buf, size_t cap);
     void (*kin_import)(void *s, const void *buf, size_t len);
+    /* Optional, singularity_within that may also defer a new extreme (the dry-run's checks, docs/RUNNING.md): b =
+     * {lo, hi, flo, fhi, floor}, flo <= lo, fhi >= hi. Returns 1 as singularity_within for [lo, hi]; 2 when it proves
+     * the measure below flo (and at or above floor) or above fhi: measure and *ub then hold certified bounds on it
+     * and the back-end keeps q (replacing any q kept before) for singularity_settle; else 0 with the measure. The
+     * warm state and anything else the later measures depend on stay as if the call had not been made. (Added last;
+     * MODEL_PLUGIN_ABI.) */
+    int (*singularity_defer)(void *s, const double *q, const double b[5], double *measure, double *ub);
+    /* The measure at the q singularity_defer kept last (the same bits as singularity() would have given then);
+     * MODEL_EINVAL when none is kept. */
+    int (*singularity_settle)(void *s, double *measure);
 } ModelType;
 
 /* One live model: its type, its state and the description it was made from. */
@@ -200,7 +200,13 @@ typedef struct Model {
 
 /* Registry: built-in back-ends, plus any loaded from plugins. */
 const ModelType *model_find(const char *name);
-/* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)`. Returns 0 or < 0. */
+/* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
+ * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
+ * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
+#define MODEL_PLUGIN_ABI 1
+
+/* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
+ * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
 int model_load_plugin(const char *path, char *err, size_t errlen);
 
 /* Fill a description with defaults: identity rotations, gravity (0,0,-9.81), no limits, tool_link -1. */

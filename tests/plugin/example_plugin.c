@@ -12,7 +12,8 @@
  * export its symbols, so the plugin must not call model_desc_param() and friends (dlopen would fail on the
  * unresolved symbol). Build variants for the error-path tests:
  *   -DEXAMPLE_PLUGIN_NO_ENTRY    no irl_model_plugin symbol at all
- *   -DEXAMPLE_PLUGIN_INCOMPLETE  the entry returns a type without create/destroy */
+ *   -DEXAMPLE_PLUGIN_INCOMPLETE  the entry returns a type without create/destroy
+ *   -DEXAMPLE_PLUGIN_OLD_ABI     built against another model layout (irl_model_abi one less) */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,8 +171,15 @@ void *example_plugin_unused[] = {(void *)pend_create, (void *)pend_destroy, (voi
                                  (void *)pend_output_count, (void *)pend_output_name, (void *)pend_outputs};
 #endif
 
+/* The model layout this plugin was built against (model_load_plugin refuses another). */
+#ifdef EXAMPLE_PLUGIN_OLD_ABI
+const int irl_model_abi = MODEL_PLUGIN_ABI - 1;
+#else
+const int irl_model_abi = MODEL_PLUGIN_ABI;
+#endif
+
 #ifndef EXAMPLE_PLUGIN_NO_ENTRY
-/* The one symbol the host looks for. */
+/* The entry point the host looks for. */
 const ModelType *irl_model_plugin(void);
 const ModelType *irl_model_plugin(void) { return &pendulum_type; }
 #else
