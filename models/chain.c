@@ -962,13 +962,12 @@ static int chain_sing_jacobi_66(const double *A, double V[6][6], double eta, dou
             for (int i = 0; i < 6; i++) V[p][i] = p == i;
         return MODEL_ENUMERIC;
     }
-    double smax = 0, smin = INFINITY, d2 = 0;
+    double smax = 0, smin = INFINITY;
     for (int p = 0; p < 6; p++) {
         double nn = sqrt(chain_sv_dot6(b[p], b[p]));
         if (nn > smax) smax = nn;
         if (nn < smin) smin = nn;
     }
-    (void)d2;
     *smin_out = smin, *smax_out = smax, *eta_out = chain_sv_eta66(v);
     return MODEL_OK;
 }
