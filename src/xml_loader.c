@@ -29,6 +29,7 @@ static int xml_bind(void *h, const char *name, void *slot)
     return 0;
 }
 
+/* pthread_once's routine: open the library and bind the table; xml_lib.ok only when every symbol is there. */
 static void load(void)
 {
     void *h = dlopen(XML2_SONAME, RTLD_NOW | RTLD_LOCAL);
