@@ -232,6 +232,24 @@ static inline void chain_rel_trig(Chain *c, int i, double q, double cq, double s
     }
 }
 
+/* Joint i's world transform (Rw[i], pw[i]) from its parent's when it is not DH-like: its relative transform
+ * (chain_rel_trig) composed by the 3 x 3 products. */
+static inline void chain_world_step_general(Chain *c, int i, const double *q, const double *cq, const double *sq,
+                                            double (*restrict Rw)[9], double (*restrict pw)[3])
+{
+    int p = c->j[i].parent;
+    chain_rel_trig(c, i, q[i], cq[i], sq[i]);
+    if (p < 0) {
+        memcpy(Rw[i], c->Rrel[i], 9 * sizeof(double));
+        v3_copy(pw[i], c->rrel[i]);
+    } else {
+        double t[3];
+        m3_mul(Rw[i], Rw[p], c->Rrel[i]);
+        m3_mulv(t, Rw[p], c->rrel[i]);
+        v3_add(pw[i], pw[p], t);
+    }
+}
+
 /* The reference for tests (chain_fk_world_test): chain_fk_world_trig as it was before its DH-like joints took
  * chain_dh_step, row by row in scalars, the same bits. */
 static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq, const double *sq,
@@ -269,16 +287,7 @@ static void chain_fk_world_trig_ref(Chain *c, const double *q, const double *cq,
             }
             continue;
         }
-        chain_rel_trig(c, i, q[i], cq[i], sq[i]);
-        if (p < 0) {
-            memcpy(R, c->Rrel[i], 9 * sizeof(double));
-            v3_copy(x, c->rrel[i]);
-        } else {
-            double t[3];
-            m3_mul(R, Rw[p], c->Rrel[i]);
-            m3_mulv(t, Rw[p], c->rrel[i]);
-            v3_add(x, pw[p], t);
-        }
+        chain_world_step_general(c, i, q, cq, sq, Rw, pw);
     }
 }
 
@@ -377,16 +386,7 @@ static inline __attribute__((always_inline)) void chain_fk_world_trig_n(Chain *c
             held = i;
             continue;
         }
-        chain_rel_trig(c, i, q[i], cq[i], sq[i]);
-        if (p < 0) {
-            memcpy(R, c->Rrel[i], 9 * sizeof(double));
-            v3_copy(y, c->rrel[i]);
-        } else {
-            double t[3];
-            m3_mul(R, Rw[p], c->Rrel[i]);
-            m3_mulv(t, Rw[p], c->rrel[i]);
-            v3_add(y, pw[p], t);
-        }
+        chain_world_step_general(c, i, q, cq, sq, Rw, pw);
         held = -2;
     }
 }

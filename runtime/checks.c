@@ -433,6 +433,16 @@ static inline __m128d inside2(__m128d acc, __m128d x, const double *lo, const do
 }
 #endif
 
+/* quiet_axes6's outcome when every value lay inside: the 36 axis channels and the total power count a sample. */
+static inline int quiet_count6(Checks *ck, ChecksChannel *c)
+{
+#pragma GCC unroll 36
+    for (int j = 0; j < 36; j++) c[j].nsamples++;
+    c[CHK_NAXISQTY * 6].nsamples++;
+    ck->nquiet++;
+    return 1;
+}
+
 /* The usual cycle of a 6-axis device (axes_usual's) when every axis value and the total power lie inside their
  * channels' quiet windows (ck->qwlo, qwhi), as ~90 % of cycles do: then counting them is all chan_update would do,
  * and the 36 window tests go two at a time. Returns 0, having changed nothing, when some value lies outside (the
@@ -458,11 +468,7 @@ static int quiet_axes6(Checks *ck, const SampleDevice *sd, int dev, ChecksChanne
         ptotal += _mm_cvtsd_f64(_mm_unpackhi_pd(p, p));
     }
     if (_mm_movemask_pd(in) != 3 || !(ptotal >= lo[CHK_NAXISQTY * 6] && ptotal <= hi[CHK_NAXISQTY * 6])) return 0;
-#pragma GCC unroll 36
-    for (int j = 0; j < 36; j++) c[j].nsamples++;
-    c[CHK_NAXISQTY * 6].nsamples++;
-    ck->nquiet++;
-    return 1;
+    return quiet_count6(ck, c);
 #else
     (void)ck, (void)sd, (void)dev, (void)c;
     return 0;
@@ -502,11 +508,7 @@ __attribute__((target("avx"))) static int quiet_axes6_avx(Checks *ck, const Samp
     double ptotal = 0;
     for (int i = 0; i < 6; i++) ptotal += sd->tau[i] * sd->qd[i];
     if (!(ptotal >= lo[CHK_NAXISQTY * 6] && ptotal <= hi[CHK_NAXISQTY * 6])) return 0;
-#pragma GCC unroll 36
-    for (int j = 0; j < 36; j++) c[j].nsamples++;
-    c[CHK_NAXISQTY * 6].nsamples++;
-    ck->nquiet++;
-    return 1;
+    return quiet_count6(ck, c);
 }
 #endif
 

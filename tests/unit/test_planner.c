@@ -599,6 +599,18 @@ static void puma_open(Model *m, Planner *p, PlannerConfig *c, double dt)
     puma_planner_init(p, c, m, dt);
 }
 
+/* The pose (a, qa) moved by off and turned by angle about the base-frame axis ax: (b, qb). */
+static void moved_target(const double a[3], const double qa[4], const double off[3], const double ax[3], double angle,
+                         double b[3], double qb[4])
+{
+    double R[9], Rd[9], Rb[9];
+    v3_add(b, a, off);
+    quat_to_m3(R, qa);
+    m3_axis_angle(Rd, ax, angle);
+    m3_mul(Rb, Rd, R);
+    m3_to_quat(qb, Rb);
+}
+
 /* distance of x from the line through a and b */
 static double line_dist(const double x[3], const double a[3], const double b[3])
 {
@@ -616,14 +628,10 @@ UTEST(puma_lin_on_line_and_exact_stop)
     PlannerConfig c;
     double dt = 1e-3;
     puma_open(&m, &p, &c, dt);
-    double a[3], qa[4], b[3], qb[4], R[9], Rd[9], Rb[9];
+    double a[3], qa[4], b[3], qb[4];
     CHECK(planner_last_target(&p, NULL, a, qa));
     double off[3] = {0.12, -0.15, 0.08}, ax[3] = {0, 0.6, 0.8};
-    v3_add(b, a, off);
-    quat_to_m3(R, qa);
-    m3_axis_angle(Rd, ax, 0.4);
-    m3_mul(Rb, Rd, R);
-    m3_to_quat(qb, Rb);
+    moved_target(a, qa, off, ax, 0.4, b, qb);
     PlannerParams par = no_params;
     par.speed = 0.3;
     par.speed_ori = 0.5;
@@ -652,11 +660,12 @@ UTEST(puma_lin_on_line_and_exact_stop)
     CHECK(worst <= 1e-9);
     CHECK(worst_speed <= 0.3 * (1 + 1e-6));
     CHECK(worst_ori_rate <= 0.5 * (1 + 1e-6));
-    double x[3], Rq[9], e[3];
+    double x[3], Rq[9], Rb[9], e[3];
     model_fk(&m, s.sp[s.n - 1].q, -1, x, Rq);
     double d[3];
     v3_sub(d, x, b);
     CHECK(v3_norm(d) <= 1e-9);
+    quat_to_m3(Rb, qb);
     m3_rotation_error(e, Rq, Rb);
     CHECK(v3_norm(e) <= 1e-9);
     CHECK(stream_limits(&p, &s, dt, 1e-6, 1e-2) == 0);
@@ -774,14 +783,10 @@ UTEST(puma_random_lin_limits_and_blends)
 /* Push a LIN (position and orientation) and a CIRC after it, exact stops, onto a fresh PUMA planner. */
 static void push_lin_circ(Planner *p)
 {
-    double a[3], qa[4], b[3], qb[4], R[9], Rd[9], Rb[9], via[3], e[3];
+    double a[3], qa[4], b[3], qb[4], via[3], e[3];
     planner_last_target(p, NULL, a, qa);
     double off[3] = {0.1, -0.12, 0.06}, ax[3] = {0.6, 0, 0.8};
-    v3_add(b, a, off);
-    quat_to_m3(R, qa);
-    m3_axis_angle(Rd, ax, 0.3);
-    m3_mul(Rb, Rd, R);
-    m3_to_quat(qb, Rb);
+    moved_target(a, qa, off, ax, 0.3, b, qb);
     PlannerParams par = no_params;
     par.speed = 0.3;
     CHECK(planner_push_lin(p, b, qb, &par, (PlannerSrc){"w.irl", 1, 1}, NULL) == PLANNER_OK);
