@@ -163,7 +163,7 @@ typedef struct {
     /* the Newton path's kept factorisation (chain_ik_factor): the tool Jacobian ik_J (rows x n) at ik_lu_q, factored
      * for ik_lu_rows rows (0: none kept): J^-1 by columns for a square J, else a Cholesky factor; later calls near
      * ik_lu_q take chord steps with it */
-    int ik_lu_rows, ik_piv[6];
+    int ik_lu_rows;
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
     /* the target orientation of the last call with one (quaternion bits ik_quat, its rotation ik_Rt), when
@@ -526,15 +526,22 @@ static ChainCache *chain_cache_find(Chain *c, const double *q)
     return NULL;
 }
 
-/* Store q with chain_trig's cos/sin of it (cq, sq) in the oldest entry; no world transforms yet. */
-static ChainCache *chain_cache_put(Chain *c, const double *q, const double *cq, const double *sq)
+/* Store q with chain_trig's cos/sin of it (cq, sq) in the oldest entry; no world transforms yet. A six-joint
+ * chain's copies are fixed-size moves (the dry-run's second stage stores every cycle's q this way). */
+static inline ChainCache *chain_cache_put(Chain *c, const double *q, const double *cq, const double *sq)
 {
-    size_t len = (size_t)c->n * sizeof(double);
-    c->cache_last = (c->cache_last + 1) % CHAIN_NCACHE;
+    c->cache_last = c->cache_last == CHAIN_NCACHE - 1 ? 0 : c->cache_last + 1;
     ChainCache *e = &c->cache[c->cache_last];
-    memcpy(e->q, q, len);
-    memcpy(e->cq, cq, len);
-    memcpy(e->sq, sq, len);
+    if (c->n == 6) {
+        memcpy(e->q, q, 6 * sizeof(double));
+        memcpy(e->cq, cq, 6 * sizeof(double));
+        memcpy(e->sq, sq, 6 * sizeof(double));
+    } else {
+        size_t len = (size_t)c->n * sizeof(double);
+        memcpy(e->q, q, len);
+        memcpy(e->cq, cq, len);
+        memcpy(e->sq, sq, len);
+    }
     e->valid = 1;
     e->has_world = 0;
     return e;
@@ -2200,9 +2207,9 @@ static inline __attribute__((always_inline)) void chain_lu_inverse_n(const doubl
  * solve's by rounding only, and the pivots bound cond(J) by ~1e4);
  * otherwise J Jt by Cholesky (the minimum-norm step; lu holds the factor). Returns 0, or -1 when the Jacobian is
  * near-singular. */
-static int chain_newton_factor(Chain *c, int rows, double *lu, int *piv)
+static int chain_newton_factor(Chain *c, int rows, double *lu)
 {
-    int n = c->n;
+    int n = c->n, piv[6];
     const double *J = c->ik_J;
     if (rows == n) {
         double f[36];
@@ -2368,7 +2375,7 @@ static inline __attribute__((always_inline)) double chain_ik_point_sse(const Cha
 }
 
 /* Jacobian of the tool at the point of w (q, cos/sin), factored and kept for this call's and later calls' steps
- * (c->ik_J, ik_lu, ik_piv; ik_lu_q = w->q). The world transforms it needs go into c->ik_work's. Returns 0, or -1
+ * (c->ik_J, ik_lu; ik_lu_q = w->q). The world transforms it needs go into c->ik_work's. Returns 0, or -1
  * when near-singular (nothing kept). */
 __attribute__((noinline)) static int chain_ik_factor(Chain *c, int rows, const ChainCache *w)
 {
@@ -2379,7 +2386,7 @@ __attribute__((noinline)) static int chain_ik_factor(Chain *c, int rows, const C
     chain_tool_pose_at(c, Rw, pw, x, NULL);
     chain_jac_rows(c, Rw, pw, c->tool_link, x, rows, 1.0, c->ik_J);
     c->ik_stats.factored++;
-    if (chain_newton_factor(c, rows, c->ik_lu, c->ik_piv) < 0) {
+    if (chain_newton_factor(c, rows, c->ik_lu) < 0) {
         c->ik_lu_rows = 0;
         return -1;
     }
@@ -2935,17 +2942,6 @@ static size_t chain_kin_size(void *s)
     return (size_t)c->n * 3 * sizeof(double);
 }
 
-/* 1 when the six doubles at a and b are equal bit for bit (the XORs of their 64-bit patterns). */
-static inline int chain_same_bits6(const double *a, const double *b)
-{
-    uint64_t a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5;
-    memcpy(&a0, a, 8), memcpy(&a1, a + 1, 8), memcpy(&a2, a + 2, 8);
-    memcpy(&a3, a + 3, 8), memcpy(&a4, a + 4, 8), memcpy(&a5, a + 5, 8);
-    memcpy(&b0, b, 8), memcpy(&b1, b + 1, 8), memcpy(&b2, b + 2, 8);
-    memcpy(&b3, b + 3, 8), memcpy(&b4, b + 4, 8), memcpy(&b5, b + 5, 8);
-    return !((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) | (a4 ^ b4) | (a5 ^ b5));
-}
-
 /* The entry of q, copied. The dry-run exports the IK answer of the cycle before (the entry before the newest, a
  * newer IK answer after it), so a six-joint chain compares that entry and the newest inline first and copies by
  * fixed-size moves; else the general lookup and copy. */
@@ -2957,7 +2953,7 @@ static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
     double *b = buf;
     if (n == 6) {
         const ChainCache *e = &c->cache[c->cache_last], *f = e == c->cache ? e + CHAIN_NCACHE - 1 : e - 1;
-        e = f->valid && chain_same_bits6(f->q, q) ? f : e->valid && chain_same_bits6(e->q, q) ? e : NULL;
+        e = f->valid && chain_same_bits(f->q, q, 6) ? f : e->valid && chain_same_bits(e->q, q, 6) ? e : NULL;
         if (e) {
             memcpy(b, e->q, 6 * sizeof(double));
             memcpy(b + 6, e->cq, 6 * sizeof(double));
@@ -2973,25 +2969,14 @@ static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
     return len;
 }
 
-/* q with its cos/sin into the cache (as chain_cache_put), unless there already; a six-joint chain's copies by
- * fixed-size moves (the dry-run's second stage imports every cycle). */
+/* q with its cos/sin into the cache, unless there already. */
 static void chain_kin_import(void *s, const void *buf, size_t len)
 {
     Chain *c = s;
     size_t n = (size_t)c->n;
     const double *b = buf;
     if (len != chain_kin_size(s) || chain_cache_find(c, b)) return;
-    if (n != 6) {
-        chain_cache_put(c, b, b + n, b + 2 * n);
-        return;
-    }
-    c->cache_last = c->cache_last == CHAIN_NCACHE - 1 ? 0 : c->cache_last + 1;
-    ChainCache *e = &c->cache[c->cache_last];
-    memcpy(e->q, b, 6 * sizeof(double));
-    memcpy(e->cq, b + 6, 6 * sizeof(double));
-    memcpy(e->sq, b + 12, 6 * sizeof(double));
-    e->valid = 1;
-    e->has_world = 0;
+    chain_cache_put(c, b, b + n, b + 2 * n);
 }
 
 const ModelType model_chain = {

@@ -573,7 +573,7 @@ static void check_sing(Checks *ck, const SampleDevice *sd, int dev, ChecksChanne
     if (sd->sing_bound == 2) { /* in limits (at or above the threshold) and no extreme yet: counted, ends a run */
         *p = (ChecksSingPending){sd->sing_ub < c->min.v ? -1 : 1, v, sd->sing_ub, ck->cur_t, ck->cur_src};
         c->nsamples++;
-        if (c->open) c->open = 0, c->rec = -1, chan_window(ck, c);
+        chan_skip(ck, c);
     } else if (isnan(v)) {
         chan_skip(ck, c);
     } else if (!p->side) {
