@@ -4,7 +4,7 @@
 #   make test       install missing Debian packages; the whole suite: release build, then again under ASan + UBSan
 #   make debug      debug build: build/debug/irl      make asan   sanitizer build: build/asan/irl
 #   make bench      all benchmarks (bench-vm, ...)     make fuzz   libFuzzer targets (clang)
-# Sources are discovered: grammar/*.{l,y}, src/*.c, runtime/*.c, models/*.c, tests/unit/test_*.c.
+# Sources are discovered: grammar/*.{l,y}, src/*.c, runtime/**/*.c (one level of sub-folders, plus online/drivers/), models/*.c, tests/unit/test_*.c.
 # Generated files go to build/gen; objects to build/<config>/.
 
 CC       ?= gcc
@@ -41,7 +41,7 @@ GEN      := $(BUILD_ROOT)/gen
 LEX_C    := $(GEN)/lexer.c
 PARSE_C  := $(GEN)/parser.c
 
-LIB_SRC  := $(wildcard src/*.c runtime/*.c runtime/drivers/*.c models/*.c)
+LIB_SRC  := $(wildcard src/*.c runtime/*.c runtime/*/*.c runtime/online/drivers/*.c models/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(LIB_SRC))
 # Until the grammar exists the rest still builds (models and their tests need no parser).
 HAVE_GRAMMAR := $(wildcard grammar/parser.y)
@@ -185,9 +185,9 @@ $(B)/plugin/example_plugin_old_abi.so: tests/plugin/example_plugin.c models/mode
 # The Modbus TCP drive emulator of the online tests (tests/tools/drive_emulator.c, docs/ONLINE-DRIVERS.md).
 EMULATOR := $(B)/tools/irl-drive-emulator
 all: $(EMULATOR)
-$(EMULATOR): tests/tools/drive_emulator.c runtime/drivers/modbus_map.h
+$(EMULATOR): tests/tools/drive_emulator.c runtime/online/drivers/modbus_map.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Iruntime/drivers -o $@ $< $(LDFLAGS) $(PKG_LIBS) -lm
+	$(CC) $(CFLAGS) -Iruntime -o $@ $< $(LDFLAGS) $(PKG_LIBS) -lm
 
 # Dry-run speed (issue 4 item 8): simulated s per CPU s, us per cycle, with and without the trace; 1 h memory.
 bench-dryrun: $(B)/irl

@@ -1133,7 +1133,7 @@ static int opnd_shape(Node *e)
 }
 
 /* Motion statements: a header (opcodes.h, MOTION_HDR), the WITH values and the operands in one run, then the
- * door (runtime/motion.h). WAIT FOR loops on the door until it says the wait is over. */
+ * door (runtime/exec/motion.h). WAIT FOR loops on the door until it says the wait is over. */
 static void stmt_motion(Gen *g, Node *s)
 {
     static const char *const pnames[MP_COUNT] = {

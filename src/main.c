@@ -11,12 +11,12 @@
 #include "codegen.h"
 #include "diag.h"
 #include "disasm.h"
-#include "exec_offline.h"
-#include "exec_online.h"
+#include "exec/exec_offline.h"
+#include "online/exec_online.h"
 #include "frontend.h"
-#include "run_options.h"
+#include "exec/run_options.h"
 #include "model_cli.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #define IRL_VERSION "0.1.0"
 
@@ -160,7 +160,7 @@ static int cmd_run(int argc, char **argv)
 {
     int trace = 0, n;
     const char *path = NULL;
-    RunOptions ro; /* the motion side's options (runtime/run_options.h) */
+    RunOptions ro; /* the motion side's options (runtime/exec/run_options.h) */
     char err[300];
     run_options_init(&ro);
     for (int i = 0; i < argc; i++) {
@@ -190,7 +190,7 @@ static int cmd_run(int argc, char **argv)
     if (ro.online) { /* real time against a driver, the dry-run's executor producing the setpoints */
         status = exec_online_run(&vm, &c, path, &ro);
     } else {
-        ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec_offline.h) */
+        ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec/exec_offline.h) */
         status = exec_offline_begin(&ex, &vm, &c, path, &ro);
         if (status == EX_OK) status = exec_offline_end(&ex, vm_run(&vm));
     }

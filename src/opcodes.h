@@ -1,5 +1,5 @@
 /* opcodes.h — the irl virtual machine's instruction set: one X-macro list feeding the enum, the name and
- * operand-kind tables, the VM's dispatch (runtime/vm.c), the verifier (src/verify.c) and the disassembler.
+ * operand-kind tables, the VM's dispatch (runtime/vm/vm.c), the verifier (src/verify.c) and the disassembler.
  *
  * A register machine. Every instruction is 64 bits:
  *
@@ -168,7 +168,7 @@ enum {
     X(GETSYS, OPK_RUN, OPK_SYSVAR, OPK_COUNT, 0, "R[A..A+C) := system variable B (C = its slot count)")        \
     X(SETSYS, OPK_RUN, OPK_SYSVAR, OPK_COUNT, OPF_CHECK, "system variable B := R[A..A+C)")                     \
     X(MOTION, OPK_RUN, OPK_MOTION, OPK_COUNT, OPF_CHECK,                                                       \
-      "motion statement of kind B with operands R[A..A+C) (runtime/motion.h)")
+      "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")
 
 typedef enum {
 #define X(name, ka, kb, kc, flags, doc) OP_##name,
@@ -310,7 +310,7 @@ typedef enum {
 } MotionKind;
 extern const char *const irl_motion_names[MK_COUNT];
 
-/* ---- Operand run of OP_MOTION (runtime/motion.h decodes it).
+/* ---- Operand run of OP_MOTION (runtime/exec/motion.h decodes it).
  * IO_READ: R[A] = the IO point's index (ChunkIo); the door writes the value read into R[A].
  * IO_WRITE: R[A] = IO index, R[A+1] = the value.   SYNC: R[A] = the MOTION instruction's pc (stops look-ahead).
  * Every other kind (the statements: MOVE, MOVE_INC, GMOVE, WAIT, WAIT FOR, PULSE) starts with a header:

@@ -1,5 +1,5 @@
 /* verify.c — the bytecode verifier: table-driven from opcodes.h's operand kinds. The rules, and why together they
- * make a verified chunk safe for runtime/vm.c (which trusts them and checks only what depends on run-time values:
+ * make a verified chunk safe for runtime/vm/vm.c (which trusts them and checks only what depends on run-time values:
  * addresses, STRING ids, the call depth), are in docs/BYTECODE.md. */
 #include "verify.h"
 

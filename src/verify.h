@@ -8,7 +8,7 @@
 
 typedef struct Chunk Chunk; /* src/chunk.h */
 
-/* Largest frame (and global area) the verifier accepts, in slots: the VM's whole slot stack (runtime/vm.h). */
+/* Largest frame (and global area) the verifier accepts, in slots: the VM's whole slot stack (runtime/vm/vm.h). */
 enum { VERIFY_MAX_SLOTS = 1 << 22 };
 
 /* 0 when c passes every rule; otherwise -1 with one line in err naming the rule, the routine and the pc. */

@@ -12,7 +12,7 @@
 #include "chain.h"
 #include "bench_clock.h"
 #include "model.h"
-#include "planner.h"
+#include "motion/planner.h"
 #include "puma_planner_cell.h"
 
 #define CYCLES 5000

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/closed_loop_run.sh: `irl run --closed-loop` end to end (runtime/exec_offline.c + closed_loop.h), checked
+# tests/sh/closed_loop_run.sh: `irl run --closed-loop` end to end (runtime/exec/exec_offline.c + closed_loop.h), checked
 # from the outputs: the trace's closed-loop columns and e = q - qa; the computed-torque tracking error within the
 # bound its bandwidth gives (below); --controller pid; gains from the machine file and the command line; bad gains
 # exit 64; byte-identical outputs across two runs; the PUMA 560 with DC motors (models/puma560_motors.irm) shows

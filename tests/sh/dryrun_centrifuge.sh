@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/sh/dryrun_centrifuge.sh: dry-runs of the shipped centrifuge programs (programs/centrifuge_*.irl), checked
-# from their trace.csv independently of runtime/checks.c (awk): |Gx|, |Gy| < 1e-6 throughout; the felt G is aligned
+# from their trace.csv independently of runtime/exec/checks.c (awk): |Gx|, |Gy| < 1e-6 throughout; the felt G is aligned
 # (Gz = Gfelt) and equals the command plus the tangential part, Gfelt^2 = G^2 + (a1 w'/g)^2 (ERRATA: equal to the
 # command in steady state); steady-state w = sqrt(g sqrt(G^2 - 1) / a1) during holds; the limits of
 # models/centrifuge.irm never exceeded; the energy balance int tau.qd dt = dE between two steady states; byte-identical

@@ -3,7 +3,7 @@
 # streams (docs/MOTION.md §2-§3). For demo, pick_place and lin_circ (models/puma560_cell.irm) and torque_violation
 # (models/puma560_payload.irm): the machine file has a finite jerk limit on every axis (else the test would prove
 # nothing); the run lists no speed, acceleration or jerk violation in report.json (torque_violation fails on torque,
-# by design; the others pass); independently of runtime/checks.c, the jerk recomputed from trace.csv
+# by design; the others pass); independently of runtime/exec/checks.c, the jerk recomputed from trace.csv
 # ((qdd_k - qdd_k-1) / cycle, the trace's 12 digits) stays within the limits to 1e-6 relative (the checks' own
 # tolerance for differentiated channels); and the report names the requests the planner lowered for the blends
 # (demo.irl: ACC_PTP at line 14, the PTP blending out of a LIN into another LIN).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# dryrun_passive.sh — the open-loop dry-run integrates the passive joints (runtime/passive.c): the free-floating
+# dryrun_passive.sh — the open-loop dry-run integrates the passive joints (runtime/plant/passive.c): the free-floating
 # manipulator's base (seed 004, docs/MODELS.md §11.10) against independent references:
 #   1. programs/freeflyer_pd.irl: the base angle ff.q1 against the paper's corrected Appendix A integrated along
 #      the arm's setpoint path (closed forms in awk); zero angular momentum (the output L); the base's rate and
@@ -17,8 +17,8 @@ root=$PWD
 fail() { echo "FAIL: $*"; exit 1; }
 # The module is wired into the executor by the hook in /work/notes/passive_hook.diff; until it is applied the
 # open-loop dry-run keeps the planner's placeholder for passive joints and there is nothing to test.
-if ! grep -q 'passive_step' runtime/exec_offline.c; then
-    echo "SKIP: runtime/exec_offline.c does not call passive_step yet (hook not applied)"
+if ! grep -q 'passive_step' runtime/exec/exec_offline.c; then
+    echo "SKIP: runtime/exec/exec_offline.c does not call passive_step yet (hook not applied)"
     exit 0
 fi
 tmp=$(mktemp -d)

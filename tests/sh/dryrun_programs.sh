@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/sh/dryrun_programs.sh: dry-runs of the shipped PUMA programs, checked from their outputs independently of
-# runtime/checks.c: speed, acceleration and torque limits of models/puma560_cell.irm never exceeded in trace.csv;
+# runtime/exec/checks.c: speed, acceleration and torque limits of models/puma560_cell.irm never exceeded in trace.csv;
 # exact stop on the last PTP target to 1e-9; lin_circ.irl on its lines and circles to 1e-9 m (trace poses);
 # byte-identical trace.csv and report.json across two runs; torque_violation.irl fails, and passes when run with
 # the time scale its report suggests. Needs $IRL.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/online_modbus.sh: the modbus driver (runtime/drivers/modbus.c) against the drive emulator
+# tests/sh/online_modbus.sh: the modbus driver (runtime/online/drivers/modbus.c) against the drive emulator
 # ($BUILD/tools/irl-drive-emulator, real Modbus TCP on 127.0.0.1, a free port): a program that waits for a
 # digital input the drive raises at 0.3 s, then moves (the input reaches the program within the queue's latency,
 # the run completes, the setpoints written are the dry-run's, the actual positions come back in micro-units); an

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/online_sim.sh: `irl run --online --driver sim` does what the dry-run showed (runtime/exec_online.h): the
+# tests/sh/online_sim.sh: `irl run --online --driver sim` does what the dry-run showed (runtime/online/exec_online.h): the
 # online run's trace.csv and report.json are byte-identical to the dry-run's, and every setpoint the real-time
 # thread wrote (online.csv, 17 digits) is the dry-run trace's position of that cycle, all cycles in order; the sim
 # axes follow as their lag allows; online.json says complete and carries the cycle statistics. Without the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/online_stop.sh: the online safety stops (runtime/rt_loop.h), each a controlled stop and a run-time error:
+# tests/sh/online_stop.sh: the online safety stops (runtime/online/rt_loop.h), each a controlled stop and a run-time error:
 # SIGINT and SIGTERM in the middle of a move (the written positions decelerate to rest within the machine's speed,
 # acceleration and jerk limits, no jump; online.csv flushed to the last cycle; report verdict "error" saying the
 # report and trace are incomplete; online.json "complete": false, "status": "stopped"); the watchdog when the

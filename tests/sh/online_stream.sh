@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/online_stream.sh: the stream driver (runtime/drivers/stream.c): to standard output, one line per cycle
+# tests/sh/online_stream.sh: the stream driver (runtime/online/drivers/stream.c): to standard output, one line per cycle
 # of space-separated joint positions (what halstreamer reads), exactly the positions online.csv logged, whose run
 # rows are the dry-run trace's; PRINT goes to standard error meanwhile. Then through a FIFO read by a background
 # reader, in degrees (units=linuxcnc); and a FIFO nobody reads (a clear error, no hang). Needs $IRL.

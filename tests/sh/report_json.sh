@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report_json.sh — report.json written by runtime/report.c parses with python3's json module (when present),
+# report_json.sh — report.json written by runtime/output/report.c parses with python3's json module (when present),
 # and its verdict and escaped program name read back as written. $BUILD is the build directory.
 set -eu
 bin="$BUILD/tests/test_report"

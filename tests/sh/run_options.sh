@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sh/run_options.sh: options of `irl run` (runtime/run_options.c) seen from their outputs: --time-scale K
+# tests/sh/run_options.sh: options of `irl run` (runtime/exec/run_options.c) seen from their outputs: --time-scale K
 # plays a PTP move as q(t0 + (t - t0)/K) (the move starts at t0 = the first cycle after the statement; speeds
 # divided by K, accelerations by K^2); --cycle 2ms samples the same motion every 2 ms; the executor is
 # deterministic (two runs of every variant byte-identical); malformed values exit 64 with a message. Needs $IRL.

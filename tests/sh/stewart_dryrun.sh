@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/sh/stewart_dryrun.sh: the Stewart-platform flight simulator end to end (models/stewart_flightsim.irm).
 #   - programs/stewart_flightsim.irl dry-runs clean; from its trace.csv, independently of the back-end and of
-#     runtime/checks.c (awk): every leg length recomputed from the pose columns and the paper's anchor layout
+#     runtime/exec/checks.c (awk): every leg length recomputed from the pose columns and the paper's anchor layout
 #     (eqs. 5-12) equals the L columns; L1dot..L6dot equal central differences of L; the strokes, leg speeds and
 #     forces of the machine file hold; the legs' work sum F_i Ldot_i dt up to each rest equals the platform's
 #     potential-energy change m g dz_C (the energy balance of the leg forces); two runs give identical files.

@@ -1,5 +1,5 @@
 /* drive_emulator.c — a Modbus TCP drive for the online tests (irl-drive-emulator): N axes behind the register map
- * of runtime/drivers/modbus_map.h, each following its position setpoint with a first-order lag, with a
+ * of runtime/online/drivers/modbus_map.h, each following its position setpoint with a first-order lag, with a
  * communication watchdog, scripted digital inputs and fault injection. It listens on 127.0.0.1 only, serves one
  * client, and ends by itself: when that client disconnects (status 0) or after --timeout (status 3).
  *
@@ -29,7 +29,7 @@
 
 #include <modbus.h>
 
-#include "modbus_map.h"
+#include "online/drivers/modbus_map.h"
 
 #define EMU_MAX_INPUTS 16
 

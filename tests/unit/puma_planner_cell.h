@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "planner.h"
+#include "motion/planner.h"
 #include "puma560_desc.h"
 
 /* Fill `d` with the PUMA 560, ik_tol 1e-13, the case's home and speed/acceleration/jerk limits. */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "checks.h"
+#include "exec/checks.h"
 #include "puma560_desc.h"
 #include "utest.h"
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "closed_loop.h"
-#include "controller.h"
+#include "plant/closed_loop.h"
+#include "plant/controller.h"
 #include "puma560_desc.h"
 #include "utest.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cycle_pipe.h"
+#include "exec/cycle_pipe.h"
 #include "utest.h"
 
 typedef struct {

@@ -10,7 +10,7 @@
 
 #include "centrifuge.h"
 #include "centrifuge_desc.h"
-#include "gmove.h"
+#include "motion/gmove.h"
 #include "model.h"
 #include "utest.h"
 

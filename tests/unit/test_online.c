@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drivers/driver.h"
-#include "drivers/modbus_map.h"
-#include "online_safety.h"
-#include "online_stats.h"
-#include "spsc.h"
+#include "online/drivers/driver.h"
+#include "online/drivers/modbus_map.h"
+#include "online/online_safety.h"
+#include "online/online_stats.h"
+#include "exec/spsc.h"
 #include "utest.h"
 
 UTEST(spsc_fifo_order_and_capacity)

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "online_safety.h"
-#include "profile.h"
+#include "online/online_safety.h"
+#include "motion/profile.h"
 #include "test_rand.h"
 #include "utest.h"
 

@@ -1,4 +1,4 @@
-/* test_passive.c — runtime/passive.c: the passive joints' motion from the semi-inverse problem, against
+/* test_passive.c — runtime/plant/passive.c: the passive joints' motion from the semi-inverse problem, against
  * independent references: the free floater's base angle from the conservation of angular momentum (a first-order
  * equation, integrated apart), the same base on the DEM and on the chain back-end's twin of it, a pendulum on a
  * passive joint against its own ODE; byte determinism; the refusals. */
@@ -11,7 +11,7 @@
 
 #include "machine.h"
 #include "model.h"
-#include "passive.h"
+#include "plant/passive.h"
 #include "utest.h"
 
 static int open_file(Model *m, const char *path)

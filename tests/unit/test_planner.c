@@ -5,7 +5,7 @@
  * instead of the default 300), and the blend check at the overlap window's ends (a regression). */
 #include <stdio.h>
 
-#include "planner.h"
+#include "motion/planner.h"
 #include "puma_planner_cell.h"
 #include "utest.h"
 

@@ -4,7 +4,7 @@
  * LIN->LIN' and CIRC->CIRC' that turn back, where the two segments' accelerations and jerks add) for three jerk
  * limits at three sampling phases, exact stops next to Cartesian segments, and seeded random mixed sequences.
  *
- * The stream is checked as runtime/checks.c checks it: speed and acceleration as sampled, jerk as the
+ * The stream is checked as runtime/exec/checks.c checks it: speed and acceleration as sampled, jerk as the
  * difference of two consecutive accelerations over the cycle. Tolerance: speed and acceleration none, jerk
  * 1e-6 relative (CHECKS_DIFF_RTOL, the checks' own tolerance for differentiated channels: a jerk planned exactly
  * at the limit samples as limit * (1 + 1e-13) from rounding; the blend check itself keeps 0.5 % below every
@@ -17,7 +17,7 @@
 #include "diag.h"
 #include "geom.h"
 #include "machine.h"
-#include "planner.h"
+#include "motion/planner.h"
 #include "test_rand.h"
 #include "utest.h"
 
@@ -67,7 +67,7 @@ typedef struct {
     int bad, cycles;
 } StreamStat;
 
-/* Sample from t0 (then every dt) until the planner is idle, checking every cycle as runtime/checks.c does. */
+/* Sample from t0 (then every dt) until the planner is idle, checking every cycle as runtime/exec/checks.c does. */
 static void run_checked(Cell *x, double t0, StreamStat *st)
 {
     Planner *p = &x->p;

@@ -4,7 +4,7 @@
  * swing is resolved, and the chain rule) slows the path down to it.
  *
  * The arm is models/puma560_cell.irm with its jerk limits replaced by acc / ramp for a few ramps, so that speed,
- * acceleration or jerk binds in turn. The stream is checked as runtime/checks.c checks it: speed and acceleration
+ * acceleration or jerk binds in turn. The stream is checked as runtime/exec/checks.c checks it: speed and acceleration
  * as sampled (no tolerance), jerk as the difference of two consecutive accelerations over the cycle (1e-6 relative,
  * the checks' tolerance for differentiated channels). With the old bounds alone the LIN sampled 1.11 times axis 4's
  * speed limit (ramps 0.02 and 0.1 s) and 1.18 and 1.26 times its jerk limit (ramps 0.1 and 0.3 s): this test
@@ -15,7 +15,7 @@
 #include "diag.h"
 #include "geom.h"
 #include "machine.h"
-#include "planner.h"
+#include "motion/planner.h"
 #include "utest.h"
 
 /* Peaks of a stream relative to the limits, and the cycles over a limit. */

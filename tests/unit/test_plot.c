@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plot.h"
-#include "progress.h"
-#include "report.h"
-#include "trace.h"
+#include "output/plot.h"
+#include "output/progress.h"
+#include "output/report.h"
+#include "output/trace.h"
 #include "utest.h"
 
 #define DT 1e-3

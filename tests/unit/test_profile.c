@@ -2,7 +2,7 @@
  * properties (limits, continuity, derivative consistency, exact end, minimum time against a brute-force search). */
 #include <string.h>
 
-#include "profile.h"
+#include "motion/profile.h"
 #include "test_rand.h"
 #include "utest.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "output/report.h"
 #include "utest.h"
 
 /* {====================================================================== a tiny JSON checker (RFC 8259) */

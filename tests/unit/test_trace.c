@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "trace.h"
+#include "output/trace.h"
 #include "utest.h"
 
 /* A deterministic pseudo-random stream (xorshift64*). */

@@ -9,9 +9,9 @@
 
 #include "chunk.h"
 #include "errcodes.h"
-#include "print.h"
+#include "vm/print.h"
 #include "utest.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 /* xorshift64*: deterministic doubles from random bit patterns */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;

@@ -1,0 +1,712 @@
+/* exec_offline.c — the virtual-clock executor of the dry-run (exec_offline.h). The cycle reads as its list of
+ * steps: inputs, then per device setpoint, pose, dynamics, outputs, singularity; then checks, trace, progress. */
+#include "exec/exec_offline.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errcodes.h"
+#include "geom.h"
+#include "output/plot.h"
+#include "output/report.h"
+
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
+
+/* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
+ * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
+ * cached about q (model_kin_export; the chain back-end's cos/sin), which the second stage's twin
+ * then reuses instead of computing it again (bit for bit the same). Device d's part starts at byte
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, then its cached
+ * kinematics. The record is as short as that (the two cores pass it through their caches, line by line). */
+typedef struct {
+    double t;
+    long cycle;
+    SampleSrc src;
+    double data[];
+} PipeRec;
+
+typedef struct {
+    SampleSrc src;
+    int ik_status;
+    unsigned kin_len;
+} PipeDev;
+
+/* ---- Output folder. -------------------------------------------------------------------------------------- */
+
+/* mkdir -p. 0 or -1 (errno set). */
+static int make_dirs(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+/* The output folder: --out DIR, a fresh temporary one (--out-temp), or out/<program name>. */
+static int out_dir(ExecOffline *ex, char *err, size_t errlen)
+{
+    if (ex->opt->out_temp) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(ex->out_dir, sizeof ex->out_dir, "%s/irl-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(ex->out_dir)) return snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno)), -1;
+        return 0;
+    }
+    if (ex->opt->out_dir) {
+        snprintf(ex->out_dir, sizeof ex->out_dir, "%s", ex->opt->out_dir);
+    } else {
+        const char *base = strrchr(ex->program, '/');
+        base = base ? base + 1 : ex->program;
+        const char *dot = strrchr(base, '.');
+        int n = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+        snprintf(ex->out_dir, sizeof ex->out_dir, "out/%.*s", n, base);
+    }
+    if (make_dirs(ex->out_dir) != 0)
+        return snprintf(err, errlen, "cannot create the output folder '%.400s': %s", ex->out_dir, strerror(errno)), -1;
+    return 0;
+}
+
+/* ---- Layout. --------------------------------------------------------------------------------------------- */
+
+/* The device's trace columns; a centrifuge's outputs are the commanded G and onset first, then the model's
+ * (its felt magnitude renamed Gfelt, checked against the G limit through the derived "Gfelt" limit). */
+static void layout(ExecOffline *ex)
+{
+    ex->lay.ndev = ex->devs.ndev;
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        SampleDeviceInfo *info = &ex->lay.dev[d];
+        sample_device_info_from_model(info, dv->name, &dv->model, dv->has_pose);
+        info->desc = &dv->check_desc;
+        ex->models[d] = ex->models_b[d] = &dv->model;
+        if (dv->is_centrifuge && info->nout + 2 <= SAMPLE_MAX_OUTPUTS) {
+            ex->gmove_outs[d] = 1;
+            for (int i = info->nout - 1; i >= 0; i--) {
+                memcpy(info->out_name[i + 2], info->out_name[i], sizeof info->out_name[i]);
+                if (strcmp(info->out_name[i + 2], "G") == 0) snprintf(info->out_name[i + 2], MODEL_NAME_LEN, "Gfelt");
+            }
+            snprintf(info->out_name[0], MODEL_NAME_LEN, "G");
+            snprintf(info->out_name[1], MODEL_NAME_LEN, "Gdot");
+            info->nout += 2;
+        }
+    }
+}
+
+/* ---- The cycle. ------------------------------------------------------------------------------------------ */
+
+/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline or its planner. */
+static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
+{
+    SampleDevice *sd = &s->dev[d];
+    MotionDevice *md = &ex->motion.dev[d];
+    int n = ex->lay.dev[d].naxes;
+    sp->has_pose = 0;
+    sd->ik_status = 0;
+    GmoveSample gs;
+    SampleSrc src = {NULL, 0, 0};
+    int g = motion_gmove_sample(&md->gm, t, &gs, &src);
+    if (g < 0) return snprintf(msg, msglen, "GMOVE sampling failed"), IRL_ERR_MATH;
+    if (g == 1) {
+        for (int i = 0; i < n; i++) {
+            sd->q[i] = gs.q[i], sd->qd[i] = gs.qd[i], sd->qdd[i] = gs.qdd[i], sd->jerk[i] = gs.qddd[i];
+        }
+        sd->src = src;
+        if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
+        return 0;
+    }
+    int rc = planner_sample(&md->planner, t, sp);
+    for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
+    sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
+    if (rc == PLANNER_EIK) {
+        /* controlled stop: the planner holds the last good setpoint; drop what is queued */
+        sd->ik_status = MODEL_EUNREACH;
+        planner_reset(&md->planner, sp->q);
+        snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s in the cycle of the statement at %s:%d:%d; "
+                 "motion stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
+        return IRL_ERR_IK;
+    }
+    return 0;
+}
+
+/* Step (open loop, a device with unpowered joints): their q, qd, qdd integrated along the powered joints'
+ * setpoint (passive.h), replacing the planner's placeholders before anything is computed from the setpoint. */
+static int step_passive(ExecOffline *ex, Sample *s, int d, double t, char *msg, size_t msglen)
+{
+    SampleDevice *sd = &s->dev[d];
+    int st = passive_step(ex->pj[d], sd->q, sd->qd, sd->qdd);
+    if (st < 0)
+        return snprintf(msg, msglen, "the motion of the passive joints of device %s could not be computed at t = "
+                        "%.6g s: %s", ex->lay.dev[d].name, t, model_strerror(st)), IRL_ERR_DEVICE;
+    return 0;
+}
+
+/* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
+static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
+{
+    if (!ex->lay.dev[d].has_pose) return;
+    SampleDevice *sd = &s->dev[d];
+    if (sp->has_pose) {
+        memcpy(sd->pose, sp->pos, 3 * sizeof(double));
+        memcpy(sd->pose + 3, sp->quat, 4 * sizeof(double));
+        return;
+    }
+    double R[9];
+    if (model_fk(ex->models[d], sd->q, -1, sd->pose, R) < 0) {
+        for (int i = 0; i < 7; i++) sd->pose[i] = NAN;
+        return;
+    }
+    m3_to_quat(sd->pose + 3, R);
+}
+
+/* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
+static int step_closed_loop(ExecOffline *ex, Sample *s, int d, double t, char *msg, size_t msglen)
+{
+    ClosedLoop *cl = ex->cl[d];
+    SampleDevice *sd = &s->dev[d];
+    int nev = cl->stats.nev;
+    int st = closed_loop_step(cl, sd->q, sd->qd, sd->qdd);
+    for (int k = nev; k < cl->stats.nev; k++) ex->cl_ev_src[d][k] = sd->src;
+    closed_loop_channel_values(cl, sd->cl);
+    if (st < 0)
+        return snprintf(msg, msglen, "the closed-loop simulation of device %s failed at t = %.6g s: %s",
+                        ex->lay.dev[d].name, t, closed_loop_strerror(st)), IRL_ERR_DEVICE;
+    return 0;
+}
+
+/* Step: inverse dynamics at the sampled state; under --closed-loop the controller's torque demand instead. */
+static void step_dynamics(ExecOffline *ex, Sample *s, int d)
+{
+    SampleDevice *sd = &s->dev[d];
+    if (ex->cl[d]) {
+        memcpy(sd->tau, ex->cl[d]->out.tau, (size_t)ex->lay.dev[d].naxes * sizeof(double));
+        sd->tau_ok = 1;
+        return;
+    }
+    sd->tau_ok = ex->devs.dev[d].has_id &&
+                 model_inverse_dynamics(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->tau) >= 0;
+    if (!sd->tau_ok)
+        for (int i = 0; i < ex->lay.dev[d].naxes; i++) sd->tau[i] = NAN;
+}
+
+/* Step: the model's own outputs (G-load, ...); a centrifuge's commanded G falls back on the felt one. */
+static void step_outputs(ExecOffline *ex, Sample *s, int d)
+{
+    SampleDevice *sd = &s->dev[d];
+    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off;
+    if (n <= 0) return;
+    if (model_outputs(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
+        for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
+    if (off && isnan(sd->out[0])) sd->out[0] = sd->out[2];
+}
+
+/* Settle device d's deferred extreme: its exact measure from the model into the checks. */
+static void sing_settle(ExecOffline *ex, int d)
+{
+    double v;
+    if (model_singularity_settle(ex->models_b[d], &v) < 0) v = NAN;
+    checks_sing_settle(&ex->ck, d, v);
+}
+
+/* Step: the singularity measure (NAN when the back-end has none), or only the model's proof that it lies in the
+ * band where it changes nothing in the checks, or that it is a new extreme whose value can wait (sample.h:
+ * sing_bound; the pending one is settled first when this cycle's measure cannot be checked without it). */
+static void step_singularity(ExecOffline *ex, Sample *s, int d)
+{
+    SampleDevice *sd = &s->dev[d];
+    double b[5];
+    checks_sing_defer_band(&ex->ck, d, b);
+    int st = model_singularity_defer(ex->models_b[d], sd->q, b, &sd->sing, &sd->sing_ub);
+    if (st == 0 && checks_sing_settle_needed(&ex->ck, d, sd->sing)) sing_settle(ex, d);
+    sd->sing_bound = st > 0 ? st : 0;
+    if (st < 0) sd->sing = NAN;
+}
+
+/* The first stage of a cycle, in the VM's thread: every device's setpoint (and closed-loop step) and pose at time
+ * t into s. Returns the first device error (after finishing the stage). */
+static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, size_t msglen)
+{
+    int err = 0;
+    s->t = t;
+    s->cycle = ex->cycle;
+    s->src = ex->motion.cur;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        PlannerSetpoint sp;
+        int e = step_setpoint(ex, s, d, t, &sp, msg, msglen);
+        if (e && !err) err = e;
+        if (ex->pj[d] && (e = step_passive(ex, s, d, t, msg, msglen)) != 0 && !err) err = e;
+        if (ex->cl[d] && (e = step_closed_loop(ex, s, d, t, msg, msglen)) != 0 && !err) err = e;
+        step_pose(ex, s, d, &sp);
+    }
+    return err;
+}
+
+/* The second stage, in the worker's thread when pipelined: dynamics, outputs and singularity measure from the
+ * stage's own models, then checks, trace row, progress. 0, or an error code with a message. */
+static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
+{
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        step_dynamics(ex, s, d);
+        step_outputs(ex, s, d);
+        step_singularity(ex, s, d);
+    }
+    checks_sample(&ex->ck, s);
+    int err = 0;
+    if (ex->tracing && trace_row(&ex->tr, s) < 0)
+        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
+    progress_update(&ex->pg, s->t);
+    return err;
+}
+
+/* Pack what sample_setpoints filled in s into the record r (and the devices' cached kinematics of q). */
+static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
+{
+    r->t = s->t, r->cycle = s->cycle, r->src = s->src;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        const SampleDevice *sd = &s->dev[d];
+        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        PipeDev *h = (PipeDev *)(r->data + ex->rec_off[d]);
+        double *v = (double *)(h + 1);
+        memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
+        memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
+        v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
+        h->src = sd->src, h->ik_status = sd->ik_status;
+        size_t kin = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
+        h->kin_len = (unsigned)kin;
+    }
+}
+
+/* The inverse of pipe_pack into the second stage's sample s; the cached kinematics go to the twins. The fields the
+ * first stage does not fill (the commanded G and Gdot of a device without them, ...) are left as they are. */
+static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
+{
+    s->t = r->t, s->cycle = r->cycle, s->src = r->src;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        SampleDevice *sd = &s->dev[d];
+        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        const PipeDev *h = (const PipeDev *)(r->data + ex->rec_off[d]);
+        const double *v = (const double *)(h + 1);
+        memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
+        memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
+        if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
+        sd->src = h->src, sd->ik_status = h->ik_status;
+        if (h->kin_len) model_kin_import(ex->twin[d], v + 4 * n + 9, h->kin_len);
+    }
+}
+
+/* The worker's consume function: the second stage of one pipelined cycle. Until the pipe holds an error, a message
+ * goes to pipe_msg, which the VM's thread reads only once cycle_pipe_error is nonzero (the pipe publishes the error
+ * after this returns); later ones go nowhere. */
+static int finish_piped(void *ctx, void *rec)
+{
+    ExecOffline *ex = ctx;
+    pipe_unpack(ex, rec, ex->sb);
+    char later[sizeof ex->pipe_msg];
+    return finish_cycle(ex, ex->sb, cycle_pipe_error(&ex->pipe) ? later : ex->pipe_msg, sizeof later);
+}
+
+/* Sample every device at time t, check, trace: both stages here, or the first here and the second handed to the
+ * worker. Returns the first error (after finishing the cycle). */
+static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
+{
+    if (ex->pipe.started) { /* the second stage runs in the pipe's worker */
+        int e = cycle_pipe_error(&ex->pipe);
+        if (e) return snprintf(msg, msglen, "%s", ex->pipe_msg), e;
+        e = sample_setpoints(ex, &ex->s, t, msg, msglen);
+        pipe_pack(ex, &ex->s, cycle_pipe_claim(&ex->pipe));
+        cycle_pipe_commit(&ex->pipe);
+        return e;
+    }
+    int err = sample_setpoints(ex, &ex->s, t, msg, msglen);
+    char m2[sizeof ex->pipe_msg];
+    int e = finish_cycle(ex, &ex->s, m2, sizeof m2);
+    if (e && !err) err = e, snprintf(msg, msglen, "%s", m2);
+    return err;
+}
+
+int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
+{
+    ExecOffline *ex = ctx;
+    ex->cycle++;
+    double t = ex->rate > 0 ? (double)ex->cycle / ex->rate : (double)ex->cycle * ex->opt->cycle;
+    ex->motion.t = t;
+    ex->vm->sys[ex->time_slot].r = t;
+    devices_io_tick(&ex->devs, t);
+    if (!ex->active) return 0;
+    return sample_cycle(ex, t, msg, msglen);
+}
+
+/* ---- Closed loop. ---------------------------------------------------------------------------------------- */
+
+/* Gains from the machine file's PARAM `name` (one value, or one per axis) into v. 0 (absent or read), -1 (bad,
+ * message in err). */
+static int machine_gain(const Device *dv, const char *name, double *v, int n, char *err, size_t errlen)
+{
+    const ModelParam *p = model_desc_param(&dv->model.desc, name);
+    if (!p) return 0;
+    if (p->n != 1 && p->n != n)
+        return snprintf(err, errlen, "%.300s: PARAM %s has %d values; device %s has %d axes (give one value or %d)",
+                        dv->path, name, p->n, dv->name, n, n), -1;
+    for (int j = 0; j < n; j++) {
+        double x = p->v[p->n == 1 ? 0 : j];
+        if (!(isfinite(x) && x >= 0)) return snprintf(err, errlen, "%.300s: PARAM %s: gains must be finite and >= 0",
+                                                      dv->path, name), -1;
+        v[j] = x;
+    }
+    return 0;
+}
+
+/* The gains of device d: defaults from the bandwidth, then the machine file, then the command line. 0, or an
+ * exit status after a message in err. */
+static int closed_loop_gains(ExecOffline *ex, int d, ClosedLoopGains *g, char *err, size_t errlen)
+{
+    const RunOptions *o = ex->opt;
+    Device *dv = &ex->devs.dev[d];
+    int n = dv->model.dof, pid = o->controller == RUN_CONTROLLER_PID;
+    int st = controller_gains_default(g, &dv->model, pid ? CONTROLLER_PID : CONTROLLER_CT, o->bandwidth, o->cycle);
+    if (st < 0)
+        return snprintf(err, errlen, "--closed-loop: device %s: no default gains (%s)", dv->name,
+                        model_strerror(st)), EX_RUNTIME;
+    const char *pre = pid ? "pid_" : "ct_";
+    static const char *const which[3] = {"kp", "kd", "ki"};
+    double *dst[3] = {g->kp, g->kd, g->ki};
+    const char *arg[3] = {o->kp, o->kd, o->ki};
+    for (int k = 0; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "%s%s", pre, which[k]);
+        if (!pid && k == 2) { /* computed torque has no integral term */
+            if (model_desc_param(&dv->model.desc, name))
+                return snprintf(err, errlen, "%.300s: PARAM %s: the computed-torque controller has no integral gain",
+                                dv->path, name), EX_DATA;
+            if (arg[k])
+                return snprintf(err, errlen, "--ki applies to --controller pid only (computed torque has no "
+                                "integral term)"), EX_USAGE;
+            continue;
+        }
+        if (machine_gain(dv, name, dst[k], n, err, errlen) < 0) return EX_DATA;
+        if (arg[k] && controller_parse_list(arg[k], dst[k], n) < 0)
+            return snprintf(err, errlen, "--%s %s: give one value or %d (device %s has %d axes)", which[k], arg[k],
+                            n, dv->name, n), EX_USAGE;
+    }
+    return 0;
+}
+
+/* Set up one engine per device, and the layout's closed-loop channels. 0, or an exit status (message in err). */
+static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
+{
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        ClosedLoopGains g;
+        int st = closed_loop_gains(ex, d, &g, err, errlen);
+        if (st) return st;
+        ex->cl[d] = calloc(1, sizeof *ex->cl[d]);
+        ex->cl_ev_src[d] = calloc(CLOSED_LOOP_MAX_EVENTS, sizeof *ex->cl_ev_src[d]);
+        if (!ex->cl[d] || !ex->cl_ev_src[d]) return snprintf(err, errlen, "out of memory"), EX_RUNTIME;
+        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle};
+        char e[400];
+        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, dv->start, NULL, e, sizeof e) < 0) {
+            free(ex->cl[d]), ex->cl[d] = NULL;
+            return snprintf(err, errlen, "--closed-loop: device %s: %s", dv->name, e), EX_RUNTIME;
+        }
+        SampleDeviceInfo *info = &ex->lay.dev[d];
+        static const char *const grp[SAMPLE_MAX_CL_GROUPS] = {"qa", "e", "u", "i"};
+        info->ncl_groups = info->naxes ? closed_loop_channel_count(ex->cl[d]) / info->naxes : 0;
+        for (int k = 0; k < info->ncl_groups; k++) snprintf(info->cl_group[k], sizeof info->cl_group[k], "%s", grp[k]);
+    }
+    return 0;
+}
+
+/* Free the engines. */
+static void closed_loop_teardown(ExecOffline *ex)
+{
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) {
+        if (ex->cl[d]) closed_loop_free(ex->cl[d]);
+        free(ex->cl[d]), ex->cl[d] = NULL;
+        free(ex->cl_ev_src[d]), ex->cl_ev_src[d] = NULL;
+    }
+}
+
+/* ---- Passive joints (open loop). ------------------------------------------------------------------------- */
+
+/* An integrator for each device with unpowered joints. A back-end without semi-inverse dynamics keeps the
+ * planner's placeholders, with a warning. 0, or an exit status (message in err). */
+static int passive_setup(ExecOffline *ex, char *err, size_t errlen)
+{
+    for (int d = 0; d < ex->devs.ndev; d++) {
+        Device *dv = &ex->devs.dev[d];
+        if (passive_count(&dv->model) == 0) continue;
+        if (!dv->model.type->semi_inverse) {
+            fprintf(stderr, "irl: warning: device %s: the %s back-end has no semi-inverse dynamics: its passive "
+                    "joints keep the planner's placeholder setpoint\n", dv->name, dv->model.type->name);
+            continue;
+        }
+        char e[400];
+        if (!(ex->pj[d] = passive_new(&dv->model, dv->start, ex->opt->cycle, e, sizeof e)))
+            return snprintf(err, errlen, "device %s: %s", dv->name, e), EX_RUNTIME;
+    }
+    return 0;
+}
+
+/* Free the integrators. */
+static void passive_teardown(ExecOffline *ex)
+{
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) passive_free(ex->pj[d]), ex->pj[d] = NULL;
+}
+
+/* ---- The pipeline. -------------------------------------------------------------------------------------- */
+
+/* Cycles in flight: each stage can run a scheduler time slice ahead of the other, and the first can run through
+ * a stretch where the second is the slower (a program's first seconds, where the singularity measure meets new
+ * extremes it must compute exactly: on the benchmark ~7 ms of the second stage's work more than the first's in
+ * the first 6 s) without waiting for it. As many as fit in EXEC_PIPE_BYTES (8192 records of a 6-axis arm's 512
+ * bytes), but at least EXEC_PIPE_MIN_SLOTS. */
+#define EXEC_PIPE_BYTES (4u << 20)
+#define EXEC_PIPE_MIN_SLOTS 1024
+#define EXEC_PIPE_MAX_SLOTS 8192
+
+/* Close the twins and the ring; the second stage is back on the devices' own models. */
+static void pipe_teardown(ExecOffline *ex)
+{
+    cycle_pipe_finish(&ex->pipe);
+    cycle_pipe_free(&ex->pipe);
+    free(ex->sb), ex->sb = NULL;
+    for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) {
+        if (ex->twin[d]) model_close(ex->twin[d]);
+        free(ex->twin[d]), ex->twin[d] = NULL;
+        ex->models_b[d] = ex->models[d];
+    }
+}
+
+/* Twin models for the second stage and the ring of samples, for an open-loop offline run with --threads 2.
+ * 1 set up, 0 not wanted or not possible (the run then stays in one thread, as it would with --threads 1). */
+static int pipe_setup(ExecOffline *ex)
+{
+    const RunOptions *o = ex->opt;
+    if (o->threads < 2 || o->closed_loop || o->online) return 0;
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        char e[256];
+        ex->twin[d] = calloc(1, sizeof *ex->twin[d]);
+        if (!ex->twin[d] || model_open(ex->twin[d], &ex->models[d]->desc, e, sizeof e) < 0) {
+            free(ex->twin[d]), ex->twin[d] = NULL;
+            return pipe_teardown(ex), 0;
+        }
+    }
+    size_t ndata = 0; /* doubles */
+    for (int d = 0; d < ex->lay.ndev; d++) {
+        ex->rec_off[d] = ndata;
+        ex->kin_cap[d] = (model_kin_size(ex->models[d]) + 7) / 8 * 8;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9 + ex->kin_cap[d] / 8;
+    }
+    size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
+    ex->sb = malloc(sizeof *ex->sb);
+    size_t slots = EXEC_PIPE_BYTES / size;
+    if (slots < EXEC_PIPE_MIN_SLOTS) slots = EXEC_PIPE_MIN_SLOTS;
+    if (slots > EXEC_PIPE_MAX_SLOTS) slots = EXEC_PIPE_MAX_SLOTS;
+    if (!ex->sb || cycle_pipe_init(&ex->pipe, slots, size) < 0) return pipe_teardown(ex), 0;
+    sample_init(ex->sb, &ex->lay);
+    for (int d = 0; d < ex->lay.ndev; d++) ex->models_b[d] = ex->twin[d];
+    return 1;
+}
+
+/* Start the worker (after everything the second stage uses is set up); without one the run stays in one thread. */
+static void pipe_start(ExecOffline *ex)
+{
+    if (cycle_pipe_start(&ex->pipe, finish_piped, ex) != 0) pipe_teardown(ex);
+}
+
+/* ---- Begin and end. -------------------------------------------------------------------------------------- */
+
+int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
+{
+    memset(ex, 0, sizeof *ex);
+    ex->opt = o;
+    ex->chunk = c;
+    ex->program = program;
+    ex->vm = vm;
+    for (int i = 0; i < SV_TIME; i++) ex->time_slot += irl_sysvarinfo[i].nslots; /* $TIME's slot */
+    /* program time without accumulation: where a whole number of cycles makes a second, t = cycle / rate, so 1902
+     * cycles of 1 ms are 1.902 s exactly; else cycle * period */
+    double rate = round(1.0 / o->cycle);
+    ex->rate = fabs(rate * o->cycle - 1.0) < 1e-12 ? rate : 0;
+    char err[600];
+    int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
+    if (rc != DEVICES_OK) {
+        if (err[0]) fprintf(stderr, "irl: %s\n", err);
+        devices_free(&ex->devs);
+        return rc == DEVICES_EIO ? EX_NOINPUT : EX_DATA;
+    }
+    if (motion_init(&ex->motion, c, &ex->devs, vm->sys, o->cycle, o->time_scale, err, sizeof err) != 0) {
+        fprintf(stderr, "irl: %s\n", err);
+        motion_free(&ex->motion);
+        devices_free(&ex->devs);
+        return EX_DATA;
+    }
+    ex->motion.cycle = exec_offline_cycle;
+    ex->motion.cycle_ctx = ex;
+    vm->motion = &ex->motion;
+    ex->active = ex->devs.ndev > 0;
+    if (!ex->active) return EX_OK;
+
+    layout(ex);
+    if (o->closed_loop && (rc = closed_loop_setup(ex, err, sizeof err)) != 0) {
+        fprintf(stderr, "irl: %s\n", err);
+        closed_loop_teardown(ex);
+        vm->motion = NULL;
+        motion_free(&ex->motion);
+        devices_free(&ex->devs);
+        return rc;
+    }
+    if (!o->closed_loop && passive_setup(ex, err, sizeof err) != 0) goto fail;
+    sample_init(&ex->s, &ex->lay);
+    int pipelined = pipe_setup(ex);
+    ChecksConfig cc = {.cycle = o->cycle, .gravity = checks_model_gravity, .gravity_ud = ex->models_b};
+    if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
+    ex->have_checks = 1;
+    ex->motion.checks = &ex->ck;
+    if (out_dir(ex, err, sizeof err) < 0) goto fail;
+    if (!o->no_trace) {
+        snprintf(ex->trace_path, sizeof ex->trace_path, "%s/trace.csv", ex->out_dir);
+        TraceOptions to = {.digits = 12, .every = 1};
+        if (trace_open(&ex->tr, ex->trace_path, &ex->lay, &to, err, sizeof err) < 0) goto fail;
+        ex->tracing = 1;
+    }
+    progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
+    if (o->progress >= 0) progress_force(&ex->pg, o->progress);
+    if (pipelined) pipe_start(ex);
+    char msg[256];
+    if (sample_cycle(ex, 0.0, msg, sizeof msg) != 0) {
+        snprintf(err, sizeof err, "%s", msg);
+        goto fail;
+    }
+    return EX_OK;
+fail:
+    fprintf(stderr, "irl: %s\n", err);
+    pipe_teardown(ex);
+    if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
+    if (ex->have_checks) checks_free(&ex->ck);
+    closed_loop_teardown(ex);
+    passive_teardown(ex);
+    vm->motion = NULL;
+    motion_free(&ex->motion);
+    devices_free(&ex->devs);
+    return EX_RUNTIME;
+}
+
+/* The VM's unhandled error as "file:line:col: runtime error: message (ERR_NAME)". */
+static void vm_error_text(ExecOffline *ex)
+{
+    const Vm *vm = ex->vm;
+    const Chunk *c = ex->chunk;
+    const char *file = ex->program;
+    int line = 0, col = 0;
+    if (vm->err_pc >= 0 && vm->err_pc < c->ncode) {
+        ChunkLine l = c->lines[vm->err_pc];
+        if (l.file >= 0 && l.file < c->nfiles) file = c->kstr[c->files[l.file]].text;
+        line = l.line, col = l.col;
+    }
+    const char *name = vm_errname(vm->err_code);
+    snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", file, line, col, vm->err_msg,
+             name ? name : "?");
+}
+
+/* Print the report's error lines (violations with file:line:col) on stderr. */
+static void print_summary(ExecOffline *ex, const ReportInfo *info)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    report_text(f, &ex->ck, info);
+    fclose(f);
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        if (strstr(line, ": error: ") || strstr(line, ": warning: ") || strstr(line, ": note: every torque") ||
+            strstr(line, ": note: no time"))
+            fprintf(stderr, "%s\n", line);
+        line = nl ? nl + 1 : NULL;
+    }
+    free(buf);
+}
+
+int exec_offline_end(ExecOffline *ex, int vm_status)
+{
+    int status = vm_status == VM_OK ? EX_OK : EX_RUNTIME;
+    if (vm_status != VM_OK) vm_error_text(ex);
+    if (vm_status == VM_OK) { /* the end of the program drains the queues */
+        char msg[256];
+        int e = motion_drain(&ex->motion, msg, sizeof msg);
+        if (e) {
+            const SampleSrc *s = &ex->motion.cur;
+            const char *name = vm_errname(e);
+            snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", s->file ? s->file : ex->program,
+                     s->line, s->col, msg, name ? name : "?");
+            fprintf(stderr, "%s\n", ex->error);
+            status = EX_RUNTIME;
+        }
+    }
+    if (ex->active) {
+        cycle_pipe_finish(&ex->pipe); /* the second stage of every cycle is done; its models still open */
+        for (int d = 0; d < ex->lay.ndev; d++) /* the deferred extremes, before the report */
+            if (checks_sing_pending(&ex->ck, d)) sing_settle(ex, d);
+        pipe_teardown(ex);
+        if (cycle_pipe_error(&ex->pipe) && status == EX_OK) {
+            fprintf(stderr, "irl: %s\n", ex->pipe_msg);
+            if (!ex->error[0]) snprintf(ex->error, sizeof ex->error, "%s", ex->pipe_msg);
+            status = EX_RUNTIME;
+        }
+        progress_end(&ex->pg);
+        char err[600];
+        if (ex->tracing && trace_close(&ex->tr, err, sizeof err) < 0) {
+            fprintf(stderr, "irl: %s\n", err);
+            status = EX_RUNTIME;
+        }
+        ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
+                           .trace = ex->tracing ? ex->trace_path : NULL};
+        int nsat = 0;
+        if (ex->opt->closed_loop) {
+            info.closed_loop = (const ClosedLoop *const *)ex->cl;
+            info.cl_ev_src = (const SampleSrc *const *)ex->cl_ev_src;
+            for (int d = 0; d < ex->lay.ndev; d++) nsat += ex->cl[d] ? ex->cl[d]->stats.nev : 0;
+        }
+        char jp[4200], tp[4200];
+        snprintf(jp, sizeof jp, "%s/report.json", ex->out_dir);
+        snprintf(tp, sizeof tp, "%s/report.txt", ex->out_dir);
+        if (report_write(&ex->ck, &info, jp, tp, err, sizeof err) < 0) {
+            fprintf(stderr, "irl: %s\n", err);
+            status = EX_RUNTIME;
+        }
+        if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
+        if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
+        if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {
+            PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
+                              .progress = ex->opt->progress != 0};
+            int pr = plot_all(&ex->ck, &po, err, sizeof err);
+            if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr == PLOT_SKIPPED ? "warning: " : "", err);
+        }
+        checks_free(&ex->ck);
+        if (ex->opt->out_temp) nftw(ex->out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    closed_loop_teardown(ex);
+    passive_teardown(ex);
+    ex->vm->motion = NULL;
+    motion_free(&ex->motion);
+    devices_free(&ex->devs);
+    return status;
+}

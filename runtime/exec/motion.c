@@ -1,0 +1,652 @@
+/* motion.c — the VM's door to the motion side: decodes a motion statement's operands (opcodes.h), resolves its
+ * parameters against the modal system variables, plans it (planner or GMOVE queue of its device) and, for the
+ * statements that stop look-ahead, runs the clock through the executor's cycle until the statement is done. */
+#include "exec/motion.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errcodes.h"
+#include "geom.h"
+
+#define G_SI 9.81 /* the language's G unit, m/s^2 (1 G = 9.81 m/s^2) */
+
+/* ---- Set-up. ------------------------------------------------------------------------------------------- */
+
+int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt, double time_scale, char *err,
+                size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    m->chunk = c;
+    m->devs = devs;
+    m->sys = sys;
+    m->dt = dt;
+    m->time_scale = time_scale > 0 ? time_scale : 1.0;
+    double k = m->time_scale;
+    for (int i = 0; i < devs->ndev; i++) {
+        Device *dv = &devs->dev[i];
+        MotionDevice *md = &m->dev[i];
+        if (dv->model.dof > PLANNER_MAX_AXES) {
+            snprintf(err, errlen, "device %s has %d axes; motion supports at most %d", dv->name, dv->model.dof,
+                     PLANNER_MAX_AXES);
+            return -1;
+        }
+        PlannerConfig cfg;
+        planner_config_init(&cfg, dv->model.dof);
+        planner_config_from_model(&cfg, &dv->model);
+        if (!dv->has_pose) cfg.model = NULL; /* PTP only */
+        cfg.capacity = MOTION_QUEUE;
+        cfg.dt = dt;
+        cfg.pose_every_cycle = 0;
+        memcpy(cfg.q_start, dv->start, (size_t)dv->model.dof * sizeof *cfg.q_start);
+        /* --time-scale k: q(t / k) exactly, by scaling every rate limit (speed / k, acc / k^2, jerk / k^3) */
+        for (int a = 0; a < cfg.dof; a++) {
+            cfg.limits[a].vmax /= k;
+            cfg.limits[a].amax /= k * k;
+            cfg.limits[a].jmax /= k * k * k;
+        }
+        cfg.axis_vmax /= k, cfg.axis_amax /= k * k;
+        cfg.speed /= k, cfg.speed_ori /= k, cfg.acc /= k * k, cfg.acc_ori /= k * k;
+        cfg.jerk /= k * k * k, cfg.jerk_ori /= k * k * k;
+        if (planner_init(&md->planner, &cfg) != PLANNER_OK) {
+            snprintf(err, errlen, "device %s: %s", dv->name, planner_error(&md->planner));
+            return -1;
+        }
+        md->planner_ok = 1;
+        if (dv->is_centrifuge) {
+            MotionGmove *gm = &md->gm;
+            if (gmove_machine_init(&gm->mc, &dv->model, err, errlen) != GMOVE_OK) return -1;
+            gm->ring = calloc(MOTION_GMOVE_QUEUE, sizeof *gm->ring);
+            if (!gm->ring) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            for (int s = 0; s < MOTION_GMOVE_QUEUE; s++) gmove_table_init(&gm->ring[s].tab);
+            gm->on = 1;
+        }
+    }
+    return 0;
+}
+
+void motion_free(Motion *m)
+{
+    for (int i = 0; i < SAMPLE_MAX_DEVICES; i++) {
+        MotionDevice *md = &m->dev[i];
+        if (md->planner_ok) planner_free(&md->planner);
+        if (md->gm.ring) {
+            for (int s = 0; s < MOTION_GMOVE_QUEUE; s++) gmove_table_free(&md->gm.ring[s].tab);
+            free(md->gm.ring);
+        }
+        memset(md, 0, sizeof *md);
+    }
+}
+
+/* ---- The clock. ---------------------------------------------------------------------------------------- */
+
+size_t motion_pending(const Motion *m)
+{
+    size_t n = 0;
+    for (int i = 0; m->devs && i < m->devs->ndev; i++) {
+        n += planner_pending(&m->dev[i].planner);
+        n += (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
+    }
+    return n;
+}
+
+static int run_cycle(Motion *m, char *msg, size_t msglen) { return m->cycle(m->cycle_ctx, msg, msglen); }
+
+int motion_drain(Motion *m, char *msg, size_t msglen)
+{
+    for (int i = 0; m->devs && i < m->devs->ndev; i++) planner_flush(&m->dev[i].planner);
+    while (motion_pending(m) > 0) {
+        int e = run_cycle(m, msg, msglen);
+        if (e) return e;
+    }
+    return 0;
+}
+
+/* ---- GMOVE timeline (consumer side). --------------------------------------------------------------------- */
+
+int motion_gmove_sample(MotionGmove *gm, double t, GmoveSample *out, SampleSrc *src)
+{
+    if (!gm->on || (!gm->have_end && gm->head == gm->tail)) return 0;
+    while (gm->head > gm->tail) {
+        MotionGmoveSlot *sl = &gm->ring[gm->tail % MOTION_GMOVE_QUEUE];
+        double tl = t - sl->start;
+        if (tl <= sl->seg.T || gm->head - gm->tail > 1) {
+            if (tl > sl->seg.T) { /* the next one has started */
+                gm->tail++;
+                continue;
+            }
+            *src = sl->src;
+            int rc = gmove_sample(&sl->seg, tl < 0 ? 0 : tl, out);
+            return rc < 0 ? rc : 1;
+        }
+        gm->tail++; /* finished, nothing follows: hold its steady state */
+    }
+    /* idle at the steady state after the last segment: the planetary arm keeps turning at omega */
+    *out = gm->end_s;
+    out->q[0] = gm->end_s.q[0] + gm->end_s.qd[0] * (t - gm->end_t);
+    out->Gdot = out->Gfelt_dot = 0;
+    src->line = 0;
+    return 1;
+}
+
+/* ---- Operands. ----------------------------------------------------------------------------------------- */
+
+static int sys_offset(int id)
+{
+    int off = 0;
+    for (int i = 0; i < id; i++) off += irl_sysvarinfo[i].nslots;
+    return off;
+}
+
+static double sys_real(const Motion *m, int id) { return m->sys[sys_offset(id)].r; }
+
+/* The source location of the instruction at pc (unknown when pc is not valid). */
+static SampleSrc src_at(const Motion *m, int64_t pc)
+{
+    SampleSrc s = {NULL, 0, 0};
+    const Chunk *c = m->chunk;
+    if (pc < 0 || pc >= c->ncode) return s;
+    ChunkLine l = c->lines[pc];
+    if (l.file >= 0 && l.file < c->nfiles && c->files[l.file] >= 0 && c->files[l.file] < c->nkstr)
+        s.file = c->kstr[c->files[l.file]].text;
+    s.line = l.line;
+    s.col = l.col;
+    return s;
+}
+
+/* A decoded statement. */
+typedef struct {
+    SampleSrc src;
+    int64_t who, shape;
+    double with[MP_COUNT];
+    int has[MP_COUNT];
+    const Value *ops; /* the operands after the WITH values */
+    int nops;
+} Stmt;
+
+static int decode(const Value *args, int nargs, Stmt *st, const Motion *m)
+{
+    memset(st, 0, sizeof *st);
+    if (nargs < MOTION_HDR) return -1;
+    st->src = src_at(m, args[0].i);
+    st->who = args[1].i;
+    st->shape = args[2].i;
+    int64_t mask = args[3].i;
+    int k = MOTION_HDR;
+    for (int j = 0; j < MP_COUNT; j++)
+        if (mask & ((int64_t)1 << j)) {
+            if (k >= nargs) return -1;
+            st->has[j] = 1;
+            st->with[j] = args[k++].r;
+        }
+    st->ops = args + k;
+    st->nops = nargs - k;
+    return 0;
+}
+
+static double param(const Stmt *st, MotionParam p, double modal) { return st->has[p] ? st->with[p] : modal; }
+
+/* ---- Poses: (position, quaternion w x y z). ---------------------------------------------------------------- */
+
+typedef struct {
+    double p[3], q[4];
+} Pose;
+
+static void quat_rotate(double r[3], const double q[4], const double v[3])
+{
+    double R[9];
+    quat_to_m3(R, q);
+    m3_mulv(r, R, v);
+}
+
+static Pose pose_mul(const Pose *a, const Pose *b)
+{
+    Pose r;
+    quat_rotate(r.p, a->q, b->p);
+    v3_add(r.p, r.p, a->p);
+    quat_mul(r.q, a->q, b->q);
+    double n = sqrt(r.q[0] * r.q[0] + r.q[1] * r.q[1] + r.q[2] * r.q[2] + r.q[3] * r.q[3]);
+    for (int i = 0; i < 4; i++) r.q[i] /= n;
+    return r;
+}
+
+static Pose pose_inv(const Pose *a)
+{
+    Pose r;
+    double qc[4] = {a->q[0], -a->q[1], -a->q[2], -a->q[3]}, t[3];
+    quat_rotate(t, qc, a->p);
+    v3_scale(r.p, t, -1.0);
+    memcpy(r.q, qc, sizeof qc);
+    return r;
+}
+
+static Pose pose_from(const Value *v)
+{
+    Pose r;
+    for (int i = 0; i < 3; i++) r.p[i] = v[i].r;
+    for (int i = 0; i < 4; i++) r.q[i] = v[3 + i].r;
+    return r;
+}
+
+static Pose sys_pose(const Motion *m, int id) { return pose_from(&m->sys[sys_offset(id)]); }
+
+/* Program frame (the TCP in $BASE) -> model frame (the model's tool point in its base): BASE @ T @ INV(TOOL). */
+static Pose to_model(const Motion *m, const Pose *t)
+{
+    Pose base = sys_pose(m, SV_BASE), tool = sys_pose(m, SV_TOOL), itool = pose_inv(&tool);
+    Pose bt = pose_mul(&base, t);
+    return pose_mul(&bt, &itool);
+}
+
+static Pose to_program(const Motion *m, const Pose *mp)
+{
+    Pose base = sys_pose(m, SV_BASE), tool = sys_pose(m, SV_TOOL), ibase = pose_inv(&base);
+    Pose bt = pose_mul(&ibase, mp);
+    return pose_mul(&bt, &tool);
+}
+
+/* ---- Statements. --------------------------------------------------------------------------------------- */
+
+#define FAIL(code, ...) (snprintf(msg, msglen, __VA_ARGS__), (code))
+
+static int device_of(Motion *m, const Stmt *st, const char *what, char *msg, size_t msglen)
+{
+    int n = m->devs ? m->devs->ndev : 0;
+    if (st->who < 0 && n == 1) return 0;
+    if (st->who >= 0 && st->who < n) return (int)st->who;
+    if (n == 0) return -FAIL(IRL_ERR_DEVICE, "%s needs a DEVICE: the program declares none", what);
+    return -FAIL(IRL_ERR_DEVICE, "%s: invalid device", what);
+}
+
+/* Leave a device's GMOVE timeline for the planner (only at rest). */
+static int leave_gmove(Motion *m, int d, const char *what, char *msg, size_t msglen)
+{
+    MotionGmove *gm = &m->dev[d].gm;
+    if (!gm->on || (!gm->have_end && gm->head == gm->tail)) return 0;
+    while (gm->head > gm->tail) {
+        int e = run_cycle(m, msg, msglen);
+        if (e) return e;
+    }
+    if (gm->end.G != 1.0)
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s on %s while it spins at %.3g G: bring it to rest first (GMOVE TO 1 G)",
+                    what, m->devs->dev[d].name, gm->end.G);
+    double q[3];
+    GmoveSample s;
+    SampleSrc src;
+    motion_gmove_sample(gm, m->t, &s, &src);
+    memcpy(q, s.q, sizeof q);
+    planner_reset(&m->dev[d].planner, q);
+    gm->have_end = 0;
+    return 0;
+}
+
+/* Note a GMOVE spin-up from rest (or spin-down to rest) and what governed its length: the onset rate or an axis
+ * limit (issue 5: the report says where the axis limits rather than the onset governed). */
+static void spin_note(Motion *m, int d, const GmoveInfo *info, double t, SampleSrc src)
+{
+    const char *g = info->spin_limit;
+    char why[96];
+    if (strcmp(g, "onset") == 0) snprintf(why, sizeof why, "the onset rate");
+    else if (strcmp(g, "none") == 0 || g[0] == '\0') snprintf(why, sizeof why, "no limit (the shortest spin tried)");
+    else if (strcmp(g, "monotone") == 0) snprintf(why, sizeof why, "keeping the arm speed monotone");
+    else snprintf(why, sizeof why, "the %s limit", g);
+    if (info->spin > 0)
+        checks_note_text(m->checks, d, t, src, "%s spin-up from rest: %.3g s to %.4g G, governed by %s",
+                         m->devs->dev[d].name, info->spin_T, info->spin_G, why);
+    else
+        checks_note_text(m->checks, d, t, src, "%s spin-down to rest: %.3g s from %.4g G, governed by %s",
+                         m->devs->dev[d].name, info->spin_T, info->spin_G, why);
+}
+
+/* Note a request the planner lowered (for the report). */
+static void note(Motion *m, int d, const char *what, double req, double applied, SampleSrc src)
+{
+    if (m->checks) checks_note_limited(m->checks, d, -1, what, req, applied, m->t, src);
+}
+
+static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, const Stmt *st, const char *what,
+                       char *msg, size_t msglen)
+{
+    Planner *p = &m->dev[d].planner;
+    if (rc == PLANNER_EIK) return FAIL(IRL_ERR_IK, "%s: %s", what, planner_error(p));
+    if (rc == PLANNER_EGEOM) return FAIL(IRL_ERR_MATH, "%s: %s", what, planner_error(p));
+    if (rc == PLANNER_ENOMODEL)
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s: device %s has no kinematics for Cartesian motion", what,
+                    m->devs->dev[d].name);
+    if (rc < 0) return FAIL(IRL_ERR_MATH, "%s: %s", what, planner_error(p));
+    if (info->lowered & PLANNER_LOWERED_SPEED) note(m, d, "SPEED", info->speed_req, info->speed_max, st->src);
+    if (info->lowered & PLANNER_LOWERED_TIME) note(m, d, "TIME", info->time_req, info->duration, st->src);
+    if (info->lowered & PLANNER_LOWERED_ACC)
+        note(m, d, info->kind == PLANNER_PTP ? "ACC_PTP" : "ACC", info->acc_req, info->acc_applied, st->src);
+    if (info->lowered & PLANNER_LOWERED_APPROX) {  /* the predecessor's request, at its statement */
+        SampleSrc a = {info->approx_src.file, info->approx_src.line, info->approx_src.col};
+        note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
+    }
+    return 0;
+}
+
+static int check_joint_limits(Motion *m, int d, const double *q, const char *what, char *msg, size_t msglen)
+{
+    const Model *mo = &m->devs->dev[d].model;
+    for (int i = 0; i < mo->dof; i++) {
+        const ModelAxisLimits *l = &mo->desc.joint[i].limits;
+        if (!(q[i] >= l->min - 1e-12 && q[i] <= l->max + 1e-12))
+            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g is outside its limits [%.6g, %.6g]", what,
+                        i + 1, q[i], l->min, l->max);
+    }
+    return 0;
+}
+
+static PlannerParams params_of(const Motion *m, const Stmt *st)
+{
+    double k = m->time_scale;
+    PlannerParams p;
+    p.speed = param(st, MP_SPEED, sys_real(m, SV_SPEED)) / k;
+    p.speed_ori = param(st, MP_SPEED_ORI, sys_real(m, SV_SPEED_ORI)) / k;
+    p.acc = param(st, MP_ACC, sys_real(m, SV_ACC)) / (k * k);
+    p.speed_ptp = param(st, MP_SPEED_PTP, sys_real(m, SV_SPEED_PTP));
+    p.acc_ptp = param(st, MP_ACC_PTP, sys_real(m, SV_ACC_PTP));
+    p.time = st->has[MP_TIME] ? st->with[MP_TIME] * k : 0;
+    p.approx = param(st, MP_APPROX, sys_real(m, SV_APPROX));
+    p.approx_ptp = param(st, MP_APPROX_PTP, sys_real(m, SV_APPROX_PTP));
+    return p;
+}
+
+/* A Cartesian operand (POSE or POSITION) as a program-frame pose; a POSITION keeps the orientation of `last`. */
+static Pose cart_operand(const Value *v, int shape, const Pose *last)
+{
+    Pose t;
+    if (shape == MOTION_OPND_POSE) return pose_from(v);
+    for (int i = 0; i < 3; i++) t.p[i] = v[i].r;
+    memcpy(t.q, last->q, sizeof t.q);
+    return t;
+}
+
+static int operand_slots(int shape) { return shape == MOTION_OPND_JOINT ? 1 + 12 : shape == MOTION_OPND_POSE ? 7 : 3; }
+
+static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[kind];
+    int d = device_of(m, st, what, msg, msglen);
+    if (d < 0) return -d;
+    int e = leave_gmove(m, d, what, msg, msglen);
+    if (e) return e;
+    Planner *p = &m->dev[d].planner;
+    Model *mo = &m->devs->dev[d].model;
+    int n = mo->dof, inc = kind == MK_MOVE_INC_PTP || kind == MK_MOVE_INC_LIN || kind == MK_MOVE_INC_CIRC;
+    int ts = (int)(st->shape & 15), vs = (int)(st->shape >> 4 & 15);
+    int need = operand_slots(ts) + (vs ? operand_slots(vs) : 0);
+    if (ts == MOTION_OPND_NONE || st->nops < need) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    /* the run holds the target, then (CIRC) the via point */
+    const Value *tgt = st->ops, *via = vs ? st->ops + operand_slots(ts) : NULL;
+    double qlast[PLANNER_MAX_AXES], plast[3], qtlast[4];
+    int have_pose = planner_last_target(p, qlast, plast, qtlast);
+    Pose mlast = {{plast[0], plast[1], plast[2]}, {qtlast[0], qtlast[1], qtlast[2], qtlast[3]}};
+    Pose last = have_pose ? to_program(m, &mlast) : (Pose){{0, 0, 0}, {1, 0, 0, 0}};
+    PlannerParams par = params_of(m, st);
+    PlannerSrc src = {st->src.file, st->src.line, st->src.col};
+    PlannerPushInfo info;
+    int rc;
+    double q[PLANNER_MAX_AXES];
+    if (kind == MK_MOVE_PTP || kind == MK_MOVE_INC_PTP) {
+        if (ts == MOTION_OPND_JOINT) {
+            if (tgt[0].i != n)
+                return FAIL(IRL_ERR_JOINT_COUNT, "%s: the JOINT has %lld axes, device %s has %d", what,
+                            (long long)tgt[0].i, m->devs->dev[d].name, n);
+            for (int i = 0; i < n; i++) q[i] = tgt[1 + i].r + (inc ? qlast[i] : 0.0);
+        } else {
+            if (!have_pose) return FAIL(IRL_ERR_NOT_SUPPORTED, "%s: device %s has no kinematics", what,
+                                        m->devs->dev[d].name);
+            Pose t = cart_operand(tgt, ts, &last);
+            if (inc) {
+                Pose r = last;
+                v3_add(r.p, last.p, t.p);
+                if (ts == MOTION_OPND_POSE) quat_mul(r.q, t.q, last.q);
+                t = r;
+            }
+            Pose mt = to_model(m, &t);
+            ModelIkInfo ik;
+            if (model_ik(mo, mt.p, mt.q, qlast, q, &ik) < 0)
+                return FAIL(IRL_ERR_IK, "%s: no inverse-kinematics solution for the target pose", what);
+        }
+        if ((e = check_joint_limits(m, d, q, what, msg, msglen))) return e;
+        while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)
+            if ((e = run_cycle(m, msg, msglen))) return e;
+        return push_result(m, d, rc, &info, st, what, msg, msglen);
+    }
+    if (!have_pose)
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s: device %s has no kinematics for Cartesian motion", what,
+                    m->devs->dev[d].name);
+    Pose t = cart_operand(tgt, ts, &last), v = {{0}, {1, 0, 0, 0}};
+    if (via) v = cart_operand(via, vs, &t);
+    if (inc) {
+        v3_add(t.p, t.p, last.p);
+        v3_add(v.p, v.p, last.p);
+        if (ts == MOTION_OPND_POSE) {
+            double r[4];
+            quat_mul(r, t.q, last.q);
+            memcpy(t.q, r, sizeof r);
+        } else {
+            memcpy(t.q, last.q, sizeof t.q);
+        }
+    }
+    Pose mt = to_model(m, &t), mv = to_model(m, &v);
+    if (kind == MK_MOVE_LIN || kind == MK_MOVE_INC_LIN) {
+        while ((rc = planner_push_lin(p, mt.p, mt.q, &par, src, &info)) == PLANNER_EFULL)
+            if ((e = run_cycle(m, msg, msglen))) return e;
+    } else {
+        if (!via) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+        while ((rc = planner_push_circ(p, mv.p, mt.p, mt.q, &par, src, &info)) == PLANNER_EFULL)
+            if ((e = run_cycle(m, msg, msglen))) return e;
+    }
+    return push_result(m, d, rc, &info, st, what, msg, msglen);
+}
+
+/* The state a new GMOVE starts from, and when: after the last queued one, or now from the current state. */
+static void gmove_from(Motion *m, int d, GmoveState *from, double *start)
+{
+    MotionGmove *gm = &m->dev[d].gm;
+    if (gm->head > gm->tail) {
+        *from = gm->end;
+        *start = gm->end_t;
+    } else if (gm->have_end) {
+        *from = gm->end;
+        from->q1 = gm->end_s.q[0] + gm->end_s.qd[0] * (m->t - gm->end_t);
+        *start = m->t;
+    } else {
+        double q[PLANNER_MAX_AXES];
+        planner_last_target(&m->dev[d].planner, q, NULL, NULL);
+        *from = gmove_rest(q[0]);
+        *start = m->t;
+    }
+}
+
+static int gmove_status(int rc, const GmoveInfo *info, const char *what, char *msg, size_t msglen)
+{
+    const char *why = info->msg[0] ? info->msg : "cannot be flown";
+    switch (rc) {
+    case GMOVE_ETORQUE: return FAIL(IRL_ERR_TORQUE, "%s: %s", what, why);
+    case GMOVE_EGLIMIT:
+    case GMOVE_EINVAL: return FAIL(IRL_ERR_GLIMIT, "%s: %s", what, why);
+    case GMOVE_ENOMODEL: return FAIL(IRL_ERR_DEVICE, "%s needs a centrifuge device", what);
+    default: return FAIL(IRL_ERR_MATH, "%s: %s", what, why);
+    }
+}
+
+static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[kind];
+    int d = device_of(m, st, what, msg, msglen);
+    if (d < 0) return -d;
+    MotionGmove *gm = &m->dev[d].gm;
+    if (!gm->on) return FAIL(IRL_ERR_DEVICE, "%s needs a centrifuge device; %s is not one", what,
+                             m->devs->dev[d].name);
+    if (m->time_scale != 1.0) return FAIL(IRL_ERR_NOT_SUPPORTED, "%s cannot be run with --time-scale", what);
+    int e;
+    Planner *p = &m->dev[d].planner;
+    planner_flush(p);
+    while (planner_pending(p) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    while (gm->head - gm->tail >= MOTION_GMOVE_QUEUE)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    GmoveState from;
+    double start;
+    gmove_from(m, d, &from, &start);
+    MotionGmoveSlot *sl = &gm->ring[gm->head % MOTION_GMOVE_QUEUE];
+    GmoveParams gp = {0};
+    gp.onset = st->has[MP_ONSET] ? st->with[MP_ONSET] / G_SI : 0;
+    gp.hold = st->has[MP_HOLD] ? st->with[MP_HOLD] : 0;
+    gp.jerk = st->has[MP_JERK] ? st->with[MP_JERK] / G_SI : 0;
+    gp.interp = st->has[MP_INTERP] && st->with[MP_INTERP] == 1 ? GMOVE_INTERP_CSPLINE : GMOVE_INTERP_LINEAR;
+    GmoveInfo info;
+    memset(&info, 0, sizeof info);
+    int rc;
+    if (kind == MK_GMOVE_TO) {
+        if (st->nops < 1) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+        rc = gmove_plan_to(&gm->mc, &from, st->ops[0].r / G_SI, &gp, &sl->seg, &info);
+    } else if (kind == MK_GMOVE_HOLD) {
+        if (st->nops < 1) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+        rc = gmove_plan_hold(&gm->mc, &from, st->ops[0].r, &sl->seg, &info);
+    } else {
+        int rows = (int)st->shape;
+        if (rows < 1 || st->nops < 2 * rows) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+        double *t = malloc((size_t)rows * 2 * sizeof *t);
+        if (!t) return FAIL(IRL_ERR_MATH, "%s: out of memory", what);
+        double *G = t + rows;
+        for (int i = 0; i < rows; i++) {
+            t[i] = st->ops[2 * i].r;
+            G[i] = st->ops[2 * i + 1].r / G_SI;
+        }
+        rc = gmove_plan_profile(&gm->mc, &from, t, G, rows, &gp, &sl->tab, &sl->seg, &info);
+        free(t);
+    }
+    if (rc != GMOVE_OK) {
+        /* the report keeps what was achievable even when ON ERROR handles the error (SI: m/s^3) */
+        if (m->checks && kind == MK_GMOVE_TO && info.onset_max > 0 && gp.onset > 0)
+            checks_note_text(m->checks, d, start, st->src,
+                             "%s GMOVE TO %.4g G refused: onset %.4g G/s cannot be flown from %.4g G; the largest "
+                             "feasible onset rate is %.3g G/s", m->devs->dev[d].name, st->ops[0].r / G_SI, gp.onset,
+                             from.G, info.onset_max);
+        return gmove_status(rc, &info, what, msg, msglen);
+    }
+    if (m->checks && info.spin) spin_note(m, d, &info, start, st->src);
+    if (gp.onset > 0 && info.onset > 0 && info.onset < gp.onset * (1 - 1e-9))
+        note(m, d, "ONSET", gp.onset, info.onset, st->src);
+    sl->src = st->src;
+    sl->start = start;
+    GmoveSample end;
+    if (gmove_sample(&sl->seg, sl->seg.T, &end) < 0) return FAIL(IRL_ERR_MATH, "%s: sampling failed", what);
+    gm->end = sl->seg.end;
+    gm->end_t = start + sl->seg.T;
+    gm->end_s = end;
+    gm->have_end = 1;
+    gm->head++;
+    return 0;
+}
+
+/* WAIT t: the motion first reaches its programmed point, then the clock runs for t. */
+static int exec_wait(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    int e = motion_drain(m, msg, msglen);
+    if (e) return e;
+    double t = st->nops >= 1 ? st->ops[0].r : 0;
+    if (!(t >= 0)) return FAIL(IRL_ERR_MATH, "WAIT for a negative or undefined time (%g s)", t);
+    long n = lround(t / m->dt);
+    for (long i = 0; i < n; i++)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    return 0;
+}
+
+/* WAIT FOR cond [TIMEOUT t]: called once per evaluation of cond by the compiled loop (opcodes.h). */
+static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size_t msglen)
+{
+    Value *cond = (Value *)st->ops, *state = &args[1];
+    if (st->nops < 1) return FAIL(IRL_ERR_USER, "WAIT FOR: malformed operands");
+    if (state->i == -1) { /* first evaluation: reach the programmed point, then start timing */
+        int e = motion_drain(m, msg, msglen);
+        if (e) return e;
+        state->r = m->t;
+        cond->i = 0; /* evaluate again, now */
+        return 0;
+    }
+    if (cond->i) return 0; /* the wait is over */
+    if ((st->shape & 1) && st->nops >= 2 && m->t - state->r >= st->ops[1].r - 1e-12)
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR timed out after %g s", st->ops[1].r);
+    int e = run_cycle(m, msg, msglen);
+    cond->i = 0;
+    return e;
+}
+
+static int exec_pulse(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    int e = motion_drain(m, msg, msglen);
+    if (e) return e;
+    int io = (int)st->who;
+    if (!m->devs || io < 0 || io >= m->devs->nio) return FAIL(IRL_ERR_DEVICE, "PULSE: invalid output");
+    double t = st->nops >= 1 ? st->ops[0].r : 0;
+    if (!(t >= 0)) return FAIL(IRL_ERR_MATH, "PULSE for a negative or undefined time (%g s)", t);
+    devices_io_write(m->devs, io, 1);
+    m->devs->io[io].pulse_end = m->t + t;
+    return 0;
+}
+
+static int is_analog(const DevicesIo *io) { return io->kind == 2 || io->kind == 3; }
+
+static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen)
+{
+    int io = nargs >= 1 ? (int)args[0].i : -1;
+    if (!m->devs || io < 0 || io >= m->devs->nio) return FAIL(IRL_ERR_DEVICE, "invalid IO point");
+    DevicesIo *p = &m->devs->io[io];
+    int input = p->kind == 0 || p->kind == 2;
+    if (kind == MK_IO_READ) {
+        if (input) {
+            int e = motion_drain(m, msg, msglen);
+            if (e) return e;
+        }
+        if (is_analog(p)) args[0].r = p->value;
+        else args[0].i = p->value != 0;
+        return 0;
+    }
+    if (nargs < 2) return FAIL(IRL_ERR_USER, "setting an IO point: malformed operands");
+    if (input) return FAIL(IRL_ERR_DEVICE, "%s is an input", p->name);
+    int e = motion_drain(m, msg, msglen);
+    if (e) return e;
+    devices_io_write(m->devs, io, is_analog(p) ? args[1].r : (double)(args[1].i != 0));
+    return 0;
+}
+
+/* Refuses the statement by name: no motion side is wired (a tool running the VM alone). */
+static int refuse(MotionKind kind, char *msg, size_t msglen)
+{
+    const char *what = (unsigned)kind < MK_COUNT ? irl_motion_names[kind] : "motion statement";
+    snprintf(msg, msglen, "%s is not supported yet: motion arrives with the planner", what);
+    return IRL_ERR_NOT_SUPPORTED;
+}
+
+int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen)
+{
+    if (!m || !m->cycle) return refuse(kind, msg, msglen);
+    if (kind == MK_IO_READ || kind == MK_IO_WRITE) return exec_io(m, kind, args, nargs, msg, msglen);
+    if (kind == MK_SYNC) {
+        if (nargs >= 1) m->cur = src_at(m, args[0].i);
+        return motion_drain(m, msg, msglen);
+    }
+    Stmt st;
+    if (decode(args, nargs, &st, m) != 0) return FAIL(IRL_ERR_USER, "malformed motion statement");
+    m->cur = st.src;
+    switch (kind) {
+    case MK_MOVE_PTP: case MK_MOVE_LIN: case MK_MOVE_CIRC:
+    case MK_MOVE_INC_PTP: case MK_MOVE_INC_LIN: case MK_MOVE_INC_CIRC:
+        return exec_move(m, kind, &st, msg, msglen);
+    case MK_GMOVE_TO: case MK_GMOVE_HOLD: case MK_GMOVE_PROFILE: return exec_gmove(m, kind, &st, msg, msglen);
+    case MK_WAIT: return exec_wait(m, &st, msg, msglen);
+    case MK_WAIT_FOR: return exec_wait_for(m, args, &st, msg, msglen);
+    case MK_PULSE: return exec_pulse(m, &st, msg, msglen);
+    default: return refuse(kind, msg, msglen);
+    }
+}

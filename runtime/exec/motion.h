@@ -1,0 +1,85 @@
+/* motion.h — the one door from the VM to the motion side (planner, GMOVE, devices, I/O). OP_MOTION calls
+ * motion_execute with the statement's kind (opcodes.h IRL_MOTION_KINDS) and its operand run (laid out as
+ * opcodes.h describes: a header with the statement's pc, device, operand shapes and WITH mask, then the values).
+ *
+ * This is the producer side: MOVE plans a planner segment, GMOVE a GmoveSegment (one per-device queue of each,
+ * one timeline per device: a centrifuge is either under GMOVE or under the planner), and both return at once
+ * while their queue has room. When a queue is full, and for the statements that stop look-ahead (WAIT, WAIT FOR,
+ * PULSE, writing an output, reading an input, reading $TIME), the door advances the clock through the
+ * executor's cycle callback (offline: the virtual clock of exec_offline.c). A NULL Motion (no executor wired)
+ * refuses every statement with ERR_NOT_SUPPORTED, naming it. */
+#ifndef IRL_MOTION_H
+#define IRL_MOTION_H
+
+#include <stddef.h>
+
+#include "exec/checks.h"
+#include "chunk.h"
+#include "exec/devices.h"
+#include "motion/gmove.h"
+#include "motion/planner.h"
+
+#define MOTION_QUEUE 16       /* planner segments per device */
+#define MOTION_GMOVE_QUEUE 4  /* GMOVE segments per device */
+
+/* One queued GMOVE statement. */
+typedef struct {
+    GmoveSegment seg;
+    GmoveTable tab;      /* PROFILE: the table the segment reads (reused with the slot) */
+    SampleSrc src;
+    double start;        /* absolute start time, s */
+} MotionGmoveSlot;
+
+/* The GMOVE timeline of one centrifuge. Single thread (offline): plain indices. */
+typedef struct {
+    int on;              /* the device is a centrifuge */
+    GmoveMachine mc;
+    MotionGmoveSlot *ring;
+    long head, tail;     /* pushed / retired */
+    int have_end;        /* a GMOVE has run: the device follows this timeline (not the planner) */
+    GmoveState end;      /* the steady state after the last pushed segment */
+    double end_t;        /* when it is reached */
+    GmoveSample end_s;   /* the sample there (q2, q3, omega held while idle) */
+} MotionGmove;
+
+typedef struct {
+    Planner planner;
+    int planner_ok;
+    MotionGmove gm;
+} MotionDevice;
+
+/* Advance the clock by one cycle. Returns 0, or an error code (errcodes.h) with a message. */
+typedef int (*MotionCycleFn)(void *ctx, char *msg, size_t msglen);
+
+typedef struct Motion {
+    const Chunk *chunk;
+    Devices *devs;       /* borrowed */
+    MotionDevice dev[SAMPLE_MAX_DEVICES];
+    Value *sys;          /* the VM's system variables (IRL_SYSVARS order), read for modal defaults */
+    double t;            /* program time of the last cycle, s (the executor keeps it) */
+    double dt;           /* cycle time, s */
+    double time_scale;   /* --time-scale k: every motion k times slower */
+    MotionCycleFn cycle;
+    void *cycle_ctx;
+    SampleSrc cur;       /* the statement executing (the trace's `line`) */
+    Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
+} Motion;
+
+/* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
+int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt, double time_scale, char *err,
+                size_t errlen);
+void motion_free(Motion *m);
+
+/* Executes one motion statement. Returns 0, or an error code (errcodes.h) with a message in msg. */
+int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen);
+
+/* Segments queued and not finished, over all devices (0: everything at its programmed point). */
+size_t motion_pending(const Motion *m);
+/* Stop look-ahead and run cycles until every queue is empty. 0 or an error code with msg. */
+int motion_drain(Motion *m, char *msg, size_t msglen);
+
+/* Consumer side of a device's GMOVE timeline at absolute time t: 1 when the device follows it (out and *src
+ * filled), 0 when the device follows the planner, < 0 (GMOVE_E*) when sampling failed. */
+int motion_gmove_sample(MotionGmove *gm, double t, GmoveSample *out, SampleSrc *src);
+
+#endif

@@ -1,0 +1,1099 @@
+/* planner.c — segment queue, PTP/LIN/CIRC planning with limits from the joint-space path, blending by
+ * superposition, and per-cycle sampling. Design and formulas: docs/MOTION.md. */
+#include "motion/planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+#include "motion/planner_blend.h"
+
+#define NS PLANNER_PATH_SAMPLES
+#define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
+#define BLEND_MARGIN 0.995      /* the blended sum must stay below this fraction of each limit at those samples */
+#define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
+#define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
+
+/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes and
+ * its slerp; each lane rounds as the scalar code would (no contraction under -std=c11): the same bits. */
+typedef double PlannerV2 __attribute__((vector_size(16)));
+static inline PlannerV2 v2_load(const double *a)
+{
+    PlannerV2 r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
+static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
+
+/* ---------------------------------------------------------------- configuration */
+
+void planner_config_init(PlannerConfig *c, int dof)
+{
+    memset(c, 0, sizeof *c);
+    c->dof = dof;
+    for (int i = 0; i < PLANNER_MAX_AXES; i++) {
+        c->limits[i] = (ModelAxisLimits){-INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+    }
+    c->capacity = 64;
+    c->dt = 1e-3;
+    c->axis_vmax = 1.0;
+    c->axis_amax = 5.0;
+    c->speed = 0.2;
+    c->speed_ori = 1.0;
+    c->acc = 1.0;
+    c->acc_ori = 5.0;
+    c->jerk = 10.0;
+    c->jerk_ori = 50.0;
+}
+
+void planner_config_from_model(PlannerConfig *c, Model *m)
+{
+    int n = m->dof < PLANNER_MAX_AXES ? m->dof : PLANNER_MAX_AXES;
+    c->dof = m->dof;
+    c->model = m;
+    for (int i = 0; i < n; i++) {
+        c->limits[i] = m->desc.joint[i].limits;
+        c->q_start[i] = m->desc.joint[i].home;
+    }
+}
+
+/* Effective speed, acceleration and jerk limit of axis i (defaults where the machine gives none). */
+static double ax_v(const Planner *p, int i)
+{
+    double v = p->cfg.limits[i].vmax;
+    return isinf(v) ? p->cfg.axis_vmax : v;
+}
+static double ax_a(const Planner *p, int i)
+{
+    double a = p->cfg.limits[i].amax;
+    return isinf(a) ? p->cfg.axis_amax : a;
+}
+static double ax_j(const Planner *p, int i) { return p->cfg.limits[i].jmax; }
+
+static Model *plan_model(Planner *p) { return p->cfg.plan_model ? p->cfg.plan_model : p->cfg.model; }
+
+/* Every axis's speed, acceleration and jerk limit, as the checks of planner_blend.c take them. */
+static void blend_limits(const Planner *p, PlannerBlendLimits *lim)
+{
+    for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+}
+
+/* Pose of the tool at q by forward kinematics (quaternion w >= 0). */
+static int fk_pose(Model *m, const double *q, double pos[3], double quat[4])
+{
+    double R[9];
+    int st = model_fk(m, q, -1, pos, R);
+    if (st < 0) return st;
+    m3_to_quat(quat, R);
+    return 0;
+}
+
+int planner_init(Planner *p, const PlannerConfig *cfg)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    if (cfg->dof < 1 || cfg->dof > PLANNER_MAX_AXES || cfg->capacity < 2 || !(cfg->dt > 0)) {
+        snprintf(p->err, sizeof p->err, "planner: %d axes (1..%d), capacity %d (>= 2), cycle %g s (> 0)",
+                 cfg->dof, PLANNER_MAX_AXES, cfg->capacity, cfg->dt);
+        return PLANNER_EINVAL;
+    }
+    if (cfg->model && cfg->model->dof != cfg->dof) {
+        snprintf(p->err, sizeof p->err, "planner: %d axes but the model has %d", cfg->dof, cfg->model->dof);
+        return PLANNER_EINVAL;
+    }
+    p->ring = calloc((size_t)cfg->capacity, sizeof *p->ring);
+    if (!p->ring) {
+        snprintf(p->err, sizeof p->err, "planner: out of memory");
+        return PLANNER_EINVAL;
+    }
+    if (cfg->model || cfg->plan_model) {
+        p->blend = planner_blend_work_new(cfg->dof);
+        if (!p->blend) {
+            free(p->ring);
+            p->ring = NULL;
+            snprintf(p->err, sizeof p->err, "planner: out of memory");
+            return PLANNER_EINVAL;
+        }
+    }
+    atomic_init(&p->head, 0);
+    atomic_init(&p->tail, 0);
+    p->next_id = 1;
+    p->no_blend = 1;
+    planner_reset(p, cfg->q_start);
+    return PLANNER_OK;
+}
+
+void planner_free(Planner *p)
+{
+    free(p->ring);
+    p->ring = NULL;
+    planner_blend_work_free(p->blend);
+    p->blend = NULL;
+}
+
+void planner_reset(Planner *p, const double *q)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_acquire);
+    atomic_store_explicit(&p->tail, h, memory_order_release);
+    memset(&p->main, 0, sizeof p->main);
+    memset(&p->next, 0, sizeof p->next);
+    p->zone_decided = 0;
+    p->fault = 0;
+    p->no_blend = 1;
+    memcpy(p->q_hold, q, (size_t)p->cfg.dof * sizeof *q);
+    memcpy(p->q_end, q, (size_t)p->cfg.dof * sizeof *q);
+    Model *m = plan_model(p);
+    p->have_pose_end = m && fk_pose(m, q, p->pos_end, p->quat_end) == 0;
+}
+
+const char *planner_error(const Planner *p) { return p->err; }
+
+size_t planner_pending(const Planner *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_acquire) -
+           atomic_load_explicit(&p->tail, memory_order_acquire);
+}
+
+int planner_last_target(const Planner *p, double *q, double *pos, double *quat)
+{
+    if (q) memcpy(q, p->q_end, (size_t)p->cfg.dof * sizeof *q);
+    if (p->have_pose_end) {
+        if (pos) v3_copy(pos, p->pos_end);
+        if (quat) memcpy(quat, p->quat_end, 4 * sizeof *quat);
+    }
+    return p->have_pose_end;
+}
+
+void planner_flush(Planner *p) { p->no_blend = 1; }
+
+/* ---------------------------------------------------------------- path geometry */
+
+/* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
+static inline __attribute__((always_inline)) void slerp(double r[4], const double a[4], const double b[4], double omega, double s)
+{
+    double ka, kb;
+    if (omega < 1e-6) {         /* nearly equal: normalised linear interpolation (error O(omega^3)) */
+        ka = 1 - s;
+        kb = s;
+    } else {
+        double so = sin(omega);
+        ka = sin((1 - s) * omega) / so;
+        kb = sin(s * omega) / so;
+    }
+    /* two components at a time (r may alias a or b: all loaded first); the norm summed in component order */
+    PlannerV2 vka = {ka, ka}, vkb = {kb, kb};
+    PlannerV2 x01 = vka * v2_load(a) + vkb * v2_load(b), x23 = vka * v2_load(a + 2) + vkb * v2_load(b + 2);
+    PlannerV2 s01 = x01 * x01, s23 = x23 * x23;
+    double n = 1.0 / sqrt(s01[0] + s01[1] + s23[0] + s23[1]);
+    PlannerV2 vn = {n, n};
+    v2_store(r, x01 * vn);
+    v2_store(r + 2, x23 * vn);
+}
+
+/* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (inline: slot_q's every cycle). */
+static inline __attribute__((always_inline)) void path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    double x, y, z;
+    if (g->kind == PLANNER_CIRC) {
+        double a = g->phi * s, c, d;
+        if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {
+            /* cos and sin of a from the nearest node of the table (|u| <= pi / PLANNER_TRIG: the series' next terms,
+             * u^8 / 8! and u^9 / 9!, are below 4e-18) instead of libm's sincos (a third of its cost) */
+            int k = (int)(s * PLANNER_TRIG + 0.5);
+            double u = a - g->phi * k / PLANNER_TRIG, u2 = u * u;
+            double cu = 1 - u2 * (1.0 / 2 - u2 * (1.0 / 24 - u2 * (1.0 / 720)));
+            double su = u * (1 - u2 * (1.0 / 6 - u2 * (1.0 / 120 - u2 * (1.0 / 5040))));
+            const double *t = g->trig[k];
+            c = g->radius * (t[0] * cu - t[1] * su);
+            d = g->radius * (t[1] * cu + t[0] * su);
+        } else {
+            c = g->radius * cos(a);
+            d = g->radius * sin(a);
+        }
+        x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
+        y = g->centre[1] + c * g->e1[1] + d * g->e2[1];
+        z = g->centre[2] + c * g->e1[2] + d * g->e2[2];
+    } else {
+        x = g->p0[0] + s * (g->p1[0] - g->p0[0]);
+        y = g->p0[1] + s * (g->p1[1] - g->p0[1]);
+        z = g->p0[2] + s * (g->p1[2] - g->p0[2]);
+    }
+    pos[0] = x, pos[1] = y, pos[2] = z;
+    slerp(quat, g->quat0, g->quat1, g->omega, s);
+}
+
+void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    path_pose_ext(g, s, pos, quat);
+}
+
+/* The path pose at s in [0, 1], the ends exact (inline: slot_q's every cycle). */
+static inline __attribute__((always_inline)) void path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    if (s <= 0) {
+        v3_copy(pos, g->p0);
+        memcpy(quat, g->quat0, 4 * sizeof *quat);
+    } else if (s >= 1) {
+        v3_copy(pos, g->p1);
+        memcpy(quat, g->quat1, 4 * sizeof *quat);
+    } else {
+        path_pose_ext(g, s, pos, quat);
+    }
+}
+
+void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
+{
+    path_pose(g, s, pos, quat);
+}
+
+/* Circle through a, b (via) and c: centre, radius, in-plane basis (e1 towards a) and the arc angle from a to
+ * c passing b. Returns 0 or PLANNER_EGEOM. */
+static int circle_through(PlannerSegment *g, const double a[3], const double b[3], const double c[3])
+{
+    double u[3], v[3], n[3], w[3], x[3], d[3];
+    v3_sub(u, b, a);
+    v3_sub(v, c, a);
+    v3_cross(n, u, v);
+    double nn = v3_dot(n, n), uu = v3_dot(u, u), vv = v3_dot(v, v);
+    if (!(nn > 1e-24 * uu * vv) || uu == 0 || vv == 0) return PLANNER_EGEOM;
+    /* centre - a = (|u|^2 v - |v|^2 u) x (u x v) / (2 |u x v|^2) */
+    for (int i = 0; i < 3; i++) w[i] = uu * v[i] - vv * u[i];
+    v3_cross(x, w, n);
+    for (int i = 0; i < 3; i++) g->centre[i] = a[i] + x[i] / (2 * nn);
+    v3_sub(d, a, g->centre);
+    g->radius = v3_norm(d);
+    v3_scale(g->e1, d, 1.0 / g->radius);
+    double nu[3];
+    v3_scale(nu, n, 1.0 / sqrt(nn));
+    v3_cross(g->e2, nu, g->e1);
+    v3_sub(d, c, g->centre);
+    g->phi = atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
+    if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
+    for (int k = 0; k <= PLANNER_TRIG; k++) {
+        double ak = g->phi * k / PLANNER_TRIG;   /* the expression planner_path_pose_ext repeats, to the bit */
+        g->trig[k][0] = cos(ak);
+        g->trig[k][1] = sin(ak);
+    }
+    g->ntrig = PLANNER_TRIG;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- planning */
+
+/* What planning a LIN/CIRC needs beyond its segment, kept for replanning it when a blend lowers it. */
+typedef struct {
+    double L, th;                                   /* path length (m) and rotation angle (rad) */
+    double D1[PLANNER_MAX_AXES], D2[PLANNER_MAX_AXES], D3[PLANNER_MAX_AXES]; /* |dq/ds|, |d2q/ds2|, |d3q/ds3| */
+} CartPlan;
+
+/* PTP with PTP: the speed, acceleration and jerk of every axis of a PTP segment at local time t (the blend check
+ * with a Cartesian segment is planner_blend.c's). */
+static void plan_eval(const Planner *p, const PlannerSegment *g, double t, double *qd, double *qdd, double *qj)
+{
+    for (int i = 0; i < p->cfg.dof; i++) {
+        ProfileState s;
+        profile_at(&g->ax[i], t, &s);
+        qd[i] = s.v;
+        qdd[i] = s.a;
+        qj[i] = s.j;
+    }
+}
+
+/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? */
+static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                            double tau)
+{
+    int n = p->cfg.dof;
+    double va[PLANNER_MAX_AXES], aa[PLANNER_MAX_AXES], ja[PLANNER_MAX_AXES];
+    double vb[PLANNER_MAX_AXES], ab[PLANNER_MAX_AXES], jb[PLANNER_MAX_AXES];
+    plan_eval(p, a, a->T - o + tau, va, aa, ja);
+    plan_eval(p, b, tau, vb, ab, jb);
+    for (int i = 0; i < n; i++) {
+        if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
+        if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
+        if (!isinf(ax_j(p, i)) && fabs(ja[i] + jb[i]) > ax_j(p, i) * (1 + 1e-9)) return 0;
+    }
+    return 1;
+}
+
+/* The phase boundaries of a profile (local times). */
+static void phase_bounds(const Profile *pr, double b[6])
+{
+    b[0] = pr->Tj; b[1] = pr->Ta - pr->Tj; b[2] = pr->Ta;
+    b[3] = pr->T - pr->Ta; b[4] = pr->T - pr->Ta + pr->Tj; b[5] = pr->T - pr->Tj;
+}
+
+/* The overlap window sampled uniformly and, for PTP profiles, just after every phase boundary of either
+ * segment (the summed jerk is constant between boundaries, so this sees every jerk sum exactly). The window's
+ * own ends are boundaries too: at tau = 0 the successor reports the jerk of rest (0), not that of its first
+ * phase, so the piece between the window start and the first phase boundary is sampled just inside it (that
+ * piece was missed, and a blend with twice the jerk limit there was accepted); likewise just before the end. */
+static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+{
+    int n = p->cfg.dof;
+    double eps = 1e-9 * o, bd[6];
+    if (!blend_point_fits(p, a, b, o, eps) || !blend_point_fits(p, a, b, o, o - eps)) return 0;
+    for (int i = 0; i < n; i++) {
+        if (a->kind == PLANNER_PTP) {
+            phase_bounds(&a->ax[i], bd);
+            for (int k = 0; k < 6; k++) {
+                double tau = bd[k] - (a->T - o) + eps;
+                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+            }
+        }
+        if (b->kind == PLANNER_PTP) {
+            phase_bounds(&b->ax[i], bd);
+            for (int k = 0; k < 6; k++) {
+                double tau = bd[k] + eps;
+                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+            }
+        }
+    }
+    for (int k = 0; k <= BLEND_SAMPLES; k++)
+        if (!blend_point_fits(p, a, b, o, o * k / BLEND_SAMPLES)) return 0;
+    return 1;
+}
+
+/* PTP with PTP: overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at
+ * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
+static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, int *lowered)
+{
+    double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
+    if (!(omax > 0)) return 0;
+    double o = omax;
+    for (int k = 0; k < 30; k++, o *= 0.8) {
+        if (blend_fits(p, a, b, o)) {
+            if (k > 0) *lowered |= PLANNER_LOWERED_APPROX;
+            return o;
+        }
+    }
+    *lowered |= PLANNER_LOWERED_APPROX;
+    return 0;
+}
+
+/* A requested value, or the default when it is not given (<= 0 or NaN). */
+static double given(double v, double dflt) { return v > 0 ? v : dflt; }
+
+/* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). kacc scales
+ * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. A PTP with an approximation zone
+ * on a device that can move in Cartesian space (its model has IK) keeps PLANNER_JERK_RESERVE of every jerk limit
+ * free: a LIN/CIRC successor's joint jerk is nowhere exactly zero, so it could not blend into a ramp at the
+ * limit. */
+static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, double kacc, PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0) * kacc, Tmin = 0;
+    double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
+    Model *m = plan_model(p);
+    double fj = f > 0 && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
+    g->acc_req = fa;
+    g->approx_req = f;
+    for (int i = 0; i < n; i++) {
+        double t = profile_min_time(g->q1[i] - g->q0[i], ax_v(p, i) * fv, ax_a(p, i) * fa, ax_j(p, i) * fj);
+        if (isnan(t)) {
+            snprintf(p->err, sizeof p->err, "axis %d: invalid limits", i + 1);
+            return PLANNER_EINVAL;
+        }
+        Tmin = fmax(Tmin, t);
+    }
+    double T = Tmin;
+    if (par->time > 0) {
+        if (par->time < Tmin * (1 - 1e-12)) info->lowered |= PLANNER_LOWERED_TIME;
+        T = fmax(T, par->time);
+    }
+    g->T = 0;
+    for (int i = 0; i < n; i++) {
+        if (profile_plan_duration(&g->ax[i], g->q0[i], g->q1[i], ax_v(p, i) * fv, ax_a(p, i) * fa,
+                                  ax_j(p, i) * fj, T) < 0)
+            return PLANNER_EINVAL;
+        g->T = fmax(g->T, g->ax[i].T);
+    }
+    g->zone_t = g->T - 0.5 * f * g->T;
+    return PLANNER_OK;
+}
+
+/* The message of an IK failure (model status st) in the lone table of path g; returns PLANNER_EIK. */
+static int path_ik_failed(Planner *p, const PlannerSegment *g, int st)
+{
+    double pos[3], quat[4], s = planner_blend_lone_failed_at(p->blend);
+    planner_path_pose(g, s, pos, quat);
+    snprintf(p->err, sizeof p->err, "inverse kinematics failed at %.0f %% of the path, pose (%.6g, %.6g, %.6g) m: %s",
+             100 * s, pos[0], pos[1], pos[2], model_strerror(st));
+    return PLANNER_EIK;
+}
+
+/* The joint-space table of a Cartesian path (IK at NS + 1 points: every second node of the lone check's first table
+ * level, planner_blend.c, which walks the path in 64 steps; solved once for both) and the bounds D1, D2, D3 of
+ * |dq/ds|, |d2q/ds2|, |d3q/ds3| per axis, from differences with a safety factor. */
+static int path_table(Planner *p, PlannerSegment *g, double *D1, double *D2, double *D3)
+{
+    int n = p->cfg.dof;
+    memcpy(g->qs[0], g->q0, (size_t)n * sizeof(double));
+    int st = planner_blend_lone_path(p->blend, plan_model(p), g, g->qs);
+    if (st < 0) return path_ik_failed(p, g, st);
+    memcpy(g->q1, g->qs[NS], (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double d1 = 0, d2 = 0, d3 = 0;
+        for (int k = 0; k < NS; k++) d1 = fmax(d1, fabs(g->qs[k + 1][i] - g->qs[k][i]) * NS);
+        for (int k = 1; k < NS; k++)
+            d2 = fmax(d2, fabs(g->qs[k + 1][i] - 2 * g->qs[k][i] + g->qs[k - 1][i]) * NS * NS);
+        for (int k = 1; k < NS - 1; k++)
+            d3 = fmax(d3, fabs(g->qs[k + 2][i] - 3 * g->qs[k + 1][i] + 3 * g->qs[k][i] - g->qs[k - 1][i]) *
+                              NS * NS * NS);
+        D1[i] = 1.10 * d1 + 1e-12;
+        D2[i] = 1.25 * d2 + 1.0 * d1;    /* the table is coarse: keep a floor tied to the first derivative */
+        D3[i] = 1.50 * d3 + 1.0 * d2 + 1.0 * d1;
+    }
+    return PLANNER_OK;
+}
+
+/* LIN/CIRC geometry: path length, rotation angle, and the joint-space table with its derivative bounds. */
+static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
+{
+    cp->L = g->kind == PLANNER_CIRC ? g->radius * g->phi : 0;
+    if (g->kind == PLANNER_LIN) {
+        double d[3];
+        v3_sub(d, g->p1, g->p0);
+        cp->L = v3_norm(d);
+    }
+    double dot = 0;
+    for (int i = 0; i < 4; i++) dot += g->quat0[i] * g->quat1[i];
+    if (dot < 0) {
+        for (int i = 0; i < 4; i++) g->quat1[i] = -g->quat1[i];
+        dot = -dot;
+    }
+    g->omega = acos(fmin(dot, 1.0));
+    cp->th = 2 * g->omega;
+    g->length = cp->L;
+    planner_blend_lone_reset(p->blend);   /* p->blend exists: a Cartesian move needs a model */
+    return path_table(p, g, cp->D1, cp->D2, cp->D3);
+}
+
+/* The path profile under V, A, J (stretched to TIME when one is given). */
+static int path_profile(PlannerSegment *g, const PlannerParams *par, double V, double A, double J,
+                        PlannerPushInfo *info)
+{
+    Profile *pr = &g->path;
+    if (par->time > 0) {
+        if (profile_plan_duration(pr, 0, 1, V, A, J, par->time) == PROFILE_STRETCH_LIMITED)
+            info->lowered |= PLANNER_LOWERED_TIME;
+    } else if (profile_plan(pr, 0, 1, V, A, J) < 0) {
+        return PLANNER_EINVAL;
+    }
+    g->T = pr->T;
+    return PLANNER_OK;
+}
+
+/* The lone stream check of a planned LIN/CIRC (planner_blend.c): while the peaks of its joint speed, acceleration
+ * or jerk over the whole path exceed LONE_MARGIN of a limit, slow the path down in time by the factor c that the
+ * worst of them asks for (speed scales as 1/c, acceleration 1/c^2, jerk 1/c^3), and replan. *V is lowered with
+ * it. The bounds D1-D3 usually leave room; this catches what their 33 samples miss (near a singularity). */
+static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, double *V, double *A, double *J,
+                    PlannerPushInfo *info)
+{
+    PlannerBlendLimits lim[PLANNER_MAX_AXES];
+    blend_limits(p, lim);
+    /* the table once per segment, at its first planning (its refinement looks at the path speed planned) */
+    int st;
+    if (!planner_blend_lone_nodes(p->blend, g) &&
+        (st = planner_blend_lone_table(p->blend, plan_model(p), lim, g)) < 0)
+        return path_ik_failed(p, g, st);
+    for (int it = 0; it < LONE_ITER; it++) {
+        double r[3];
+        planner_blend_lone_peaks(p->blend, lim, p->cfg.dt, g, r);
+        double c = fmax(fmax(r[0], sqrt(r[1])), cbrt(r[2])) / LONE_MARGIN;
+        /* a slow-down by c lands the worst peak on the margin itself: a hair above it is rounding, not a reason for
+         * another 1 % (which rounding alone used to decide, either way) */
+        if (!(c > 1 + 1e-9)) return PLANNER_OK;
+        c *= 1 + 0.01 * it;          /* should the scaling not be exact (TIME, grid), step beyond it */
+        *V /= c, *A /= c * c, *J /= c * c * c;
+        if ((st = path_profile(g, par, *V, *A, *J, info)) < 0) return st;
+    }
+    return PLANNER_OK;
+}
+
+/* LIN/CIRC: path-parameter profile from 0 to 1 whose limits keep the requested Cartesian speeds and every
+ * joint limit (q' s_dot, q' s_ddot + q'' s_dot^2, q' s_dddot + 3 q'' s_dot s_ddot + q''' s_dot^3). kacc scales
+ * the path acceleration and jerk when a blend needs them lowered. */
+static int plan_cart(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par, double kacc,
+                     PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double L = cp->L, th = cp->th;
+    const double *D1 = cp->D1, *D2 = cp->D2, *D3 = cp->D3;
+    double speed = given(par->speed, p->cfg.speed), sori = given(par->speed_ori, p->cfg.speed_ori);
+    double acc = given(par->acc, p->cfg.acc);
+    double V = fmin(L > 0 ? speed / L : INFINITY, th > 0 ? sori / th : INFINITY);
+    double A = fmin(L > 0 ? acc / L : INFINITY, th > 0 ? p->cfg.acc_ori / th : INFINITY);
+    double J = fmin(L > 0 ? p->cfg.jerk / L : INFINITY, th > 0 ? p->cfg.jerk_ori / th : INFINITY);
+    info->speed_req = speed;
+    info->speed_max = speed;
+    g->acc_req = kacc * acc;
+    g->approx_req = par->approx > 0 ? par->approx : 0;
+    if (isinf(V)) {             /* nothing moves: stand still for TIME (or no time at all) */
+        profile_plan_duration(&g->path, 0, 0, 1, 1, 1, par->time > 0 ? par->time : 0);
+        g->T = g->path.T;
+        g->zone_t = g->T;
+        return PLANNER_OK;
+    }
+    double Vreq = V;
+    for (int i = 0; i < n; i++) {
+        double vm = ax_v(p, i), am = ax_a(p, i), jm = ax_j(p, i);
+        V = fmin(V, vm / D1[i]);
+        V = fmin(V, sqrt(0.5 * am / D2[i]));
+        if (!isinf(jm)) V = fmin(V, cbrt(0.25 * jm / D3[i]));
+    }
+    V *= cbrt(kacc);            /* a blend's lowering: every joint speed by cbrt(k), acc by k^(2/3), jerk by k */
+    for (int i = 0; i < n; i++) {
+        double am = ax_a(p, i), jm = ax_j(p, i);
+        A = fmin(A, (am - D2[i] * V * V) / D1[i]);
+        if (!isinf(jm)) A = fmin(A, 0.25 * jm / (3 * D2[i] * V));
+    }
+    for (int i = 0; i < n; i++) {
+        double jm = ax_j(p, i);
+        if (!isinf(jm)) J = fmin(J, (jm - 3 * D2[i] * V * A - D3[i] * V * V * V) / D1[i]);
+    }
+    A *= kacc;
+    J *= kacc;
+    Profile *pr = &g->path;
+    int st = path_profile(g, par, V, A, J, info);
+    if (st == PLANNER_OK && p->blend) st = lone_fit(p, g, par, &V, &A, &J, info);
+    if (st < 0) return st;
+    if (V < Vreq * (1 - 1e-9)) {
+        info->lowered |= PLANNER_LOWERED_SPEED;
+        info->speed_max = L > 0 ? V * L : speed;
+    }
+    g->zone_t = g->T;
+    if (par->approx > 0 && L > 0) g->zone_t = profile_time_at_fraction(pr, 1 - fmin(par->approx / L, 0.5));
+    return PLANNER_OK;
+}
+
+/* (Re)plan segment g with the acceleration factor kacc (its geometry already done for LIN/CIRC). */
+static int plan_segment(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par, double kacc,
+                        PlannerPushInfo *info)
+{
+    return g->kind == PLANNER_PTP ? plan_ptp(p, g, par, kacc, info) : plan_cart(p, g, cp, par, kacc, info);
+}
+
+/* The predecessor's approximation in its own units (APPROX: remaining path, m; APPROX_PTP: fraction of the
+ * half move) that an overlap of o seconds amounts to. */
+static double approx_of(const PlannerSegment *a, double o)
+{
+    if (a->kind == PLANNER_PTP) return a->T > 0 ? fmin(2 * o / a->T, 1) : 0;
+    ProfileState s;
+    profile_at(&a->path, a->T - o, &s);
+    return a->length * (1 - s.p);
+}
+
+/* Blend of a new segment b with its published predecessor a. PTP with PTP: blend_overlap (exact). With a
+ * Cartesian segment: the stream-envelope check of planner_blend.c; when it does not keep at least half of the
+ * longest overlap, b is replanned with its acceleration and jerk (ACC, ACC_PTP) lowered in steps, and the
+ * first step that keeps half of it is taken (else the one with the longest overlap, else exact stop).
+ * Reports what was lowered in info. */
+static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const CartPlan *cp,
+                 const PlannerParams *par, PlannerPushInfo *info)
+{
+    static const double ks[] = {1, 0.8, 0.64, 0.5, 0.4, 0.3, 0.2, 0.14, 0.1, 0.07, 0.05};
+    int nk = (int)(sizeof ks / sizeof ks[0]);
+    double o = 0, kbest = 1;
+    PlannerPushInfo tmp = *info;
+    if (a->kind == PLANNER_PTP && b->kind == PLANNER_PTP) {
+        o = blend_overlap(p, a, b, &info->lowered);
+    } else {
+        PlannerBlendLimits lim[PLANNER_MAX_AXES];
+        blend_limits(p, lim);
+        double planned = 1;     /* the factor b is planned with now (0: a replanning failed half-way) */
+        for (int k = 0; k < nk && p->blend; k++) {
+            if (k > 0) {
+                tmp = *info;
+                planned = plan_segment(p, b, cp, par, ks[k], &tmp) < 0 ? 0 : ks[k];
+                if (!planned) break;
+            }
+            double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
+            if (!(omax > 0)) break;
+            double ok = planner_blend_overlap(p->blend, plan_model(p), lim, p->cfg.dt, a, b, omax);
+            if (ok < 0) break;  /* the IK of a path table failed: no blend */
+            if (ok > o * (1 + 1e-9)) o = ok, kbest = ks[k];
+            if (ok >= 0.5 * omax) break;
+        }
+        if (planned != kbest) {
+            tmp = *info;
+            if (plan_segment(p, b, cp, par, kbest, &tmp) < 0) return PLANNER_EINVAL;
+        }
+        if (kbest < 1) {
+            *info = tmp;
+            info->lowered |= PLANNER_LOWERED_ACC;
+            info->acc_req = b->acc_req / kbest;
+            info->acc_applied = b->acc_req;
+        }
+        if (o < fmin(a->T - a->zone_t, 0.5 * b->T) * (1 - 1e-9)) info->lowered |= PLANNER_LOWERED_APPROX;
+    }
+    b->overlap = o;
+    if (info->lowered & PLANNER_LOWERED_APPROX) {
+        info->approx_src = a->src;
+        info->approx_req = a->approx_req;
+        info->approx_applied = approx_of(a, o);
+        info->approx_ptp = a->kind == PLANNER_PTP;
+    }
+    return PLANNER_OK;
+}
+
+/* Common tail of every push: blend with the predecessor, publish, remember the programmed end. */
+static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par,
+                   PlannerPushInfo *info)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    g->overlap = 0;
+    if (!p->no_blend && p->next_id > 1) {
+        const PlannerSegment *a = &p->ring[(h - 1) % (size_t)p->cfg.capacity];
+        int st = blend(p, a, g, cp, par, info);
+        if (st < 0) return st;
+    }
+    g->id = p->next_id++;
+    info->id = g->id;
+    info->duration = g->T;
+    info->overlap = g->overlap;
+    p->no_blend = 0;
+    memcpy(p->q_end, g->q1, (size_t)p->cfg.dof * sizeof(double));
+    if (g->kind != PLANNER_PTP) {
+        v3_copy(p->pos_end, g->p1);
+        memcpy(p->quat_end, g->quat1, sizeof p->quat_end);
+        p->have_pose_end = 1;
+    } else {
+        Model *m = plan_model(p);
+        p->have_pose_end = m && fk_pose(m, g->q1, p->pos_end, p->quat_end) == 0;
+    }
+    atomic_store_explicit(&p->head, h + 1, memory_order_release);
+    return PLANNER_OK;
+}
+
+/* The answer to a push into a full queue: the message, info (if any) cleared, PLANNER_EFULL. */
+static int queue_full_answer(Planner *p, PlannerPushInfo *info, PlannerKind kind)
+{
+    static const char msg[] = "planner queue full";
+    memcpy(p->err, msg, sizeof msg);
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->kind = kind;
+    }
+    return PLANNER_EFULL;
+}
+
+/* Is the queue full? Checked before any work: the producer retries a push after every cycle while it waits. */
+static inline int queue_full(const Planner *p)
+{
+    return atomic_load_explicit(&p->head, memory_order_relaxed) -
+               atomic_load_explicit(&p->tail, memory_order_acquire) >= (size_t)p->cfg.capacity;
+}
+
+/* A free slot for the next segment (the queue is not full). */
+static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc src, PlannerPushInfo *info)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    memset(info, 0, sizeof *info);
+    info->kind = kind;
+    PlannerSegment *g = &p->ring[h % (size_t)p->cfg.capacity];
+    memset(g, 0, sizeof *g);
+    g->kind = kind;
+    g->src = src;
+    g->n = p->cfg.dof;
+    memcpy(g->q0, p->q_end, (size_t)p->cfg.dof * sizeof(double));
+    return g;
+}
+
+int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *par, PlannerSrc src,
+                     PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    if (!info) info = &dummy;
+    for (int i = 0; i < p->cfg.dof; i++)
+        if (!isfinite(q_target[i])) {
+            snprintf(p->err, sizeof p->err, "PTP target axis %d is not a finite number", i + 1);
+            return PLANNER_EINVAL;
+        }
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_PTP);
+    PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
+    info->time_req = par->time > 0 ? par->time : 0;
+    memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
+    int st = plan_ptp(p, g, par, 1, info);
+    return st < 0 ? st : publish(p, g, NULL, par, info);
+}
+
+/* Shared part of LIN and CIRC: start pose, target pose, checks. */
+static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos[3], const double quat[4],
+                                  PlannerSrc src, PlannerPushInfo *info, int *st)
+{
+    *st = PLANNER_OK;
+    if (!plan_model(p) || !p->have_pose_end) {
+        snprintf(p->err, sizeof p->err, "a Cartesian move needs a model with forward and inverse kinematics");
+        *st = PLANNER_ENOMODEL;
+        return NULL;
+    }
+    double qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+    if (!isfinite(pos[0] + pos[1] + pos[2]) || !(qn > 0) || !isfinite(qn)) {
+        snprintf(p->err, sizeof p->err, "Cartesian target is not finite, or its orientation is zero");
+        *st = PLANNER_EINVAL;
+        return NULL;
+    }
+    PlannerSegment *g = slot_for_push(p, kind, src, info);
+    v3_copy(g->p0, p->pos_end);
+    memcpy(g->quat0, p->quat_end, sizeof g->quat0);
+    v3_copy(g->p1, pos);
+    for (int i = 0; i < 4; i++) g->quat1[i] = quat[i] / qn;
+    return g;
+}
+
+/* planner_push_lin once the queue has room (out of line: the producer retries a push into a full queue every
+ * cycle, and that answer should not pay for this function's frame). */
+static __attribute__((noinline)) int push_lin(Planner *p, const double pos[3], const double quat[4],
+                                              const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int st;
+    if (!info) info = &dummy;
+    PlannerSegment *g = cart_begin(p, PLANNER_LIN, pos, quat, src, info, &st);
+    if (!g) return st;
+    info->time_req = par->time > 0 ? par->time : 0;
+    CartPlan cp;
+    if ((st = cart_geometry(p, g, &cp)) < 0) return st;
+    st = plan_cart(p, g, &cp, par, 1, info);
+    return st < 0 ? st : publish(p, g, &cp, par, info);
+}
+
+int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
+                     PlannerSrc src, PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_LIN);
+    return push_lin(p, pos, quat, par, src, info);
+}
+
+/* planner_push_circ once the queue has room (out of line, as push_lin). */
+static __attribute__((noinline)) int push_circ(Planner *p, const double via[3], const double pos[3],
+                                               const double quat[4], const PlannerParams *par, PlannerSrc src,
+                                               PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int st;
+    if (!info) info = &dummy;
+    if (!isfinite(via[0] + via[1] + via[2])) {
+        snprintf(p->err, sizeof p->err, "CIRC via point is not finite");
+        return PLANNER_EINVAL;
+    }
+    PlannerSegment *g = cart_begin(p, PLANNER_CIRC, pos, quat, src, info, &st);
+    if (!g) return st;
+    if (circle_through(g, g->p0, via, g->p1) < 0) {
+        snprintf(p->err, sizeof p->err, "CIRC: start, via and target are collinear or coincide");
+        return PLANNER_EGEOM;
+    }
+    info->time_req = par->time > 0 ? par->time : 0;
+    CartPlan cp;
+    if ((st = cart_geometry(p, g, &cp)) < 0) return st;
+    st = plan_cart(p, g, &cp, par, 1, info);
+    return st < 0 ? st : publish(p, g, &cp, par, info);
+}
+
+int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
+                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_CIRC);
+    return push_circ(p, via, pos, quat, par, src, info);
+}
+
+/* ---------------------------------------------------------------- the cycle */
+
+/* r = a, whole rows of PLANNER_MAX_AXES: a constant size compiles to six moves, cheaper than a libc memcpy call
+ * of n doubles (every row slot_q reads or writes is that wide, and set beyond n: zero or copied). */
+static inline void row_copy(double *restrict r, const double *restrict a)
+{
+    memcpy(r, a, PLANNER_MAX_AXES * sizeof *r);
+}
+
+/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. Rows of PLANNER_MAX_AXES: an odd
+ * axis count also fills the spare lane after the last axis (rows set beyond n, see row_copy). */
+static inline void seed_sum(double *restrict seed, const double *q0, const double *q1, const double *q2,
+                            const double *q3, double w0, double w1, double w2, double w3, int n)
+{
+    PlannerV2 v0 = {w0, w0}, v1 = {w1, w1}, v2 = {w2, w2}, v3 = {w3, w3};
+    for (int i = 0; i < n; i += 2)
+        v2_store(seed + i, v0 * v2_load(q0 + i) + v1 * v2_load(q1 + i) + v2 * v2_load(q2 + i) +
+                               v3 * v2_load(q3 + i));
+}
+
+/* Is x the usual next cycle of a full cache: beyond the entry ci written last by d0 > tol, with ci - 1, ci - 2,
+ * ci - 3 (mod 4) at 2 d0, 3 d0, 4 d0 behind x? cache_seed would then sort them nearest first in that same order,
+ * take the equally spaced weights by the same test and replace ci - 3 (the oldest): this gets there without the
+ * search. */
+static inline int cache_usual(const PlannerSlot *s, double x, double tol)
+{
+    int c = s->ci;
+    double d0 = x - s->tc[c];
+    if (s->nc < 4 || !(d0 > tol)) return 0;
+    double d1 = x - s->tc[(c + 3) & 3], d2 = x - s->tc[(c + 2) & 3], d3 = x - s->tc[(c + 1) & 3];
+    return fabs(d1 - 2 * d0) <= 1e-9 * d0 && fabs(d2 - 3 * d0) <= 1e-9 * d0 && fabs(d3 - 4 * d0) <= 1e-9 * d0;
+}
+
+/* slot_q's seed at x from the cache in general (any times, any count), and the entry a new solution replaces
+ * when the cache is full (*old: the earliest). Returns 1 when x is a cached time: q is then the solution. */
+static int cache_seed(const PlannerSlot *s, const PlannerSegment *g, double x, double tol, int n, double *seed,
+                      double *q, int *old)
+{
+    double dist[4];
+    int ord[4], m = 0;
+    *old = 0;
+    for (int k = 0; k < s->nc; k++) {   /* the cached solutions by distance from x, nearest first */
+        double d = fabs(s->tc[k] - x);
+        if (d <= tol) { row_copy(q, s->qc[k]); return 1; }
+        int j = m++;
+        for (; j > 0 && d < dist[j - 1]; j--) dist[j] = dist[j - 1], ord[j] = ord[j - 1];
+        dist[j] = d, ord[j] = k;
+        if (s->tc[k] < s->tc[*old]) *old = k;
+    }
+    /* seed: the solutions at the nearest m cached times extrapolated to x by the polynomial through them
+     * (Lagrange weights w): cubic through four, seed error ~ h^4 times the fourth derivative (~1e-12 in a 1 ms
+     * cycle, where one Newton step with a factorisation kept from an earlier cycle reaches ~1e-15; quadratic:
+     * ~ h^3 q''' ~ 1e-9). Only nearby points, so the weights stay small (4, -6, 4, -1 for the usual equally
+     * spaced cache: sum |w| = 15); otherwise fewer points. */
+    double w[4], t[4], d[4];
+    for (int k = 0; k < m; k++) t[k] = s->tc[ord[k]], d[k] = x - t[k];
+    if (m == 4 && fabs(d[1] - 2 * d[0]) <= 1e-9 * dist[0] && fabs(d[2] - 3 * d[0]) <= 1e-9 * dist[0] &&
+        fabs(d[3] - 4 * d[0]) <= 1e-9 * dist[0]) {   /* the usual cycle: the equally spaced weights, exactly */
+        w[0] = 4, w[1] = -6, w[2] = 4, w[3] = -1;
+        m = -4;
+    }
+    for (; m > 1; m--) {
+        double sum = 0;
+        for (int k = 0; k < m; k++) {
+            double num = 1, den = 1;
+            for (int j = 0; j < m; j++) {
+                if (j == k) continue;
+                num *= d[j];
+                den *= t[k] - t[j];
+            }
+            w[k] = num / den;
+            sum += fabs(w[k]);
+        }
+        if (sum <= 16) break;   /* also false for NaN (two equal times) */
+    }
+    if (m < 0) m = 4;
+    if (m == 0) {
+        row_copy(seed, g->q0);
+    } else if (m == 1) {
+        row_copy(seed, s->qc[ord[0]]);
+    } else {
+        const double *q0 = s->qc[ord[0]], *q1 = s->qc[ord[1]], *q2 = s->qc[ord[m > 2 ? 2 : 1]];
+        const double *q3 = s->qc[ord[m > 3 ? 3 : 1]];
+        seed_sum(seed, q0, q1, q2, q3, w[0], w[1], m > 2 ? w[2] : 0, m > 3 ? w[3] : 0, n);
+    }
+    return 0;
+}
+
+/* Joint position q (a row of PLANNER_MAX_AXES) of a Cartesian slot at local time x: the ends exactly, in between
+ * IK seeded with the cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt
+ * computes one. pose (7 doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
+static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot *s, double x, double *q,
+                                                        double *pose)
+{
+    const PlannerSegment *g = s->seg;
+    int n = p->cfg.dof;
+    if (x <= 0 || x >= g->T) {
+        row_copy(q, x <= 0 ? g->q0 : g->q1);
+        pose[0] = NAN;
+        return 0;
+    }
+    double tol = 1e-9 * p->cfg.dt, seed[PLANNER_MAX_AXES];
+    int old;
+    if (!p->cfg.cache_search && cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
+        int c = s->ci;
+        seed_sum(seed, s->qc[c], s->qc[(c + 3) & 3], s->qc[(c + 2) & 3], s->qc[(c + 1) & 3], 4, -6, 4, -1, n);
+        old = (c + 1) & 3;
+    } else if (cache_seed(s, g, x, tol, n, seed, q, &old)) {
+        pose[0] = NAN;   /* a cached solution: no pose solved here */
+        return 0;
+    }
+    ModelIkInfo ii;
+    path_pose(g, profile_pos(&g->path, x), pose, pose + 3);
+    int st = model_ik(p->cfg.model, pose, pose + 3, seed, q, &ii);
+    if (st < 0) return PLANNER_EIK;
+    int k = s->nc < 4 ? s->nc++ : old;
+    s->tc[k] = x;
+    s->ci = k;
+    row_copy(s->qc[k], q);
+    return 0;
+}
+
+/* slot_q out of line: the window's restarts (slot_q itself is inlined in the cycle's one call). */
+static int slot_q_restart(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
+{
+    return slot_q(p, s, x, q, pose);
+}
+
+/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian (and pos not NULL). Inlined in
+ * planner_sample for the main slot (its call costs as much as a tenth of the cycle's own work). */
+static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSlot *s, double t, double *q,
+                                                           double *qd, double *qdd, double *pos, double *quat)
+{
+    const PlannerSegment *g = s->seg;
+    int n = p->cfg.dof;
+    double x = t - s->start;
+    if (g->kind == PLANNER_PTP) {
+        for (int i = 0; i < n; i++) {
+            ProfileState ps;
+            profile_at(&g->ax[i], x, &ps);
+            q[i] = ps.p;
+            qd[i] = ps.v;
+            qdd[i] = ps.a;
+        }
+        return 0;
+    }
+    /* central differences over one cycle of the IK solutions (exact rest outside the segment). The window of the
+     * cycle before, when it was one dt earlier (slot_q's tolerance), gives q(x - h) and q(x): only q(x + h) is
+     * new (slot_q would find the other two in its cache, at the cost of searching it) */
+    double h = p->cfg.dt;
+    int r0 = s->w0, r1 = r0 == 2 ? 0 : r0 + 1, r2 = r1 == 2 ? 0 : r1 + 1;
+    if (s->wn && fabs(x - h - s->wx) <= 1e-9 * h) {
+        r0 = r1, r1 = r2, r2 = s->w0;   /* slide by one: the oldest row takes q(x + h) */
+    } else if (slot_q_restart(p, s, x - h, s->wq[r0], s->wp[r0]) < 0 ||
+               slot_q_restart(p, s, x, s->wq[r1], s->wp[r1]) < 0) {
+        s->wn = 0;
+        return PLANNER_EIK;
+    }
+    if (slot_q(p, s, x + h, s->wq[r2], s->wp[r2]) < 0) {
+        s->wn = 0;
+        return PLANNER_EIK;
+    }
+    s->wn = 1, s->wx = x, s->w0 = r0;
+    const double *restrict qm = s->wq[r0], *restrict qc = s->wq[r1], *restrict qp = s->wq[r2];
+    double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
+    if (x <= 0 || x >= g->T) {
+        for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
+    } else {   /* two axes at a time (q, qd, qdd are rows of PLANNER_MAX_AXES: an odd count fills a spare lane) */
+        double h2 = 2 * h, hh = h * h;
+        PlannerV2 vh2 = {h2, h2}, vhh = {hh, hh}, two = {2, 2};
+        for (int i = 0; i < n; i += 2) {
+            PlannerV2 a = v2_load(qm + i), b = v2_load(qc + i), c = v2_load(qp + i);
+            v2_store(oq + i, b);
+            v2_store(oqd + i, (c - a) / vh2);
+            v2_store(oqdd + i, (c - two * b + a) / vhh);
+        }
+    }
+    if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
+        memcpy(pos, s->wp[r1], 3 * sizeof *pos);
+        memcpy(quat, s->wp[r1] + 3, 4 * sizeof *quat);
+    } else if (pos) {
+        planner_path_pose(g, profile_pos(&g->path, x), pos, quat);
+    }
+    return 0;
+}
+
+/* slot_eval out of line: the segment blending in (no path pose). */
+static int slot_eval_next(Planner *p, double t, double *q, double *qd, double *qdd)
+{
+    return slot_eval(p, &p->next, t, q, qd, qdd, NULL, NULL);
+}
+
+/* Is the segment with ring index i published? */
+static const PlannerSegment *published(Planner *p, size_t i)
+{
+    if (i >= atomic_load_explicit(&p->head, memory_order_acquire)) return NULL;
+    return &p->ring[i % (size_t)p->cfg.capacity];
+}
+
+static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
+{
+    s->seg = g;
+    s->start = start;
+    s->wn = 0;
+    s->nc = 0;
+    s->ci = 0;
+}
+
+/* Advance the queue to time t: start, blend in and retire segments. */
+static void advance(Planner *p, double t)
+{
+    const PlannerSegment *cur = p->main.seg;
+    double xc = cur ? t - p->main.start : 0;
+    if (cur && (p->zone_decided || xc < cur->zone_t) && xc < cur->T) return;   /* the usual cycle: nothing to do */
+    size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
+    if (!p->main.seg) {
+        const PlannerSegment *g = published(p, tail);
+        if (g) { slot_start(&p->main, g, t); p->zone_decided = 0; }
+    }
+    for (int guard = 0; p->main.seg && guard <= p->cfg.capacity + 2; guard++) {
+        const PlannerSegment *g = p->main.seg;
+        double x = t - p->main.start;
+        if (!p->zone_decided && x >= g->zone_t) {
+            p->zone_decided = 1;
+            const PlannerSegment *nx = published(p, tail + 1);
+            if (nx && nx->overlap > 0) slot_start(&p->next, nx, p->main.start + g->T - nx->overlap);
+        }
+        if (x < g->T) break;
+        double end = p->main.start + g->T;
+        memcpy(p->q_hold, g->q1, (size_t)p->cfg.dof * sizeof(double));
+        atomic_store_explicit(&p->tail, ++tail, memory_order_release);
+        p->zone_decided = 0;
+        if (p->next.seg) {
+            p->main = p->next;
+            p->next.seg = NULL;
+        } else {
+            const PlannerSegment *nx = published(p, tail);
+            p->main.seg = NULL;
+            /* an exact stop next to a Cartesian segment rests one cycle: that segment's differences reach a
+             * cycle beyond its end (and before its start), where they would meet the other segment's first jerk
+             * ramp in one cycle (up to the limit plus a sixth of the Cartesian ramp; docs/MOTION.md §3) */
+            int rest = nx && (g->kind != PLANNER_PTP || nx->kind != PLANNER_PTP);
+            if (nx) slot_start(&p->main, nx, end + (rest ? p->cfg.dt : 0));
+        }
+    }
+}
+
+int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
+{
+    int n = p->cfg.dof;
+    sp->t = t;
+    sp->n = n;
+    sp->has_pose = 0;
+    p->t_last = t;
+    if (!p->fault) advance(p, t);
+    if (p->fault || !p->main.seg) {
+        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
+        memset(sp->qd, 0, (size_t)n * sizeof(double));
+        memset(sp->qdd, 0, (size_t)n * sizeof(double));
+        sp->seg_id = 0;
+        if (p->fault) { sp->src = p->fault_src; return p->fault; }
+        sp->src = (PlannerSrc){0};
+        if (p->cfg.pose_every_cycle && p->cfg.model)
+            sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
+        return PLANNER_IDLE;
+    }
+    PlannerSlot *cur = p->next.seg ? &p->next : &p->main;
+    sp->seg_id = cur->seg->id;
+    sp->src = cur->seg->src;
+    int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
+    sp->has_pose = p->main.seg->kind != PLANNER_PTP;
+    if (st == 0 && p->next.seg) {
+        double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
+        st = slot_eval_next(p, t, q, qd, qdd);   /* a blend has no path pose */
+        for (int i = 0; i < n && st == 0; i++) {
+            sp->q[i] += q[i] - p->next.seg->q0[i];
+            sp->qd[i] += qd[i];
+            sp->qdd[i] += qdd[i];
+        }
+        sp->has_pose = 0;
+        if (st < 0) sp->src = p->next.seg->src;
+    }
+    if (st < 0) {                /* hold the last good position, report the statement */
+        if (!p->next.seg) sp->src = p->main.seg->src;
+        p->fault = PLANNER_EIK;
+        p->fault_src = sp->src;
+        memset(sp->qd, 0, (size_t)n * sizeof(double));
+        memset(sp->qdd, 0, (size_t)n * sizeof(double));
+        for (int k = 0; k < p->main.nc; k++) memcpy(p->q_hold, p->main.qc[k], (size_t)n * sizeof(double));
+        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
+        return PLANNER_EIK;
+    }
+    if (!sp->has_pose && p->cfg.pose_every_cycle && p->cfg.model)
+        sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
+    return PLANNER_OK;
+}

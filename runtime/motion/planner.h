@@ -1,0 +1,222 @@
+/* planner.h — the motion planner and interpolator: a fixed-capacity queue of time-parameterised segments
+ * (PTP, LIN, CIRC) filled by the program side and sampled every cycle by an executor (offline: a virtual
+ * clock; online: a real-time thread). See docs/MOTION.md.
+ *
+ * Two sides, one queue. The producer (the VM's motion door) calls planner_push_* / planner_flush; the consumer
+ * (the executor's cycle) calls planner_sample. The queue is a single-producer/single-consumer ring of segments
+ * with two atomic indices: a segment is planned completely (profiles, geometry, limits, blend overlap) in its
+ * slot before the producer publishes it, and is never written again; the consumer only reads published
+ * segments and keeps its own per-cycle state (start times, IK seeds) outside the ring. So the producer and the
+ * consumer may run in two threads, provided each side has its own Model (IK and FK use the model's
+ * workspace): PlannerConfig.model is the cycle's, PlannerConfig.plan_model the producer's.
+ *
+ * Nothing in planner_sample allocates, prints or blocks; everything is allocated by planner_init. */
+#ifndef IRL_PLANNER_H
+#define IRL_PLANNER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "model.h"
+#include "motion/profile.h"
+
+#define PLANNER_MAX_AXES 12       /* the language's JOINT holds at most 12 axes */
+#define PLANNER_PATH_SAMPLES 32   /* intervals of the joint-space pre-sampling of a Cartesian path */
+#define PLANNER_TRIG 128          /* intervals of a CIRC's table of cos, sin of its angle (the per-cycle path pose) */
+
+enum {
+    PLANNER_OK = 0,
+    PLANNER_IDLE = 1,        /* planner_sample: nothing is moving (the setpoint holds the last position) */
+    PLANNER_EFULL = -1,      /* push: the queue is full; run the cycle and push again */
+    PLANNER_EINVAL = -2,     /* bad argument (NaN target, wrong axis count, ...) */
+    PLANNER_EIK = -3,        /* inverse kinematics failed (push: while pre-sampling the path; sample: in a cycle) */
+    PLANNER_ENOMODEL = -4,   /* a Cartesian move without a model that offers IK and FK */
+    PLANNER_EGEOM = -5,      /* CIRC: start, via and target collinear or coincident */
+};
+
+typedef enum { PLANNER_PTP, PLANNER_LIN, PLANNER_CIRC } PlannerKind;
+
+/* Where a segment came from: the MOVE statement's file, line and column (file is borrowed, not copied). */
+typedef struct {
+    const char *file;
+    int line, col;
+} PlannerSrc;
+
+/* The WITH parameters of one MOVE, already resolved against the modal defaults by the caller. A value <= 0 (or
+ * NaN) means "not given": speeds and accelerations then take the configuration's defaults (PTP: 100 %), TIME
+ * none, approximation none (exact stop). */
+typedef struct {
+    double speed;       /* LIN/CIRC path speed, m/s ($SPEED, SPEED) */
+    double speed_ori;   /* LIN/CIRC rotation speed, rad/s (SPEED_ORI) */
+    double acc;         /* LIN/CIRC path acceleration, m/s^2 ($ACC, ACC) */
+    double speed_ptp;   /* PTP: fraction of every axis' speed limit, (0, 1] (SPEED_PTP := 50 % gives 0.5) */
+    double acc_ptp;     /* PTP: fraction of every axis' acceleration and jerk limits (ACC_PTP) */
+    double time;        /* requested duration, s (TIME); the move is stretched to it, never shortened below
+                           its minimum */
+    double approx;      /* LIN/CIRC: blend when the remaining path is shorter than this, m (APPROX) */
+    double approx_ptp;  /* PTP: blend over this fraction of the half move, [0, 1] (APPROX_PTP) */
+} PlannerParams;
+
+/* What the planner did with a request, for the check report. */
+enum {
+    PLANNER_LOWERED_SPEED = 1,  /* Cartesian speed/acceleration lowered to respect the joint limits */
+    PLANNER_LOWERED_TIME = 2,   /* TIME below the minimum: the move takes its minimum time */
+    PLANNER_LOWERED_APPROX = 4, /* the blend with the previous segment was shortened to respect the limits */
+    PLANNER_LOWERED_ACC = 8,    /* acceleration and jerk (ACC, ACC_PTP) lowered so the blend keeps the limits */
+};
+
+/* A PTP with an approximation zone, on a device with IK (that can move in Cartesian space), plans its jerk at
+ * 1 - PLANNER_JERK_RESERVE of every limit: the room a LIN/CIRC successor needs to blend in (docs/MOTION.md §2). */
+#define PLANNER_JERK_RESERVE 0.25
+
+typedef struct {
+    int id;              /* segment number, from 1 */
+    PlannerKind kind;    /* the segment's kind */
+    double duration;     /* s */
+    double overlap;      /* s of blending with the previous segment (if the cycle reaches it in time) */
+    int lowered;         /* PLANNER_LOWERED_* bits */
+    double speed_req;    /* LIN/CIRC: requested path speed, m/s (after defaults) */
+    double speed_max;    /* LIN/CIRC: the path speed allowed by the joint limits along the path, m/s */
+    double time_req;     /* requested TIME, s (0: none) */
+    double acc_req, acc_applied; /* PLANNER_LOWERED_ACC: ACC (m/s^2) or ACC_PTP (fraction) before and after */
+    /* PLANNER_LOWERED_APPROX: the predecessor's approximation (APPROX in m, or APPROX_PTP as a fraction when
+     * approx_ptp), requested and applied, and the predecessor's statement (whose request it is) */
+    double approx_req, approx_applied;
+    int approx_ptp;
+    PlannerSrc approx_src;
+} PlannerPushInfo;
+
+/* One segment, immutable once published. */
+typedef struct {
+    PlannerKind kind;    /* the segment's kind */
+    int id;
+    PlannerSrc src;
+    int n;                           /* axes */
+    double T;                        /* duration, s */
+    double zone_t;                   /* local time from which a successor may blend in (T: exact stop) */
+    double overlap;                  /* s of overlap with the predecessor when blended (0: none) */
+    double acc_req;                  /* the acceleration planned: ACC (m/s^2) or the ACC_PTP fraction */
+    double approx_req;               /* APPROX (m) or APPROX_PTP (fraction) requested */
+    double length;                   /* LIN/CIRC: path length, m */
+    double q0[PLANNER_MAX_AXES];     /* joint start (the previous segment's programmed end) */
+    double q1[PLANNER_MAX_AXES];     /* joint end */
+    Profile ax[PLANNER_MAX_AXES];    /* PTP: one synchronised profile per axis */
+    Profile path;                    /* LIN/CIRC: the path parameter s from 0 to 1 */
+    double p0[3], p1[3];             /* LIN/CIRC: start and target position */
+    double quat0[4], quat1[4];       /* start and target orientation (quat1 on quat0's side of the sphere) */
+    double omega;                    /* half the rotation angle between them (slerp angle) */
+    double centre[3], e1[3], e2[3];  /* CIRC: p(s) = centre + r (cos(phi s) e1 + sin(phi s) e2) */
+    double radius, phi;
+    int ntrig;                       /* CIRC: PLANNER_TRIG when trig holds cos, sin of phi k / PLANNER_TRIG for k = 0 ..
+                                        PLANNER_TRIG (the path pose then steps from the nearest), 0: libm only */
+    double trig[PLANNER_TRIG + 1][2];
+    double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
+} PlannerSegment;
+
+typedef struct {
+    int dof;                                   /* axes, 1..PLANNER_MAX_AXES */
+    ModelAxisLimits limits[PLANNER_MAX_AXES];  /* per axis; INFINITY speed/acc limits take the defaults below */
+    Model *model;        /* the cycle's model (IK/FK every cycle); NULL: PTP only */
+    Model *plan_model;   /* the producer's model; NULL: the same as model (one thread only) */
+    int capacity;        /* segments in the queue, >= 2 */
+    double dt;           /* cycle time, s: the finite-difference step for Cartesian joint speeds */
+    int cache_search;    /* 1: the cycle's IK seed always by the general search of its cache, never the usual
+                            cycle's shortcut (tests: the reference the shortcut must equal to the bit) */
+    double q_start[PLANNER_MAX_AXES];          /* initial position */
+    /* defaults (all > 0) */
+    double axis_vmax, axis_amax;   /* for axes whose limit is INFINITY (jerk INFINITY is allowed: trapezoid) */
+    double speed, speed_ori, acc;  /* LIN/CIRC when the request gives none */
+    double acc_ori;                /* rad/s^2 */
+    double jerk, jerk_ori;         /* LIN/CIRC path jerk, m/s^3 and rad/s^3 */
+    int pose_every_cycle;          /* also give the pose (by FK) during PTP moves and blends */
+} PlannerConfig;
+
+/* The setpoint of one cycle. */
+typedef struct {
+    double t;
+    int n;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
+    int has_pose;                  /* pos/quat valid (Cartesian segments; with pose_every_cycle always) */
+    double pos[3], quat[4];
+    int seg_id;                    /* the segment driving the motion (the newer one in a blend), 0: idle */
+    PlannerSrc src;                /* its statement */
+} PlannerSetpoint;
+
+typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for blend checks (planner_blend.c) */
+
+/* Consumer state of one segment being executed. */
+typedef struct {
+    const PlannerSegment *seg;     /* NULL: free */
+    double start;                  /* absolute start time */
+    /* slot_eval's last window of three points (x - dt, x, x + dt): a cycle one dt later shares two of them */
+    double wx;                     /* its x (local time), when wn */
+    int wn, w0;                    /* wn: a window is kept; w0: the row of wq holding q(x - dt), then x, x + dt */
+    double wq[3][PLANNER_MAX_AXES];
+    double wp[3][7];               /* the path pose (x, y, z, qw, qx, qy, qz) slot_q solved each row for; wp[r][0]
+                                    * NaN: none (the row came from the segment's ends or the cache) */
+    double tc[4];                  /* cache of cycle IK solutions at local times tc */
+    double qc[4][PLANNER_MAX_AXES];
+    int nc;
+    int ci;                        /* the entry written last (slot_q's usual cycle: ci, ci - 1, .. back in time) */
+} PlannerSlot;
+
+typedef struct Planner {
+    PlannerConfig cfg;
+    PlannerSegment *ring;          /* capacity segments */
+    atomic_size_t head;            /* next slot the producer publishes (written by the producer only) */
+    atomic_size_t tail;            /* the segment being executed (written by the consumer only) */
+    /* producer side */
+    double q_end[PLANNER_MAX_AXES], pos_end[3], quat_end[4];
+    int have_pose_end;
+    int no_blend;                  /* set by planner_flush: the next segment starts from rest */
+    int next_id;
+    char err[256];                 /* message of the last failed push */
+    PlannerBlendWork *blend;       /* scratch of the blend check with Cartesian segments (NULL: PTP only) */
+    /* consumer side */
+    PlannerSlot main, next;        /* the current segment and the one blending in */
+    int zone_decided;              /* the blend decision for main has been taken */
+    double q_hold[PLANNER_MAX_AXES];
+    double t_last;
+    PlannerSrc fault_src;
+    int fault;                     /* < 0: a cycle IK failure holds the planner */
+} Planner;
+
+/* Fill a configuration with defaults (limits INFINITY, capacity 64, dt 1 ms, speeds 0.2 m/s, 1 rad/s, ...). */
+void planner_config_init(PlannerConfig *c, int dof);
+/* Copy limits and start position from a model description (axes limits and home). */
+void planner_config_from_model(PlannerConfig *c, Model *m);
+/* Allocate the queue. Returns PLANNER_OK or < 0 (message in p->err). */
+int planner_init(Planner *p, const PlannerConfig *cfg);
+void planner_free(Planner *p);
+
+/* --- producer side --- */
+int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *par, PlannerSrc src,
+                     PlannerPushInfo *info);
+int planner_push_lin(Planner *p, const double pos[3], const double quat[4], const PlannerParams *par,
+                     PlannerSrc src, PlannerPushInfo *info);
+int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
+                      const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info);
+/* Stop look-ahead: the last pushed segment ends at rest (WAIT, reading an input or the actual position). */
+void planner_flush(Planner *p);
+/* Segments published and not yet finished by the cycle (0: the machine is at rest at the last target). */
+size_t planner_pending(const Planner *p);
+/* The programmed end of the last pushed segment (for MOVE_INC and the next segment's start). pos/quat may be
+ * NULL; returns 1 when a pose is known. */
+int planner_last_target(const Planner *p, double *q, double *pos, double *quat);
+/* Message of the last failed push. */
+const char *planner_error(const Planner *p);
+
+/* --- consumer side (the cycle) --- */
+/* The setpoint at absolute time t (non-decreasing from call to call). Returns PLANNER_OK while moving,
+ * PLANNER_IDLE at rest, PLANNER_EIK when the cycle's IK failed (sp->src names the statement; the planner then
+ * holds the last good position until planner_reset). */
+int planner_sample(Planner *p, double t, PlannerSetpoint *sp);
+/* Drop every queued segment and hold at q (after an error or a stop; both sides must be quiet). */
+void planner_reset(Planner *p, const double *q);
+
+/* Pose of a LIN/CIRC segment at path parameter s in [0, 1] (exact endpoints at 0 and 1). */
+void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4]);
+/* The same path continued beyond [0, 1] (line, circle and slerp extended; no clamping, no exact endpoints). */
+void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4]);
+
+#endif

@@ -1,0 +1,465 @@
+/* exec_online.c — the online executor (exec_online.h): the dry-run's executor as the producer of setpoints, a
+ * real-time thread as their consumer, and what joins them: the wrapped cycle callback, the input and output
+ * hooks, the end of the stream, the stop as a run-time error, and online.json. */
+#include "online/exec_online.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "online/drivers/driver.h"
+#include "errcodes.h"
+#include "exec/exec_offline.h"
+#include "online/online_log.h"
+#include "online/online_safety.h"
+#include "output/report.h"
+#include "online/rt_loop.h"
+#include "osal.h"
+#include "exec/spsc.h"
+
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64 };
+
+#define ONLINE_LOG_RING 4096   /* log rows buffered between the cycle and online.csv (4 s at 1 ms) */
+#define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value when permitted: it must keep ahead of the cycle */
+
+typedef struct {
+    ExecOffline ex;                  /* the producer: the very same executor as the dry-run */
+    RunOptions opt;                  /* the caller's, with the progress bar off */
+    Vm *vm;
+    const DriverType *drv;
+    char drv_name[32];
+    const char *drv_opts;
+    void *drv_state;
+    DriverCaps caps;
+    int naxes;
+    char axis_name[DRIVER_MAX_AXES][DRIVER_NAME_LEN];
+    int linear[DRIVER_MAX_AXES];
+    SafetyAxis axes[DRIVER_MAX_AXES];
+    double q0[DRIVER_MAX_AXES];
+    Spsc queue, log;
+    OnlineLog lg;
+    RtLoop rt;
+    RtOsSignals sig;
+    int signals_blocked;
+    int mlocked;
+    char mlock_note[200];
+    int boosted, old_nice;           /* the planner thread runs at ONLINE_PLANNER_NICE when permitted */
+    int planner_nice;                /* the nice value it ran at */
+    int vm_done, producer_done;
+    long pushed;                     /* setpoints pushed */
+    long after_stop;                 /* motion-door calls answered with the stop error */
+    char stop_text[400];
+} Online;
+
+/* ---- Set-up. --------------------------------------------------------------------------------------------- */
+
+/* The flat axis table over all devices: names, limits, start positions, following-error limits. 0, or an exit
+ * status after a message in err. */
+static int setup_axes(Online *on, char *err, size_t errlen)
+{
+    const SampleLayout *lay = &on->ex.lay;
+    double ferr[DRIVER_MAX_AXES];
+    int nferr = 0;
+    for (const char *p = on->opt.following_error; p && *p && nferr < DRIVER_MAX_AXES;) {
+        char *end;
+        ferr[nferr++] = strtod(p, &end);
+        p = *end == ',' ? end + 1 : end;
+    }
+    for (int d = 0; d < lay->ndev; d++)
+        for (int i = 0; i < lay->dev[d].naxes; i++) {
+            if (on->naxes >= DRIVER_MAX_AXES)
+                return snprintf(err, errlen, "--online drives at most %d axes over all devices", DRIVER_MAX_AXES),
+                       EX_USAGE;
+            int k = on->naxes++;
+            const ModelJoint *j = &lay->dev[d].desc->joint[i];
+            snprintf(on->axis_name[k], DRIVER_NAME_LEN, "%s.%d", lay->dev[d].name, i + 1);
+            on->linear[k] = j->type == MODEL_PRISMATIC;
+            on->axes[k] = (SafetyAxis){.min = j->limits.min, .max = j->limits.max, .vmax = j->limits.vmax,
+                                       .amax = j->limits.amax, .jmax = j->limits.jmax,
+                                       .ferr = j->limits.vmax * RUN_FERR_TIME};
+            on->q0[k] = on->ex.s.dev[d].q[i];
+        }
+    if (nferr && nferr != 1 && nferr != on->naxes)
+        return snprintf(err, errlen, "--following-error gives %d values; the program has %d axes (give one or %d)",
+                        nferr, on->naxes, on->naxes), EX_USAGE;
+    for (int k = 0; k < nferr && k < on->naxes; k++)
+        if (!(ferr[k] > 0)) return snprintf(err, errlen, "--following-error: limits must be > 0"), EX_USAGE;
+    for (int k = 0; nferr && k < on->naxes; k++) on->axes[k].ferr = ferr[nferr == 1 ? 0 : k];
+    return 0;
+}
+
+/* Open and enable the driver; the start position must be within the limits, and the axes must stand there.
+ * 0, or -1 with a message in err. */
+static int setup_driver(Online *on, char *err, size_t errlen)
+{
+    SafetyViolation v;
+    double zero[DRIVER_MAX_AXES] = {0};
+    if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK)
+        return snprintf(err, errlen, "the start position of axis %s (%.6g) is beyond its limits [%.6g, %.6g]",
+                        on->axis_name[v.axis], on->q0[v.axis], on->axes[v.axis].min, on->axes[v.axis].max), -1;
+    DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q0,
+                        .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
+                        .opts = on->drv_opts};
+    if (on->drv->open(&cfg, &on->drv_state, &on->caps, err, errlen) < 0) return -1;
+    if (on->drv->enable(on->drv_state, err, errlen) < 0) return -1;
+    if (!on->caps.has_feedback) return 0;
+    DriverFeedback fb;
+    memset(&fb, 0, sizeof fb);
+    if (on->drv->read(on->drv_state, &fb) < 0)
+        return snprintf(err, errlen, "%s", on->drv->fault(on->drv_state)), -1;
+    for (int k = 0; k < on->naxes; k++)
+        if (!(fabs(fb.q[k] - on->q0[k]) <= on->axes[k].ferr))
+            return snprintf(err, errlen, "axis %s stands at %.6g %s; the program starts at %.6g (more than its "
+                            "following-error limit %.3g away): move it there first, or give --start",
+                            on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad", on->q0[k], on->axes[k].ferr), -1;
+    return 0;
+}
+
+/* ---- The producer side. ---------------------------------------------------------------------------------- */
+
+/* The stop cause as one line (also the run-time error's message). */
+static const char *stop_text(Online *on)
+{
+    if (on->stop_text[0]) return on->stop_text;
+    const RtStop *s = &on->rt.stop;
+    char *b = on->stop_text;
+    size_t n = sizeof on->stop_text;
+    int ax = s->v.axis >= 0 && s->v.axis < on->naxes ? s->v.axis : 0;
+    const char *u = on->linear[ax] ? "m" : "rad";
+    switch (s->cause) {
+    case RT_STOP_SIGNAL:
+        snprintf(b, n, "E-stop (%s) at t = %.3f s", s->signo == SIGINT ? "SIGINT" : s->signo == SIGTERM ? "SIGTERM"
+                 : "signal", s->t);
+        break;
+    case RT_STOP_FAULT: snprintf(b, n, "driver fault: %s", s->fault[0] ? s->fault : "(no text)"); break;
+    case RT_STOP_FOLLOWING:
+        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g) at t = %.3f s", on->axis_name[ax],
+                 s->v.value, u, s->v.limit, s->t);
+        break;
+    case RT_STOP_LIMIT:
+        snprintf(b, n, "limit: axis %s %s %.6g %s%s beyond %.6g, refused after t = %.3f s", on->axis_name[ax],
+                 safety_kind_name(s->v.kind), s->v.value, u,
+                 s->v.kind == SAFETY_POSITION ? "" : s->v.kind == SAFETY_SPEED_JUMP ? "/s^2" : "/s", s->v.limit, s->t);
+        break;
+    case RT_STOP_WATCHDOG:
+        if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at t = %.3f s", s->t);
+        else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (t = %.3f s)", s->starve, s->t);
+        break;
+    case RT_STOP_NONE: snprintf(b, n, "stopped"); break;
+    }
+    return on->stop_text;
+}
+
+/* The run-time error of a stop, for the motion door. A program whose ON ERROR handler keeps asking for time after
+ * the stop (RETRY) gets the error again each time, one cycle apart, and a hint once. */
+static int stop_error(Online *on, char *msg, size_t msglen)
+{
+    snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
+    if (++on->after_stop > 1) rt_os_sleep((int64_t)(on->opt.cycle * 1e9));
+    if (on->after_stop == 1000)
+        fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
+                "a second SIGINT ends it\n");
+    return IRL_ERR_DEVICE;
+}
+
+/* Push this cycle's sample (positions, speeds, outputs), waiting while the queue is full. 0, or -1 when the
+ * real-time side has stopped. */
+static int push_setpoint(Online *on)
+{
+    RtSetpoint sp;
+    const Sample *s = &on->ex.s;
+    sp.cycle = s->cycle;
+    sp.t = s->t;
+    sp.dout = devices_io_outputs(&on->ex.devs);
+    int k = 0;
+    for (int d = 0; d < on->ex.lay.ndev; d++)
+        for (int i = 0; i < on->ex.lay.dev[d].naxes; i++, k++) sp.q[k] = s->dev[d].q[i], sp.qd[k] = s->dev[d].qd[i];
+    for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
+    if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log);
+    int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
+    while (!spsc_push(&on->queue, &sp)) {
+        if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
+        online_log_drain(&on->lg, &on->log);
+        rt_os_sleep(nap);
+    }
+    return 0;
+}
+
+/* The end of the stream: tell the real-time side, wait until it is done (the log drained meanwhile). 1 when it
+ * stopped for a cause, 0 when it ran to the end. Called again, it only answers. */
+static int finish_stream(Online *on)
+{
+    if (!on->producer_done) {
+        rt_loop_producer_done(&on->rt);
+        on->producer_done = 1;
+    }
+    while (rt_loop_state(&on->rt) != RT_DONE) {
+        online_log_drain(&on->lg, &on->log);
+        rt_os_sleep(1000000);
+    }
+    online_log_drain(&on->lg, &on->log);
+    return rt_loop_cause(&on->rt) != RT_STOP_NONE;
+}
+
+/* The motion door's cycle online: the dry-run's cycle, then the driver's inputs, then the setpoint to the queue. */
+static int online_cycle(void *ctx, char *msg, size_t msglen)
+{
+    Online *on = ctx;
+    if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
+    int rc = exec_offline_cycle(&on->ex, msg, msglen);
+    if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
+    if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
+    if (rc) return rc;
+    /* the program has ended and this was the last cycle its motion needed: wait for the axes */
+    if (on->vm_done && motion_pending(&on->ex.motion) == 0 && finish_stream(on)) return stop_error(on, msg, msglen);
+    return 0;
+}
+
+/* ---- Outputs. -------------------------------------------------------------------------------------------- */
+
+/* The VM's error fields as if the program had raised msg (so the report carries it). */
+static void set_vm_error(Online *on, const char *msg)
+{
+    on->vm->err_code = IRL_ERR_DEVICE;
+    on->vm->err_pc = -1;
+    snprintf(on->vm->err_msg, sizeof on->vm->err_msg, "%.255s", msg);
+    fprintf(stderr, "%s:0:0: runtime error: %s (ERR_DEVICE)\n", on->ex.program, msg);
+}
+
+static const char *cause_name(RtStopCause c)
+{
+    static const char *const names[] = {"none", "signal", "driver_fault", "following_error", "limit", "watchdog"};
+    return (unsigned)c < sizeof names / sizeof *names ? names[c] : "?";
+}
+
+/* The start of online.json: program, driver, options and the run's status ("not_started", "running",
+ * "complete", "stopped"). The file, or NULL after a message in err. */
+static FILE *json_open(Online *on, const char *path, const char *status, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return snprintf(err, errlen, "cannot create %.500s", path), NULL;
+    fputs("{\n  \"program\": ", f);
+    report_json_string(f, on->ex.program);
+    fputs(",\n  \"driver\": ", f);
+    report_json_string(f, on->drv_name);
+    fputs(",\n  \"driver_options\": ", f);
+    report_json_string(f, on->drv_opts);
+    fprintf(f, ",\n  \"status\": \"%s\"", status);
+    return f;
+}
+
+/* Close online.json. 0, or -1 with a message in err. */
+static int json_close(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) return snprintf(err, errlen, "%.500s: write failed", path), -1;
+    return 0;
+}
+
+/* online.json before the axes move ("running": it replaces the file of an earlier run at once) or when they never
+ * did ("not_started", with the reason): no cycle statistics. Nothing with --out-temp; a failure is a warning. */
+static void write_json_early(Online *on, const char *status, const char *reason)
+{
+    if (on->opt.out_temp || !on->ex.out_dir[0]) return; /* no output folder (yet) */
+    char path[4300], err[600];
+    snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
+    FILE *f = json_open(on, path, status, err, sizeof err);
+    if (f) {
+        fputs(",\n  \"reason\": ", f);
+        if (reason) report_json_string(f, reason);
+        else fputs("null", f);
+        fputs(",\n  \"complete\": false,\n  \"stop\": null\n}\n", f);
+    }
+    if (!f || json_close(f, path, err, sizeof err) < 0) fprintf(stderr, "irl: warning: %s\n", err);
+}
+
+/* online.json at the end: driver, status, stop, axes, cycle statistics. */
+static int write_json(Online *on, const char *path, char *err, size_t errlen)
+{
+    RtLoop *rt = &on->rt;
+    RtStopCause c = rt_loop_cause(rt);
+    FILE *f = json_open(on, path, c == RT_STOP_NONE ? "complete" : "stopped", err, errlen);
+    if (!f) return -1;
+    fprintf(f, ",\n  \"complete\": %s,\n  \"stop\": ", c == RT_STOP_NONE ? "true" : "false");
+    if (c == RT_STOP_NONE) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"cause\": \"%s\", \"message\": ", cause_name(c));
+        report_json_string(f, stop_text(on));
+        fprintf(f, ", \"t\": %.9g, \"cycle\": %ld, \"moving\": %s}", rt->stop.t, rt->stop.cycle,
+                rt->stop.moving ? "true" : "false");
+    }
+    fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
+    fprintf(f, "  \"last_cycle_written\": %ld,\n  \"last_t_written\": %.9g,\n  \"setpoints_produced\": %ld,\n",
+            rt->last_cycle, rt->last_t, on->pushed);
+    fprintf(f, "  \"queue\": %d,\n  \"input_latency_max_s\": %.9g,\n", on->opt.queue,
+            (on->opt.queue + 1) * on->opt.cycle);
+    fprintf(f, "  \"sched_fifo\": %s,\n  \"rt_priority\": %d,\n  \"sched_note\": ", rt->fifo ? "true" : "false",
+            rt->fifo ? on->opt.rt_priority : 0);
+    report_json_string(f, rt->sched_note);
+    fprintf(f, ",\n  \"planner_nice\": %d,\n", on->planner_nice);
+    fprintf(f, "  \"memory_locked\": %s,\n  \"mlock_note\": ", on->mlocked ? "true" : "false");
+    report_json_string(f, on->mlock_note);
+    fprintf(f, ",\n  \"watchdog_s\": %.9g,\n  \"axes\": [", on->opt.watchdog);
+    for (int k = 0; k < on->naxes; k++) {
+        fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+        report_json_string(f, on->axis_name[k]);
+        fprintf(f, ", \"following_error_limit\": ");
+        if (isfinite(on->axes[k].ferr)) fprintf(f, "%.9g}", on->axes[k].ferr);
+        else fputs("null}", f);
+    }
+    fputs("\n  ],\n", f);
+    online_stats_json(f, &rt->stats, on->opt.cycle);
+    fputs("}\n", f);
+    return json_close(f, path, err, errlen);
+}
+
+/* ---- The run. -------------------------------------------------------------------------------------------- */
+
+/* Stop the threads, close the driver and the log. */
+static void teardown(Online *on)
+{
+    rt_loop_join(&on->rt);
+    if (on->signals_blocked) rt_os_signals_restore(&on->sig);
+    on->signals_blocked = 0;
+    online_log_drain(&on->lg, &on->log);
+    char err[200];
+    if (online_log_close(&on->lg, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err);
+    if (on->drv_state) on->drv->close(on->drv_state);
+    on->drv_state = NULL;
+    if (on->mlocked) rt_os_unlock_memory();
+    if (on->boosted) rt_os_unboost(on->old_nice);
+    on->boosted = 0;
+    spsc_free(&on->queue);
+    spsc_free(&on->log);
+}
+
+/* Everything from the enabled driver to the real-time thread running. 0, or -1 with a message in err. */
+static int start(Online *on, char *err, size_t errlen)
+{
+    if (spsc_init(&on->queue, (size_t)on->opt.queue, sizeof(RtSetpoint)) < 0 ||
+        spsc_init(&on->log, ONLINE_LOG_RING, sizeof(RtLogRow)) < 0)
+        return snprintf(err, errlen, "out of memory"), -1;
+    if (!on->opt.out_temp) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s/online.csv", on->ex.out_dir);
+        if (online_log_open(&on->lg, path, on->naxes, (const char (*)[DRIVER_NAME_LEN])on->axis_name, err,
+                            errlen) < 0)
+            return -1;
+    }
+    /* locked before the drives are enabled: locking faults every page in, which takes a while */
+    on->mlocked = rt_os_lock_memory(on->mlock_note, sizeof on->mlock_note);
+    if (setup_driver(on, err, errlen) < 0) return -1;
+    if (push_setpoint(on) < 0) return snprintf(err, errlen, "the setpoint queue is too small"), -1;
+    rt_os_signals_block(&on->sig);
+    on->signals_blocked = 1;
+    RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
+                   .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
+                   .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority};
+    if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
+    on->boosted = rt_os_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
+    on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
+    if (on->rt.sched_note[0]) fprintf(stderr, "irl: warning: %s\n", on->rt.sched_note);
+    if (!on->mlocked && strstr(on->mlock_note, "sanitizer") == NULL)
+        fprintf(stderr, "irl: warning: memory not locked (%s)\n", on->mlock_note);
+    return 0;
+}
+
+/* The driver's name and options from "NAME[:options]", found and checked. 0, or an exit status after a message. */
+static int pick_driver(Online *on)
+{
+    const char *spec = on->opt.driver, *colon = strchr(spec, ':');
+    snprintf(on->drv_name, sizeof on->drv_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+    on->drv_opts = colon ? colon + 1 : "";
+    on->drv = driver_find(on->drv_name);
+    if (!on->drv)
+        return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", on->drv_name, driver_names()), EX_USAGE;
+    char err[300];
+    if (on->drv->check(on->drv_opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
+    return 0;
+}
+
+/* Usage errors that need no program. 0, or an exit status after a message. */
+static int check_options(const RunOptions *o)
+{
+    if (!o->driver)
+        return fprintf(stderr, "irl: --online needs --driver NAME[:options] (drivers: %s)\n", driver_names()), EX_USAGE;
+    if (o->closed_loop)
+        return fprintf(stderr, "irl: --closed-loop is a dry-run mode; it does not combine with --online\n"), EX_USAGE;
+    return 0;
+}
+
+/* The end: wait for the axes, write the report (exec_offline_end), online.json and the statistics. */
+static int finish(Online *on, int vm_status)
+{
+    if (!(vm_status == VM_OK && motion_pending(&on->ex.motion) > 0)) { /* else the drain's last cycle waits */
+        if (finish_stream(on) && vm_status == VM_OK) {
+            char msg[500];
+            stop_error(on, msg, sizeof msg);
+            set_vm_error(on, msg);
+            vm_status = VM_ERROR;
+        }
+    }
+    int status = exec_offline_end(&on->ex, vm_status);
+    finish_stream(on);
+    teardown(on);
+    if (!on->opt.out_temp) {
+        char path[4300], err[600];
+        snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
+        if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
+    }
+    online_stats_text(stderr, &on->rt.stats, on->opt.cycle);
+    if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
+    return status;
+}
+
+int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
+{
+    int st = check_options(o);
+    if (st) return st;
+    Online *on = calloc(1, sizeof *on);
+    if (!on) return fprintf(stderr, "irl: out of memory\n"), EX_RUNTIME;
+    on->opt = *o;
+    on->opt.progress = 0;
+    on->vm = vm;
+    if ((st = pick_driver(on)) != 0 || (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
+        free(on);
+        return st;
+    }
+    char err[600];
+    if (!on->ex.active) {
+        fprintf(stderr, "irl: --online: the program declares no DEVICE: there is nothing to drive\n");
+        exec_offline_end(&on->ex, VM_OK);
+        free(on);
+        return EX_USAGE;
+    }
+    if ((st = setup_axes(on, err, sizeof err)) != 0) {
+        fprintf(stderr, "irl: %s\n", err);
+        write_json_early(on, "not_started", err);
+        exec_offline_end(&on->ex, VM_OK);
+        free(on);
+        return st;
+    }
+    write_json_early(on, "running", NULL);
+    if (start(on, err, sizeof err) < 0) {
+        char msg[700];
+        write_json_early(on, "not_started", err);
+        snprintf(msg, sizeof msg, "online: %s", err);
+        set_vm_error(on, msg);
+        st = exec_offline_end(&on->ex, VM_ERROR);
+        teardown(on);
+        free(on);
+        return st ? st : EX_RUNTIME;
+    }
+    if (on->caps.has_inputs && (o->ninput || o->ncsv))
+        fprintf(stderr, "irl: warning: --input is ignored online: the driver gives the inputs\n");
+    if (on->caps.uses_stdout) vm->out = stderr; /* standard output carries the setpoints */
+    on->ex.motion.cycle = online_cycle;
+    on->ex.motion.cycle_ctx = on;
+    int vs = vm_run(vm);
+    on->vm_done = 1;
+    st = finish(on, vs);
+    free(on);
+    return st;
+}

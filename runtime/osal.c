@@ -1,0 +1,151 @@
+/* rt_os.c — clock, sleeps, memory locking, real-time threads and signals for the online mode (rt_os.h). */
+#include "osal.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RT_OS_STACK (512 * 1024) /* the threads' stacks: small, since locked memory is faulted in whole */
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RT_OS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RT_OS_SANITIZER 1
+#endif
+#endif
+
+int64_t rt_os_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void rt_os_sleep_until(int64_t t)
+{
+    struct timespec ts = {.tv_sec = (time_t)(t / 1000000000), .tv_nsec = (long)(t % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+void rt_os_sleep(int64_t ns)
+{
+    rt_os_sleep_until(rt_os_now() + ns);
+}
+
+int rt_os_lock_memory(char *why, size_t whylen)
+{
+#ifdef RT_OS_SANITIZER
+    snprintf(why, whylen, "skipped in a sanitizer build");
+    return 0;
+#else
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) return 1;
+    snprintf(why, whylen, "mlockall: %s", strerror(errno));
+    return 0;
+#endif
+}
+
+void rt_os_unlock_memory(void)
+{
+#ifndef RT_OS_SANITIZER
+    munlockall();
+#endif
+}
+
+int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, char *why, size_t whylen)
+{
+    int rc;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, RT_OS_STACK);
+    if (prio > 0) {
+        struct sched_param sp = {.sched_priority = prio};
+        int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
+        if (sp.sched_priority < lo) sp.sched_priority = lo;
+        if (sp.sched_priority > hi) sp.sched_priority = hi;
+        pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+        pthread_attr_setschedpolicy(&at, SCHED_FIFO);
+        pthread_attr_setschedparam(&at, &sp);
+        rc = pthread_create(th, &at, fn, arg);
+        if (rc == 0) return pthread_attr_destroy(&at), 1;
+        snprintf(why, whylen, "SCHED_FIFO %d not permitted (%s); the cycle thread runs under the normal policy",
+                 sp.sched_priority, strerror(rc));
+        pthread_attr_setinheritsched(&at, PTHREAD_INHERIT_SCHED); /* the same attributes, the caller's policy */
+    }
+    rc = pthread_create(th, &at, fn, arg);
+    pthread_attr_destroy(&at);
+    if (rc == 0) return 0;
+    snprintf(why, whylen, "cannot start a thread: %s", strerror(rc));
+    return -1;
+}
+
+int rt_os_boost(int nice_value, int *old)
+{
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    *old = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (errno) *old = 0;
+    return setpriority(PRIO_PROCESS, (id_t)tid, nice_value) == 0 ? 0 : -1;
+}
+
+void rt_os_unboost(int old)
+{
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), old);
+}
+
+void rt_os_prefault_stack(size_t size)
+{
+    volatile unsigned char buf[64 * 1024];
+    size_t n = size < sizeof buf ? size : sizeof buf;
+    for (size_t i = 0; i < n; i += 4096) buf[i] = 0;
+}
+
+/* The handler only exists so that the signals are not ignored; they stay blocked and are taken by sigtimedwait. */
+static void rt_os_no_op(int sig) { (void)sig; }
+
+void rt_os_signals_block(RtOsSignals *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = rt_os_no_op;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old->intr);
+    sigaction(SIGTERM, &sa, &old->term);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &old->mask);
+}
+
+int rt_os_signals_wait(int64_t timeout_ns)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    struct timespec ts = {.tv_sec = (time_t)(timeout_ns / 1000000000), .tv_nsec = (long)(timeout_ns % 1000000000)};
+    int s = sigtimedwait(&set, NULL, &ts);
+    return s > 0 ? s : 0;
+}
+
+void rt_os_signals_restore(const RtOsSignals *old)
+{
+    pthread_sigmask(SIG_SETMASK, &old->mask, NULL);
+    sigaction(SIGINT, &old->intr, NULL);
+    sigaction(SIGTERM, &old->term, NULL);
+}
+
+void rt_os_exit_now(const char *msg, int status)
+{
+    ssize_t r = write(STDERR_FILENO, msg, strlen(msg));
+    (void)r;
+    _exit(status);
+}

@@ -1,0 +1,38 @@
+/* plot.h — the dry-run's figures: gnuplot, run as a child process on a generated script, reading trace.csv.
+ *
+ * One figure per quantity group per device — positions, speeds, accelerations, torques (forces), and the
+ * model's own outputs (G, ...) — each as PNG (pngcairo, else png) and SVG, named DIR/<device>_<group>.png/.svg.
+ * Each axis (or output) gets its own panel with time in s on the x axis and the unit on the y axis; limits are
+ * dashed lines (drawn when the margin is below 50 % of the limit, otherwise quoted in the panel title so a far-away
+ * limit does not flatten the curve), violation intervals shaded red, the peak marked. The script is kept as
+ * DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
+ * absolute or as given) and gnuplot's messages go to DIR/plots.log. A trace longer than PLOT_MAX_POINTS rows is
+ * first thinned into DIR/plots.csv (header, every n-th row and the last), which the figures then read; the
+ * shaded violations and peak markers still come from the checks, which saw every cycle.
+ *
+ * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
+ * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). */
+#ifndef IRL_PLOT_H
+#define IRL_PLOT_H
+
+#include <stddef.h>
+
+#include "exec/checks.h"
+
+#define PLOT_MAX_POINTS 5000 /* a panel is ~600 px wide: more points only cost time and SVG size */
+
+enum { PLOT_OK = 0, PLOT_SKIPPED = 1, PLOT_FAILED = -1 };
+
+typedef struct {
+    const char *dir;    /* where the figures, plots.gp and plots.log go */
+    const char *trace;  /* trace.csv to read */
+    long trace_every;   /* the trace's TraceOptions.every (1 = every cycle) */
+    int png, svg;       /* formats wanted (both 0: both) */
+    int progress;       /* 1: progress bar on stderr if it is a terminal */
+} PlotOptions;
+
+/* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err says so, print it as a warning);
+ * PLOT_FAILED (err holds the reason). */
+int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen);
+
+#endif

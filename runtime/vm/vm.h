@@ -1,0 +1,61 @@
+/* vm.h — the virtual machine: runs a Chunk (opcodes.h) on a fixed-capacity slot stack and call stack. No globals:
+ * everything lives in the Vm the caller owns. Run-time errors not taken by an ON ERROR handler are reported as
+ * "file:line:col: runtime error: message (ERR_NAME)" on the error stream. */
+#ifndef IRL_VM_H
+#define IRL_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "chunk.h"
+
+enum {
+    VM_STACK_SLOTS = 1 << 22,  /* 32 MiB of slots */
+    VM_MAX_FRAMES = 1 << 16,   /* call depth: runaway recursion stops here with ERR_STACK */
+};
+
+/* A statement's exit status: the run ended normally (end of program, HALT) or with an unhandled error. */
+enum { VM_OK = 0, VM_ERROR = 1, VM_ENOMEM = -1 };
+
+typedef struct VmFrame {
+    int32_t routine;   /* index into chunk->routines */
+    int32_t base;      /* absolute slot of R[0] */
+    int32_t ret_pc;    /* caller's pc to resume at (the instruction after its CALL) */
+    int32_t in_handler;
+    int32_t retry_pc, skip_pc; /* where RETRY / SKIP resume */
+    int32_t err_code, err_pc;  /* the error its handler is handling (ERRNO, RAISE;) */
+} VmFrame;
+
+/* Optional per-instruction hook (irl run --trace-exec): called before each instruction executes. */
+typedef void (*VmTraceFn)(void *ctx, const struct Chunk *c, int pc, const Value *base);
+
+typedef struct Vm {
+    const Chunk *chunk;
+    Value *stack;
+    VmFrame *frames;
+    int32_t nframes;
+    int64_t errno_;          /* the code of the error last taken by a handler (ERRNO outside handlers) */
+    Value *sys;              /* system variables, laid out in IRL_SYSVARS order */
+    FILE *out, *err;         /* PRINT output, error reports */
+    VmTraceFn trace;
+    void *trace_ctx;
+    void *motion;            /* runtime/exec/motion.h state (NULL until the planner exists) */
+    /* the error being raised / reported */
+    int err_code;
+    int32_t err_pc;
+    char err_msg[256];
+} Vm;
+
+/* Allocates the stacks (VM_ENOMEM on failure) and prepares to run c (which must outlive the Vm). */
+int vm_init(Vm *vm, const Chunk *c, FILE *out, FILE *err);
+void vm_free(Vm *vm);
+/* Runs the main program: VM_OK, or VM_ERROR after reporting an unhandled run-time error. */
+int vm_run(Vm *vm);
+
+/* The ERR_* name of a code ("ERR_DIV_ZERO"), or NULL when the code is not in src/errcodes.h. */
+const char *vm_errname(int code);
+/* The default message of a code. */
+const char *vm_errmessage(int code);
+
+#endif
