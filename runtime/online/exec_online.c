@@ -40,7 +40,7 @@ typedef struct {
     Spsc queue, log;
     OnlineLog lg;
     RtLoop rt;
-    RtOsSignals sig;
+    OsalSignals sig;
     int signals_blocked;
     int mlocked;
     char mlock_note[200];
@@ -156,7 +156,7 @@ static const char *stop_text(Online *on)
 static int stop_error(Online *on, char *msg, size_t msglen)
 {
     snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
-    if (++on->after_stop > 1) rt_os_sleep((int64_t)(on->opt.cycle * 1e9));
+    if (++on->after_stop > 1) osal_sleep((int64_t)(on->opt.cycle * 1e9));
     if (on->after_stop == 1000)
         fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
                 "a second SIGINT ends it\n");
@@ -181,7 +181,7 @@ static int push_setpoint(Online *on)
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
         online_log_drain(&on->lg, &on->log);
-        rt_os_sleep(nap);
+        osal_sleep(nap);
     }
     return 0;
 }
@@ -196,7 +196,7 @@ static int finish_stream(Online *on)
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
         online_log_drain(&on->lg, &on->log);
-        rt_os_sleep(1000000);
+        osal_sleep(1000000);
     }
     online_log_drain(&on->lg, &on->log);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
@@ -321,15 +321,15 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
 static void teardown(Online *on)
 {
     rt_loop_join(&on->rt);
-    if (on->signals_blocked) rt_os_signals_restore(&on->sig);
+    if (on->signals_blocked) osal_signals_restore(&on->sig);
     on->signals_blocked = 0;
     online_log_drain(&on->lg, &on->log);
     char err[200];
     if (online_log_close(&on->lg, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err);
     if (on->drv_state) on->drv->close(on->drv_state);
     on->drv_state = NULL;
-    if (on->mlocked) rt_os_unlock_memory();
-    if (on->boosted) rt_os_unboost(on->old_nice);
+    if (on->mlocked) osal_unlock_memory();
+    if (on->boosted) osal_unboost(on->old_nice);
     on->boosted = 0;
     spsc_free(&on->queue);
     spsc_free(&on->log);
@@ -349,16 +349,16 @@ static int start(Online *on, char *err, size_t errlen)
             return -1;
     }
     /* locked before the drives are enabled: locking faults every page in, which takes a while */
-    on->mlocked = rt_os_lock_memory(on->mlock_note, sizeof on->mlock_note);
+    on->mlocked = osal_lock_memory(on->mlock_note, sizeof on->mlock_note);
     if (setup_driver(on, err, errlen) < 0) return -1;
     if (push_setpoint(on) < 0) return snprintf(err, errlen, "the setpoint queue is too small"), -1;
-    rt_os_signals_block(&on->sig);
+    osal_signals_block(&on->sig);
     on->signals_blocked = 1;
     RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
                    .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
                    .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
-    on->boosted = rt_os_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
+    on->boosted = osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
     if (on->rt.sched_note[0]) fprintf(stderr, "irl: warning: %s\n", on->rt.sched_note);
     if (!on->mlocked && strstr(on->mlock_note, "sanitizer") == NULL)
