@@ -545,7 +545,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     double rate = round(1.0 / o->cycle);
     ex->rate = fabs(rate * o->cycle - 1.0) < 1e-12 ? rate : 0;
     char err[600];
-    int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
+    int rc = devices_bind(&ex->devs, c, o->machines, o, err, sizeof err);
     if (rc != DEVICES_OK) {
         if (err[0]) fprintf(stderr, "irl: %s\n", err);
         devices_free(&ex->devs);

@@ -366,17 +366,17 @@ static int start(Online *on, char *err, size_t errlen)
     return 0;
 }
 
-/* The driver's name and options from "NAME[:options]", found and checked. 0, or an exit status after a message. */
-static int pick_driver(Online *on)
+/* The driver's name and options from spec "NAME[:options]", found and checked. 0, or an exit status after a
+ * message. */
+static int pick_driver(const char *spec, const DriverType **drv, char *name, size_t namelen, const char **opts)
 {
-    const char *spec = on->opt.driver, *colon = strchr(spec, ':');
-    snprintf(on->drv_name, sizeof on->drv_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
-    on->drv_opts = colon ? colon + 1 : "";
-    on->drv = driver_find(on->drv_name);
-    if (!on->drv)
-        return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", on->drv_name, driver_names()), EX_USAGE;
+    const char *colon = strchr(spec, ':');
+    snprintf(name, namelen, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+    *opts = colon ? colon + 1 : "";
+    *drv = driver_find(name);
+    if (!*drv) return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", name, driver_names()), EX_USAGE;
     char err[300];
-    if (on->drv->check(on->drv_opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
+    if ((*drv)->check(*opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
     return 0;
 }
 
@@ -414,6 +414,15 @@ static int finish(Online *on, int vm_status)
     return status;
 }
 
+int exec_online_check(const RunOptions *o)
+{
+    const DriverType *drv;
+    char name[32];
+    const char *opts;
+    int st = check_options(o);
+    return st ? st : pick_driver(o->driver, &drv, name, sizeof name, &opts);
+}
+
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
 {
     int st = check_options(o);
@@ -423,7 +432,8 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     on->opt = *o;
     on->opt.progress = 0;
     on->vm = vm;
-    if ((st = pick_driver(on)) != 0 || (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
+    if ((st = pick_driver(on->opt.driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) != 0 ||
+        (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
         free(on);
         return st;
     }
