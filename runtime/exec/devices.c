@@ -50,9 +50,9 @@ static int bind_device(Device *dv, const Chunk *c, const ChunkDevice *cd, const 
     double pos[3], R[9], tau[MODEL_MAX_DOF], zero[MODEL_MAX_DOF] = {0};
     dv->has_pose = model_fk(m, dv->start, -1, pos, R) >= 0;
     dv->has_id = model_inverse_dynamics(m, dv->start, zero, zero, tau) >= 0;
-    dv->is_centrifuge = strcasecmp(m->desc.backend, "centrifuge") == 0;
+    dv->gprofile = m->type->gprofile != NULL;
     dv->check_desc = m->desc;
-    if (dv->is_centrifuge) {
+    if (dv->gprofile) { /* the felt G of a G-profile machine is checked against the limits of the commanded one */
         derive_limit(&dv->check_desc, "G", "Gfelt");
         derive_limit(&dv->check_desc, "Gdot", "Gfeltdot");
     }

@@ -38,7 +38,7 @@ typedef struct {
     int open;
     int has_pose;         /* forward kinematics of the tool point exists */
     int has_id;           /* inverse dynamics exists */
-    int is_centrifuge;    /* GMOVE possible */
+    int gprofile;         /* the model offers G-profiles: GMOVE possible (model.h) */
     double start[MODEL_MAX_DOF];
     ModelDesc check_desc; /* the description the checks read (limits), with derived output limits */
 } Device;
