@@ -1,5 +1,5 @@
-/* spsc.h — the one lock-free ring of fixed-size records between exactly one producer thread and one consumer thread:
- * the online mode's setpoint queue (planner thread → real-time thread) and log ring (real-time thread → log writer),
+/* spsc.h — the one lock-free ring of fixed-size records between exactly one producer thread and one consumer
+ * thread: the online mode's setpoint queue (planner thread → real-time thread) and log ring (real-time thread → log writer),
  * and the dry-run's two-stage cycle pipeline (cycle_pipe.h). No call blocks, allocates or enters the kernel: C11
  * atomics only (acquire on the other side's index, release on one's own), so the real-time thread may use it every
  * cycle. Waiting on an empty or full ring is the caller's business.

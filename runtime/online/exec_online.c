@@ -374,7 +374,8 @@ static int pick_driver(const char *spec, const DriverType **drv, char *name, siz
     snprintf(name, namelen, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
     *opts = colon ? colon + 1 : "";
     *drv = driver_find(name);
-    if (!*drv) return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", name, driver_names()), EX_USAGE;
+    if (!*drv)
+        return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", name, driver_names()), EX_USAGE;
     char err[300];
     if ((*drv)->check(*opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
     return 0;

@@ -22,13 +22,18 @@ home() {
 
 while read -r f h; do
     f=${f%:}
-    case "$(home "$h")" in src | runtime | grammar) note "$f includes $h: models/ know neither the compiler nor the runtime" ;; esac
+    case "$(home "$h")" in
+        src | runtime | grammar) note "$f includes $h: models/ know neither the compiler nor the runtime" ;;
+    esac
 done < <(includes models/*.c models/*.h)
 
 while read -r f h; do
     f=${f%:}
     case "$(home "$h")" in
-        src) case "$h" in chunk.h | opcodes.h | errcodes.h) ;; *) note "$f includes src/$h: the runtime knows the bytecode format only" ;; esac ;;
+        src) case "$h" in
+                chunk.h | opcodes.h | errcodes.h) ;;
+                *) note "$f includes src/$h: the runtime knows the bytecode format only" ;;
+             esac ;;
         grammar) note "$f includes $h: the runtime never reaches the parser" ;;
         models) [ "$h" = centrifuge.h ] && [ "$f" != runtime/motion/gmove.h ] && note "$f includes $h: a back-end's header" ;;
     esac
@@ -37,17 +42,18 @@ done < <(includes $(find runtime -name '*.[ch]'))
 while read -r f h; do
     f=${f%:}
     case "$f" in src/main.c | src/bind.c | src/bind.h) continue ;; esac
-    [ "$(home "$h")" = runtime ] && note "$f includes runtime's $h: only the CLI's wiring (main.c, bind.*) knows the runtime"
+    [ "$(home "$h")" = runtime ] && note "$f includes runtime's $h: only the CLI's wiring (main.c, bind.*) knows it"
 done < <(includes src/*.c src/*.h)
 
 # a back-end by its type, its registry name or its header
-hits=$(grep -rnE 'model_(centrifuge|chain|stewart|freeflyer)\b|"(centrifuge|chain|stewart|freeflyer)"|#include "(chain|stewart|freeflyer)[a-z_]*\.h"' \
-    runtime --include='*.[ch]')
+backend='model_(centrifuge|chain|stewart|freeflyer)\b|"(centrifuge|chain|stewart|freeflyer)"'
+hits=$(grep -rnE "$backend"'|#include "(chain|stewart|freeflyer)[a-z_]*\.h"' runtime --include='*.[ch]')
 [ -z "$hits" ] || note "a back-end named in runtime/: $hits"
 
 # OS calls outside the OS layer, osal.[ch] (a field named sched_note is not a call: match call syntax)
-hits=$(grep -rnE '\b(pthread_[a-z_]+|clock_[a-z_]+|nanosleep|usleep|sigaction|sigprocmask|sigtimedwait|sigwait|signal|mlockall|munlockall|sched_[a-z_]+|setpriority|getpriority|syscall)[[:space:]]*\(' \
-    runtime --include='*.[ch]' | grep -v '^runtime/osal\.[ch]:')
+oscall='pthread_[a-z_]+|clock_[a-z_]+|nanosleep|usleep|sigaction|sigprocmask|sigtimedwait|sigwait|signal|mlockall'
+oscall+='|munlockall|sched_[a-z_]+|setpriority|getpriority|syscall'
+hits=$(grep -rnE "\\b($oscall)[[:space:]]*\\(" runtime --include='*.[ch]' | grep -v '^runtime/osal\.[ch]:')
 [ -z "$hits" ] || note "OS calls outside runtime/osal.c: $hits"
 
 [ $fail = 0 ] && echo "layers: models/ <- runtime/ <- CLI, no back-end named in runtime/, OS calls in osal.c only"
