@@ -406,6 +406,29 @@ static int centrifuge_outputs(void *st, const double *q, const double *qd, const
     return MODEL_OK;
 }
 
+/* G-profiles: the GMOVE map needs the arm and the G unit. */
+static int centrifuge_gprofile(void *st, double *a1, double *g)
+{
+    centrifuge_geometry(st, a1, g, NULL);
+    return MODEL_OK;
+}
+
+/* The six graphs of seed 000 section 4 (Figs. 3-8): commanded G, planetary actuator moment, its angular
+ * acceleration, the x component of the seat's linear acceleration in the base frame, its angular velocity and its
+ * angle. The seat moves on the horizontal circle (a1 cos q1, a1 sin q1, 0) (ERRATA C17), so its base-frame x
+ * acceleration is exactly -q1'^2 x - q1'' y from the trace's own columns; the back-end has no such output. */
+static const ModelPlotGroup centrifuge_plots[] = {
+    {"planetary", "planetary axis (seed 000, section 4)", 6, {
+        {"commanded G (Fig. 3)", MODEL_PLOT_OUTPUT, 0, "G", NULL},
+        {"planetary actuator moment, Nm (Fig. 4)", MODEL_PLOT_TAU, 0, NULL, NULL},
+        {"planetary angular acceleration, rad/s^2 (Fig. 5)", MODEL_PLOT_QDD, 0, NULL, NULL},
+        {"seat linear acceleration x, base frame, m/s^2 (Fig. 6)", MODEL_PLOT_EXPR, 0, NULL,
+         "-{qd:0}**2 * {pose:0} - {qdd:0} * {pose:1}"},
+        {"planetary angular velocity, rad/s (Fig. 7)", MODEL_PLOT_QD, 0, NULL, NULL},
+        {"planetary angle, rad (Fig. 8)", MODEL_PLOT_Q, 0, NULL, NULL},
+    }},
+};
+
 const ModelType model_centrifuge = {
     .name = "centrifuge",
     .create = centrifuge_create,
@@ -422,4 +445,7 @@ const ModelType model_centrifuge = {
     .output_count = centrifuge_output_count,
     .output_name = centrifuge_output_name,
     .outputs = centrifuge_outputs,
+    .gprofile = centrifuge_gprofile,
+    .nplots = 1,
+    .plots = centrifuge_plots,
 };

@@ -314,6 +314,10 @@ int model_outputs(Model *m, const double *q, const double *qd, const double *qdd
 {
     return MODEL_CALL(outputs, q, qd, qdd, out);
 }
+int model_gprofile(Model *m, double *arm, double *g)
+{
+    return MODEL_CALL(gprofile, arm, g);
+}
 
 const char *model_strerror(int status)
 {

@@ -131,6 +131,33 @@ typedef struct {
     double residual;  /* pose error at the answer: |dp| (m) + |dtheta| (rad) */
 } ModelIkInfo;
 
+/* One panel of a figure a back-end declares (ModelType.plots): a curve of the dry-run's trace, with its limits
+ * and violations drawn as in the standard figures, or a curve derived from trace columns. */
+typedef enum {
+    MODEL_PLOT_Q, MODEL_PLOT_QD, MODEL_PLOT_QDD, MODEL_PLOT_TAU, /* axis `axis`'s position, speed, ... */
+    MODEL_PLOT_OUTPUT,                                           /* the output named `output` */
+    MODEL_PLOT_EXPR,                                             /* `expr`, no limits */
+} ModelPlotSource;
+
+typedef struct {
+    const char *label;     /* the panel's title, with its unit */
+    ModelPlotSource src;
+    int axis;
+    const char *output;    /* as the trace names it: the model's output, or G and Gdot of a G-profile machine */
+    const char *expr;      /* arithmetic (gnuplot's: ** is the power) over the trace columns {q:i} {qd:i} {qdd:i}
+                            * {tau:i} and {pose:i} (x y z qw qx qy qz), i from 0 */
+} ModelPlotPanel;
+
+#define MODEL_PLOT_MAX_PANELS 12
+
+/* A figure of several panels, drawn for every device of the back-end whose trace has the columns it names. */
+typedef struct {
+    const char *file;      /* file name: <device>_<file>.png / .svg */
+    const char *title;     /* after "<device> — " */
+    int npanels;           /* laid out in two columns from 4 panels on */
+    ModelPlotPanel panel[MODEL_PLOT_MAX_PANELS];
+} ModelPlotGroup;
+
 /* The operations of one back-end. `s` is the state made by create(). */
 typedef struct ModelType {
     const char *name;
@@ -187,6 +214,16 @@ typedef struct ModelType {
     /* The measure at the q singularity_defer kept last (the same bits as singularity() would have given then);
      * MODEL_EINVAL when none is kept. */
     int (*singularity_settle)(void *s, double *measure);
+
+    /* Optional, G-profiles (GMOVE): a machine of three axes (planetary arm, gondola pitch, roll) whose commanded G
+     * the runtime maps onto its axes (docs/MODELS.md §9): the arm length (m) and the gravity magnitude (m/s^2, the
+     * G unit). Such a machine's trace gets the commanded G and its onset rate first (G, Gdot); its own output
+     * "G", the felt magnitude, becomes Gfelt. (Added last; MODEL_PLUGIN_ABI.) */
+    int (*gprofile)(void *s, double *arm, double *g);
+    /* Figures the dry-run draws for this back-end's machines besides the standard ones (positions, speeds, ...;
+     * output/plot.c draws the first 4). */
+    int nplots;
+    const ModelPlotGroup *plots;
 } ModelType;
 
 /* One live model: its type, its state and the description it was made from. */
@@ -203,7 +240,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 1
+#define MODEL_PLUGIN_ABI 2
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -248,6 +285,9 @@ void model_kin_import(Model *m, const void *buf, size_t len);
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);
+/* The gprofile operation: MODEL_OK with the arm length and gravity, MODEL_ENOTSUP when the machine has no
+ * G-profiles. */
+int model_gprofile(Model *m, double *arm, double *g);
 /* The friction law above for one joint at speed qd; and tau_f for every joint of m (zeros when frictionless). */
 double model_friction_joint(const ModelFriction *f, double qd);
 void model_friction(const Model *m, const double *qd, double *tau_f);

@@ -1,7 +1,8 @@
-/* rt_os.c — clock, sleeps, memory locking, real-time threads and signals for the online mode (rt_os.h). */
+/* osal.c — the operating-system layer: clock, sleeps, memory locking, threads, futex and signals (osal.h). */
 #include "osal.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,38 +12,36 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RT_OS_STACK (512 * 1024) /* the threads' stacks: small, since locked memory is faulted in whole */
-
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RT_OS_SANITIZER 1
+#define OSAL_SANITIZER 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RT_OS_SANITIZER 1
+#define OSAL_SANITIZER 1
 #endif
 #endif
 
-int64_t rt_os_now(void)
+int64_t osal_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void rt_os_sleep_until(int64_t t)
+void osal_sleep_until(int64_t t)
 {
     struct timespec ts = {.tv_sec = (time_t)(t / 1000000000), .tv_nsec = (long)(t % 1000000000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
     }
 }
 
-void rt_os_sleep(int64_t ns)
+void osal_sleep(int64_t ns)
 {
-    rt_os_sleep_until(rt_os_now() + ns);
+    osal_sleep_until(osal_now() + ns);
 }
 
-int rt_os_lock_memory(char *why, size_t whylen)
+int osal_lock_memory(char *why, size_t whylen)
 {
-#ifdef RT_OS_SANITIZER
+#ifdef OSAL_SANITIZER
     snprintf(why, whylen, "skipped in a sanitizer build");
     return 0;
 #else
@@ -52,19 +51,20 @@ int rt_os_lock_memory(char *why, size_t whylen)
 #endif
 }
 
-void rt_os_unlock_memory(void)
+void osal_unlock_memory(void)
 {
-#ifndef RT_OS_SANITIZER
+#ifndef OSAL_SANITIZER
     munlockall();
 #endif
 }
 
-int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, char *why, size_t whylen)
+int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t stack, int prio, char *why,
+                      size_t whylen)
 {
     int rc;
     pthread_attr_t at;
     pthread_attr_init(&at);
-    pthread_attr_setstacksize(&at, RT_OS_STACK);
+    if (stack) pthread_attr_setstacksize(&at, stack);
     if (prio > 0) {
         struct sched_param sp = {.sched_priority = prio};
         int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
@@ -86,7 +86,12 @@ int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, 
     return -1;
 }
 
-int rt_os_boost(int nice_value, int *old)
+void osal_thread_join(OsalThread th)
+{
+    pthread_join(th, NULL);
+}
+
+int osal_boost(int nice_value, int *old)
 {
     pid_t tid = (pid_t)syscall(SYS_gettid);
     errno = 0;
@@ -95,26 +100,41 @@ int rt_os_boost(int nice_value, int *old)
     return setpriority(PRIO_PROCESS, (id_t)tid, nice_value) == 0 ? 0 : -1;
 }
 
-void rt_os_unboost(int old)
+void osal_unboost(int old)
 {
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), old);
 }
 
-void rt_os_prefault_stack(size_t size)
+void osal_prefault_stack(size_t size)
 {
     volatile unsigned char buf[64 * 1024];
     size_t n = size < sizeof buf ? size : sizeof buf;
     for (size_t i = 0; i < n; i += 4096) buf[i] = 0;
 }
 
-/* The handler only exists so that the signals are not ignored; they stay blocked and are taken by sigtimedwait. */
-static void rt_os_no_op(int sig) { (void)sig; }
+int osal_cpu(void)
+{
+    return sched_getcpu();
+}
 
-void rt_os_signals_block(RtOsSignals *old)
+void osal_futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void osal_futex_wake(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* The handler only exists so that the signals are not ignored; they stay blocked and are taken by sigtimedwait. */
+static void osal_no_op(int sig) { (void)sig; }
+
+void osal_signals_block(OsalSignals *old)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = rt_os_no_op;
+    sa.sa_handler = osal_no_op;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old->intr);
     sigaction(SIGTERM, &sa, &old->term);
@@ -125,7 +145,7 @@ void rt_os_signals_block(RtOsSignals *old)
     pthread_sigmask(SIG_BLOCK, &set, &old->mask);
 }
 
-int rt_os_signals_wait(int64_t timeout_ns)
+int osal_signals_wait(int64_t timeout_ns)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -136,14 +156,14 @@ int rt_os_signals_wait(int64_t timeout_ns)
     return s > 0 ? s : 0;
 }
 
-void rt_os_signals_restore(const RtOsSignals *old)
+void osal_signals_restore(const OsalSignals *old)
 {
     pthread_sigmask(SIG_SETMASK, &old->mask, NULL);
     sigaction(SIGINT, &old->intr, NULL);
     sigaction(SIGTERM, &old->term, NULL);
 }
 
-void rt_os_exit_now(const char *msg, int status)
+void osal_exit_now(const char *msg, int status)
 {
     ssize_t r = write(STDERR_FILENO, msg, strlen(msg));
     (void)r;

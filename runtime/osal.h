@@ -1,52 +1,70 @@
-/* rt_os.h — the operating-system calls of the online mode behind one small interface (the only file of the online
- * mode with POSIX calls): the monotonic clock, absolute sleeps, memory locking, a thread with SCHED_FIFO when the
- * system permits it, and the blocked-signal watcher that turns SIGINT/SIGTERM into an E-stop request. */
-#ifndef IRL_RT_OS_H
-#define IRL_RT_OS_H
+/* osal.h — the operating-system layer (as SOEM's osal): the only file of the runtime that makes thread, clock, sleep,
+ * futex, signal, scheduling and memory-locking calls. The monotonic clock, absolute sleeps, memory locking, threads
+ * (SCHED_FIFO when the system permits it), the futex the dry-run's cycle pipeline sleeps on, and the blocked-signal
+ * watcher that turns SIGINT/SIGTERM into an E-stop request. File and process I/O (trace, gnuplot, drivers' sockets)
+ * stays with its owners. */
+#ifndef IRL_OSAL_H
+#define IRL_OSAL_H
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
+typedef pthread_t OsalThread;
+
+#define OSAL_RT_STACK (512 * 1024) /* the online threads' stacks: small, since locked memory is faulted in whole */
+
 /* CLOCK_MONOTONIC in nanoseconds. */
-int64_t rt_os_now(void);
+int64_t osal_now(void);
 /* Sleep until the absolute CLOCK_MONOTONIC time t (ns) with clock_nanosleep(TIMER_ABSTIME); EINTR resumes. */
-void rt_os_sleep_until(int64_t t);
+void osal_sleep_until(int64_t t);
 /* Sleep for ns nanoseconds (relative; for the normal threads' polling). */
-void rt_os_sleep(int64_t ns);
+void osal_sleep(int64_t ns);
 
 /* mlockall(MCL_CURRENT | MCL_FUTURE). 1 locked; 0 not locked, with the reason in why (not permitted, or skipped
  * in a sanitizer build, whose shadow memory cannot be locked). Never fatal. */
-int rt_os_lock_memory(char *why, size_t whylen);
-void rt_os_unlock_memory(void);
+int osal_lock_memory(char *why, size_t whylen);
+void osal_unlock_memory(void);
 
-/* Start fn(arg) in a new thread. prio > 0 asks for SCHED_FIFO at that priority; when the system refuses (no
- * permission, no real-time budget) the thread runs under the normal policy instead and why says so. Returns 1
- * started with SCHED_FIFO, 0 started with the normal policy, -1 not started (why set). */
-int rt_os_thread_start(pthread_t *th, void *(*fn)(void *), void *arg, int prio, char *why, size_t whylen);
+/* Start fn(arg) in a new thread with a stack of `stack` bytes (0: the system's default). prio > 0 asks for
+ * SCHED_FIFO at that priority; when the system refuses (no permission, no real-time budget) the thread runs under
+ * the normal policy instead and why says so. Returns 1 started with SCHED_FIFO, 0 started with the normal policy,
+ * -1 not started (why set). */
+int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t stack, int prio, char *why,
+                      size_t whylen);
+/* Wait for a thread started by osal_thread_start to end. */
+void osal_thread_join(OsalThread th);
 /* Raise the calling thread's CFS weight: nice value nice_value (e.g. -10), the old one into *old. 0, or -1 when
  * not permitted (then nothing changed). The planner thread uses it to keep ahead of the cycle on a busy machine. */
-int rt_os_boost(int nice_value, int *old);
-void rt_os_unboost(int old);
+int osal_boost(int nice_value, int *old);
+void osal_unboost(int old);
 /* Touch size bytes of the calling thread's stack so its pages are mapped before the first cycle. */
-void rt_os_prefault_stack(size_t size);
+void osal_prefault_stack(size_t size);
+/* The CPU the calling thread runs on now (-1 when unknown). */
+int osal_cpu(void);
 
-/* What rt_os_signals_block changed, to restore. */
+/* Sleep while *word still holds expected (a futex of this process; may return early, the caller checks again). */
+void osal_futex_wait(_Atomic uint32_t *word, uint32_t expected);
+/* Wake one thread sleeping on word. */
+void osal_futex_wake(_Atomic uint32_t *word);
+
+/* What osal_signals_block changed, to restore. */
 typedef struct {
     sigset_t mask;
     struct sigaction intr, term;
-} RtOsSignals;
+} OsalSignals;
 
 /* Block SIGINT and SIGTERM in the calling thread (and so in every thread it starts afterwards), after giving
  * them a handler so a disposition inherited as "ignore" does not discard them (online, SIGINT is the E-stop). */
-void rt_os_signals_block(RtOsSignals *old);
+void osal_signals_block(OsalSignals *old);
 /* Wait up to timeout_ns for SIGINT or SIGTERM (blocked): the signal number, or 0 on timeout. */
-int rt_os_signals_wait(int64_t timeout_ns);
-/* Restore the mask and the dispositions saved by rt_os_signals_block (a signal still pending is taken by the
+int osal_signals_wait(int64_t timeout_ns);
+/* Restore the mask and the dispositions saved by osal_signals_block (a signal still pending is taken by the
  * no-op handler first, so it cannot end the process on the way out). */
-void rt_os_signals_restore(const RtOsSignals *old);
+void osal_signals_restore(const OsalSignals *old);
 /* Write a message to stderr and end the process at once with status (async-signal-safe: the second signal). */
-void rt_os_exit_now(const char *msg, int status);
+void osal_exit_now(const char *msg, int status);
 
 #endif

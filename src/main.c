@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind.h"
 #include "bytecode.h"
 #include "chunk.h"
 #include "codegen.h"
@@ -156,6 +157,16 @@ static void trace_instr(void *ctx, const Chunk *c, int pc, const Value *base)
     disasm_instruction(c, pc, (FILE *)ctx);
 }
 
+/* Read the machine file of every device (bind.h) for the runtime, which gets the descriptions in ro->machines. */
+static int bind_devices(const Chunk *c, const char *path, RunOptions *ro, DeviceMachine **machines)
+{
+    char err[600];
+    int rc = bind_machines(c, path, ro, machines, err, sizeof err);
+    if (rc != BIND_OK && err[0]) fprintf(stderr, "irl: %s\n", err);
+    ro->machines = *machines;
+    return rc == BIND_OK ? EX_OK : rc == BIND_EIO ? EX_NOINPUT_ : EX_COMPILE;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     int trace = 0, n;
@@ -187,7 +198,12 @@ static int cmd_run(int argc, char **argv)
         vm.trace = trace_instr;
         vm.trace_ctx = stderr;
     }
-    if (ro.online) { /* real time against a driver, the dry-run's executor producing the setpoints */
+    DeviceMachine *machines = NULL;
+    status = ro.online ? exec_online_check(&ro) : EX_OK; /* a usage error before any file is read */
+    if (status == EX_OK) status = bind_devices(&c, path, &ro, &machines);
+    if (status != EX_OK) {
+        /* nothing ran */
+    } else if (ro.online) { /* real time against a driver, the dry-run's executor producing the setpoints */
         status = exec_online_run(&vm, &c, path, &ro);
     } else {
         ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec/exec_offline.h) */
@@ -195,6 +211,7 @@ static int cmd_run(int argc, char **argv)
         if (status == EX_OK) status = exec_offline_end(&ex, vm_run(&vm));
     }
     fflush(stdout);
+    bind_free(machines);
     vm_free(&vm);
     chunk_free(&c);
     run_options_free(&ro);

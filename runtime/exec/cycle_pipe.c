@@ -1,11 +1,7 @@
-/* cycle_pipe.c — the two-stage cycle pipeline (cycle_pipe.h). */
+/* cycle_pipe.c — the two-stage cycle pipeline (cycle_pipe.h): a worker thread and the waits around the SPSC ring. */
 #include "exec/cycle_pipe.h"
 
-#include <linux/futex.h>
-#include <sched.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /* Spins before sleeping: a stage's cycle takes about a microsecond, so the other side is usually ready within
  * a few; this bounds the spin to some tens of microseconds when it is not (descheduled). */
@@ -18,16 +14,6 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static void futex_wait(_Atomic uint32_t *word, uint32_t expected)
-{
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
-}
-
-static void futex_wake(_Atomic uint32_t *word)
-{
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
 /* Most records a sleeping side waits for before it is woken (cycle_pipe_init). */
 #define PIPE_WAKE_BATCH 256
 
@@ -38,13 +24,13 @@ static void futex_wake(_Atomic uint32_t *word)
  * the published indices (each side publishes its own before it waits). */
 static int items_ready(CyclePipe *p, size_t want)
 {
-    return atomic_load(&p->head) - atomic_load(&p->tail) >= want || atomic_load(&p->closing);
+    return spsc_count(&p->ring) >= want || atomic_load(&p->closing);
 }
 
 /* Free slots to fill. */
 static int space_ready(CyclePipe *p, size_t want)
 {
-    return p->cap - (atomic_load(&p->head) - atomic_load(&p->tail)) >= want;
+    return p->ring.cap - spsc_count(&p->ring) >= want;
 }
 
 /* Wait until ready(p, 1), spinning; then asleep until ready(p, batch). The sleeper announces itself (waiting = 1)
@@ -56,7 +42,7 @@ static void wait_for(CyclePipe *p, _Atomic uint32_t *ev, _Atomic int *waiting, i
                      _Atomic int *my_cpu, _Atomic int *other_cpu)
 {
     /* spin only while the other side runs on another CPU: sharing ours, it cannot make progress while we spin */
-    int cpu = sched_getcpu();
+    int cpu = osal_cpu();
     atomic_store_explicit(my_cpu, cpu, memory_order_relaxed);
     for (int i = 0; i < PIPE_SPINS && atomic_load_explicit(other_cpu, memory_order_relaxed) != cpu; i++) {
         if (ready(p, 1)) return;
@@ -67,7 +53,7 @@ static void wait_for(CyclePipe *p, _Atomic uint32_t *ev, _Atomic int *waiting, i
         atomic_store(waiting, 1);
         atomic_thread_fence(memory_order_seq_cst);
         if (ready(p, p->batch)) break;
-        futex_wait(ev, key);
+        osal_futex_wait(ev, key);
     }
     atomic_store(waiting, 0);
 }
@@ -79,27 +65,23 @@ static void wake_other(CyclePipe *p, _Atomic uint32_t *ev, _Atomic int *waiting,
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(waiting, memory_order_relaxed) && ready(p, p->batch) && atomic_exchange(waiting, 0)) {
         atomic_fetch_add(ev, 1);
-        futex_wake(ev);
+        osal_futex_wake(ev);
     }
 }
 
 /* The producer: publish the records filled so far. */
 static void publish(CyclePipe *p)
 {
-    if (p->p_published == p->p_head) return;
-    atomic_store_explicit(&p->head, p->p_head, memory_order_release); /* the records are visible before the index */
-    p->p_published = p->p_head;
-    atomic_store_explicit(&p->cpu_producer, sched_getcpu(), memory_order_relaxed);
+    if (!spsc_publish(&p->ring)) return;
+    atomic_store_explicit(&p->cpu_producer, osal_cpu(), memory_order_relaxed);
     wake_other(p, &p->ev_items, &p->wait_items, items_ready);
 }
 
 /* The consumer: hand back the slots consumed so far. */
 static void release(CyclePipe *p)
 {
-    if (p->c_released == p->c_tail) return;
-    atomic_store_explicit(&p->tail, p->c_tail, memory_order_release); /* done with the slots before they are reused */
-    p->c_released = p->c_tail;
-    atomic_store_explicit(&p->cpu_consumer, sched_getcpu(), memory_order_relaxed);
+    if (!spsc_release(&p->ring)) return;
+    atomic_store_explicit(&p->cpu_consumer, osal_cpu(), memory_order_relaxed);
     wake_other(p, &p->ev_space, &p->wait_space, space_ready);
 }
 
@@ -107,19 +89,17 @@ static void *worker(void *arg)
 {
     CyclePipe *p = arg;
     for (;;) {
-        if (p->c_tail == p->c_head_seen) {
-            p->c_head_seen = atomic_load_explicit(&p->head, memory_order_acquire);
-            if (p->c_tail == p->c_head_seen) {
-                release(p); /* caught up: the producer may be waiting for these slots */
-                if (atomic_load(&p->closing) && atomic_load(&p->head) == p->c_tail) break;
-                wait_for(p, &p->ev_items, &p->wait_items, items_ready, &p->cpu_consumer, &p->cpu_producer);
-                continue;
-            }
+        void *rec = spsc_front(&p->ring);
+        if (!rec) {
+            release(p); /* caught up: the producer may be waiting for these slots */
+            if (atomic_load(&p->closing) && !spsc_front(&p->ring)) break;
+            wait_for(p, &p->ev_items, &p->wait_items, items_ready, &p->cpu_consumer, &p->cpu_producer);
+            continue;
         }
-        int e = p->consume(p->ctx, p->buf + (p->c_tail % p->cap) * p->size);
+        int e = p->consume(p->ctx, rec);
         int none = 0;
         if (e) atomic_compare_exchange_strong(&p->err, &none, e);
-        if (++p->c_tail - p->c_released >= PIPE_PUBLISH) release(p);
+        if (spsc_consume(&p->ring) >= PIPE_PUBLISH) release(p);
     }
     return NULL;
 }
@@ -129,9 +109,7 @@ int cycle_pipe_init(CyclePipe *p, size_t cap, size_t size)
     *p = (CyclePipe){0};
     atomic_init(&p->cpu_producer, -1);
     atomic_init(&p->cpu_consumer, -2);
-    if (cap == 0 || size == 0 || !(p->buf = calloc(cap, size))) return -1;
-    p->cap = cap;
-    p->size = size;
+    if (spsc_init(&p->ring, cap, size) < 0) return -1;
     /* a side that went to sleep is woken only once a batch waits for it, a quarter of the ring but at most
      * PIPE_WAKE_BATCH: under load, when the two threads share a core, every wake-up costs a context switch and a
      * scheduler latency; and the records a sleeping consumer has not been woken for are the run's serial tail */
@@ -139,36 +117,29 @@ int cycle_pipe_init(CyclePipe *p, size_t cap, size_t size)
     return 0;
 }
 
-void *cycle_pipe_slot(CyclePipe *p, size_t i)
-{
-    return i < p->cap ? p->buf + i * p->size : NULL;
-}
-
 int cycle_pipe_start(CyclePipe *p, CyclePipeFn consume, void *ctx)
 {
+    char why[160];
     p->consume = consume;
     p->ctx = ctx;
-    if (pthread_create(&p->thread, NULL, worker, p) != 0) return -1;
+    if (osal_thread_start(&p->thread, worker, p, 0, 0, why, sizeof why) < 0) return -1;
     p->started = 1;
     return 0;
 }
 
 void *cycle_pipe_claim(CyclePipe *p)
 {
-    if (p->p_head - p->p_tail_seen >= p->cap) {
-        p->p_tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
-        if (p->p_head - p->p_tail_seen >= p->cap) {
-            publish(p); /* full: the consumer must see everything before it can free a slot */
-            wait_for(p, &p->ev_space, &p->wait_space, space_ready, &p->cpu_producer, &p->cpu_consumer);
-            p->p_tail_seen = atomic_load_explicit(&p->tail, memory_order_acquire);
-        }
+    void *slot;
+    while (!(slot = spsc_claim(&p->ring))) {
+        publish(p); /* full: the consumer must see everything before it can free a slot */
+        wait_for(p, &p->ev_space, &p->wait_space, space_ready, &p->cpu_producer, &p->cpu_consumer);
     }
-    return p->buf + (p->p_head % p->cap) * p->size;
+    return slot;
 }
 
 void cycle_pipe_commit(CyclePipe *p)
 {
-    if (++p->p_head - p->p_published >= PIPE_PUBLISH) publish(p);
+    if (spsc_commit(&p->ring) >= PIPE_PUBLISH) publish(p);
 }
 
 int cycle_pipe_error(CyclePipe *p)
@@ -182,13 +153,11 @@ void cycle_pipe_finish(CyclePipe *p)
     publish(p);
     atomic_store(&p->closing, 1);
     wake_other(p, &p->ev_items, &p->wait_items, items_ready); /* closing: ready whatever the count */
-    pthread_join(p->thread, NULL);
+    osal_thread_join(p->thread);
     p->started = 0;
 }
 
 void cycle_pipe_free(CyclePipe *p)
 {
-    free(p->buf);
-    p->buf = NULL;
-    p->cap = 0;
+    spsc_free(&p->ring);
 }

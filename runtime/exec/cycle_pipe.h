@@ -1,9 +1,9 @@
 /* cycle_pipe.h — the dry-run's two-stage cycle pipeline: the VM thread samples the setpoints of the next cycles
  * (planner, inverse kinematics) while a worker thread finishes the earlier ones (dynamics, singularity measure,
- * checks, trace). Records pass in place through a single-producer single-consumer ring: the producer fills a
- * claimed slot and commits it, the worker's consume function gets every committed record once, in order, in its
- * own thread. Each side publishes its index every few records and reads the other's only when it seems to have
- * run out (a cycle is about a microsecond: an index store, and its fence, per record would be a tenth of it).
+ * checks, trace). Records pass in place through the SPSC ring (spsc.h): the producer fills a claimed slot and
+ * commits it, the worker's consume function gets every committed record once, in order, in its own thread. Each
+ * side publishes its index every few records (a cycle is about a microsecond: an index store, and its fence, per
+ * record would be a tenth of it). This file adds the worker thread and the waiting on an empty or full ring.
  *
  * An empty or full ring is waited on by spinning briefly, then sleeping on a futex until a batch of records (or of
  * free slots) is there: when both stages have work they run on both cores; when one is descheduled the other does
@@ -12,7 +12,6 @@
  * depends on the timing: the consumer sees the same records in the same order whatever the interleaving.
  *
  *   CyclePipe p;  cycle_pipe_init(&p, 32, sizeof(Rec))          allocates the ring (the only allocation)
- *                 cycle_pipe_slot(&p, i) for i < 32                  set the slots up before the start
  *                 cycle_pipe_start(&p, consume, ctx)                 starts the worker
  *   every cycle:  Rec *r = cycle_pipe_claim(&p);  fill r;  cycle_pipe_commit(&p);
  *                 cycle_pipe_error(&p): the first nonzero value consume returned (0: none)
@@ -21,30 +20,22 @@
 #ifndef IRL_CYCLE_PIPE_H
 #define IRL_CYCLE_PIPE_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "exec/spsc.h"
+#include "osal.h"
 
 /* Consume one record in the worker thread: 0, or an error code (kept; later records are still consumed). */
 typedef int (*CyclePipeFn)(void *ctx, void *rec);
 
 typedef struct {
-    /* the producer's side (one cache line): records filled, tail as last read, head as last published */
-    size_t p_head, p_tail_seen, p_published;
-    char pad0[64 - 3 * sizeof(size_t)];
-    /* the consumer's side: records consumed, head as last read, tail as last published */
-    size_t c_tail, c_head_seen, c_released;
-    char pad1[64 - 3 * sizeof(size_t)];
-    _Atomic size_t head;                 /* records published to the consumer */
-    char pad2[64 - sizeof(size_t)];
-    _Atomic size_t tail;                 /* records the consumer has handed back */
-    char pad3[64 - sizeof(size_t)];
-    size_t cap, size, batch;             /* records, bytes per record; a sleeping side wakes for batch of them */
-    unsigned char *buf;                  /* cap * size bytes, owned */
+    Spsc ring;                           /* the records */
+    size_t batch;                        /* a sleeping side wakes for batch records (or free slots) */
     CyclePipeFn consume;
     void *ctx;
-    pthread_t thread;
+    OsalThread thread;
     int started;
     _Atomic uint32_t ev_items, ev_space; /* futex words, bumped to wake a sleeping consumer / producer */
     _Atomic int wait_items, wait_space;  /* 1: the consumer / producer is asleep or about to be */
@@ -55,8 +46,6 @@ typedef struct {
 
 /* Allocate a ring of cap records of size bytes (zeroed). 0, or -1 when out of memory. */
 int cycle_pipe_init(CyclePipe *p, size_t cap, size_t size);
-/* Slot i of the ring (i < cap), for setting the records up before cycle_pipe_start. */
-void *cycle_pipe_slot(CyclePipe *p, size_t i);
 /* Start the worker thread. 0, or -1 when no thread could be made (the caller then runs both stages itself). */
 int cycle_pipe_start(CyclePipe *p, CyclePipeFn consume, void *ctx);
 /* The producer's next slot, waiting while the ring is full. The slot holds whatever the last record in it held. */

@@ -1,5 +1,5 @@
-/* devices.c — binding DEVICE declarations to models through the machine-file readers, start positions, and the
- * I/O points with their offline stimulus and PULSE timers (devices.h). */
+/* devices.c — the devices of a running program opened on the machines the CLI read (src/bind.c), their start
+ * positions, and the I/O points with their offline stimulus and PULSE timers (devices.h). */
 #include "exec/devices.h"
 
 #include <errno.h>
@@ -9,50 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "diag.h"
-#include "machine.h"
-#include "urdf.h"
-
-static int ends_with_ci(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcasecmp(s + n - m, suffix) == 0;
-}
-
 static const char *kstr(const Chunk *c, int32_t i) { return i >= 0 && i < c->nkstr ? c->kstr[i].text : ""; }
-
-/* A relative machine-file path is taken from the program's folder. */
-static void resolve_path(char *out, size_t n, const char *program, const char *file)
-{
-    const char *slash = strrchr(program, '/');
-    if (file[0] == '/' || !slash || (slash == program + 1 && program[0] == '.')) snprintf(out, n, "%s", file);
-    else snprintf(out, n, "%.*s/%s", (int)(slash - program), program, file);
-}
-
-/* Read a machine file into d (.urdf: the URDF reader, for CHAIN; anything else: the .irm reader). */
-static int read_machine(const char *path, ModelDesc *d, char *err, size_t errlen)
-{
-    if (ends_with_ci(path, ".urdf")) {
-        int rc = urdf_read(path, d, err, errlen);
-        if (rc == 0) return DEVICES_OK;
-        FILE *f = fopen(path, "r");
-        if (!f) return DEVICES_EIO;
-        fclose(f);
-        return DEVICES_EINVALID;
-    }
-    Diag diag;
-    diag_init(&diag, stderr);
-    model_desc_init(d);
-    int rc = machine_load(path, d, &diag);
-    diag_free(&diag);
-    if (rc == MACHINE_OK) return DEVICES_OK;
-    if (rc == MACHINE_EIO) { /* the reader has said "cannot open" */
-        err[0] = '\0';
-        return DEVICES_EIO;
-    }
-    snprintf(err, errlen, "cannot load machine file '%s'", path);
-    return DEVICES_EINVALID;
-}
 
 /* Add an output limit `name` copying the limits of `from`, when `from` exists and `name` does not. */
 static void derive_limit(ModelDesc *d, const char *from, const char *name)
@@ -68,60 +25,24 @@ static void derive_limit(ModelDesc *d, const char *from, const char *name)
     snprintf(l->name, sizeof l->name, "%s", name);
 }
 
-/* Bind one device: resolve its file, read it, open the model, set its start position. */
-static int bind_device(Device *dv, const Chunk *c, const ChunkDevice *cd, const char *program, const RunOptions *o,
-                       char *err, size_t errlen)
+/* Open one device's model on its machine and set its start position. */
+static int bind_device(Device *dv, const Chunk *c, const ChunkDevice *cd, const DeviceMachine *mach,
+                       const RunOptions *o, char *err, size_t errlen)
 {
     snprintf(dv->name, sizeof dv->name, "%s", kstr(c, cd->name));
-    const char *backend = kstr(c, cd->backend), *file = kstr(c, cd->file);
-    const char *given = NULL;
-    for (int i = 0; i < o->nbind; i++)
-        if (strcasecmp(o->bind[i].dev, dv->name) == 0) given = o->bind[i].path;
-    /* a .irlc resolves from the folder of the source it was compiled from (its file table), like the .irl */
-    const char *from = program;
-    if (ends_with_ci(program, ".irlc") && c->nfiles > 0 && c->files[0] >= 0 && c->files[0] < c->nkstr)
-        from = kstr(c, c->files[0]);
-    if (given) snprintf(dv->path, sizeof dv->path, "%s", given);
-    else resolve_path(dv->path, sizeof dv->path, from, file);
-    if (!*file && !given) {
-        snprintf(err, errlen, "device %s has no machine file (give one with --device %s=FILE)", dv->name, dv->name);
+    snprintf(dv->path, sizeof dv->path, "%s", mach->path);
+    char merr[256];
+    if (model_open(&dv->model, &mach->desc, merr, sizeof merr) < 0) {
+        snprintf(err, errlen, "device %s: %s", dv->name, merr);
         return DEVICES_EINVALID;
     }
-    ModelDesc *d = malloc(sizeof *d);
-    if (!d) {
-        snprintf(err, errlen, "out of memory");
-        return DEVICES_EINVALID;
-    }
-    int rc = read_machine(dv->path, d, err, errlen);
-    if (rc == DEVICES_OK && *backend && strcasecmp(d->backend, backend) != 0 && !ends_with_ci(dv->path, ".urdf")) {
-        snprintf(err, errlen, "device %s is declared %s but '%s' describes a %s machine", dv->name, backend, dv->path,
-                 d->backend);
-        rc = DEVICES_EINVALID;
-    }
-    if (rc == DEVICES_OK && ends_with_ci(dv->path, ".urdf") && strcasecmp(backend, "chain") != 0) {
-        snprintf(err, errlen, "device %s: a URDF file describes a CHAIN, not a %s", dv->name, backend);
-        rc = DEVICES_EINVALID;
-    }
-    if (rc == DEVICES_OK) {
-        char merr[256];
-        if (model_open(&dv->model, d, merr, sizeof merr) < 0) {
-            snprintf(err, errlen, "device %s: %s", dv->name, merr);
-            rc = DEVICES_EINVALID;
-        } else {
-            dv->open = 1;
-        }
-    }
-    if (rc != DEVICES_OK) {
-        free(d);
-        return rc;
-    }
+    dv->open = 1;
     Model *m = &dv->model;
     for (int i = 0; i < m->dof; i++) dv->start[i] = m->desc.joint[i].home;
     for (int i = 0; i < o->nstart; i++) {
         if (strcasecmp(o->start[i].dev, dv->name) != 0) continue;
         if (o->start[i].n != m->dof) {
             snprintf(err, errlen, "--start %s gives %d values for %d axes", dv->name, o->start[i].n, m->dof);
-            free(d);
             return DEVICES_EINVALID;
         }
         memcpy(dv->start, o->start[i].q, (size_t)m->dof * sizeof *dv->start);
@@ -129,13 +50,12 @@ static int bind_device(Device *dv, const Chunk *c, const ChunkDevice *cd, const 
     double pos[3], R[9], tau[MODEL_MAX_DOF], zero[MODEL_MAX_DOF] = {0};
     dv->has_pose = model_fk(m, dv->start, -1, pos, R) >= 0;
     dv->has_id = model_inverse_dynamics(m, dv->start, zero, zero, tau) >= 0;
-    dv->is_centrifuge = strcasecmp(m->desc.backend, "centrifuge") == 0;
+    dv->gprofile = m->type->gprofile != NULL;
     dv->check_desc = m->desc;
-    if (dv->is_centrifuge) {
+    if (dv->gprofile) { /* the felt G of a G-profile machine is checked against the limits of the commanded one */
         derive_limit(&dv->check_desc, "G", "Gfelt");
         derive_limit(&dv->check_desc, "Gdot", "Gfeltdot");
     }
-    free(d);
     return DEVICES_OK;
 }
 
@@ -224,28 +144,26 @@ static void sort_events(DevicesIo *io)
         }
 }
 
-int devices_bind(Devices *ds, const Chunk *c, const char *program, const RunOptions *o, char *err, size_t errlen)
+int devices_bind(Devices *ds, const Chunk *c, const DeviceMachine *machines, const RunOptions *o, char *err,
+                 size_t errlen)
 {
     memset(ds, 0, sizeof *ds);
+    err[0] = '\0';
     if (c->ndevices > SAMPLE_MAX_DEVICES) {
         snprintf(err, errlen, "the program declares %d devices; at most %d are supported", c->ndevices,
                  SAMPLE_MAX_DEVICES);
         return DEVICES_EINVALID;
     }
-    for (int i = 0; i < o->nbind; i++) {
-        int found = 0;
-        for (int k = 0; k < c->ndevices; k++) found |= strcasecmp(kstr(c, c->devices[k].name), o->bind[i].dev) == 0;
-        if (!found) {
-            snprintf(err, errlen, "--device %s: the program declares no such device", o->bind[i].dev);
-            return DEVICES_EINVALID;
-        }
+    if (c->ndevices && !machines) {
+        snprintf(err, errlen, "the program declares %d devices and no machine was bound to them", c->ndevices);
+        return DEVICES_EINVALID;
     }
     if (c->ndevices) {
         ds->dev = calloc((size_t)c->ndevices, sizeof *ds->dev);
         if (!ds->dev) return snprintf(err, errlen, "out of memory"), DEVICES_EINVALID;
     }
     for (int i = 0; i < c->ndevices; i++) {
-        int rc = bind_device(&ds->dev[i], c, &c->devices[i], program, o, err, errlen);
+        int rc = bind_device(&ds->dev[i], c, &c->devices[i], &machines[i], o, err, errlen);
         if (rc != DEVICES_OK) return rc;
         ds->ndev++;
     }

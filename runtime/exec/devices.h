@@ -1,8 +1,7 @@
-/* devices.h — the devices and I/O points of a running program: `DEVICE x : CHAIN "file"` bound to a live Model
- * through the machine-file readers (.irm, or .urdf for CHAIN; a relative path is taken from the program's
- * folder; `--device x=FILE` rebinds), the start position (the machine file's home, or `--start x=q1,...`), and
- * the digital/analog I/O points with their offline stimulus (`--input name=value@t`, or a CSV file of
- * `t,name,value` rows) and PULSE timers. */
+/* devices.h — the devices and I/O points of a running program: each `DEVICE x : CHAIN "file"` opened as a live
+ * Model on the plain description the CLI read from its machine file (src/bind.c: the runtime never reads machine
+ * files), the start position (the machine file's home, or `--start x=q1,...`), and the digital/analog I/O points
+ * with their offline stimulus (`--input name=value@t`, or a CSV file of `t,name,value` rows) and PULSE timers. */
 #ifndef IRL_DEVICES_H
 #define IRL_DEVICES_H
 
@@ -15,6 +14,12 @@
 #include "exec/sample.h"
 
 enum { DEVICES_OK = 0, DEVICES_EIO = -1, DEVICES_EINVALID = -2 };
+
+/* One device's machine as bound by the CLI: the file it was read from (for messages) and its description. */
+typedef struct DeviceMachine {
+    char path[4096];
+    ModelDesc desc;
+} DeviceMachine;
 
 typedef struct {
     char name[SAMPLE_NAME_LEN];
@@ -33,7 +38,7 @@ typedef struct {
     int open;
     int has_pose;         /* forward kinematics of the tool point exists */
     int has_id;           /* inverse dynamics exists */
-    int is_centrifuge;    /* GMOVE possible */
+    int gprofile;         /* the model offers G-profiles: GMOVE possible (model.h) */
     double start[MODEL_MAX_DOF];
     ModelDesc check_desc; /* the description the checks read (limits), with derived output limits */
 } Device;
@@ -45,9 +50,11 @@ typedef struct Devices {
     DevicesIo *io;        /* nio, owned */
 } Devices;
 
-/* Bind every device and I/O point of chunk c for the program at `program` (its path). Returns DEVICES_OK, or
- * DEVICES_EIO (a machine or stimulus file missing) / DEVICES_EINVALID with a message in err. */
-int devices_bind(Devices *ds, const Chunk *c, const char *program, const RunOptions *o, char *err, size_t errlen);
+/* Open every device of chunk c on its machine (machines[i] for the i-th DEVICE, o->machines as src/bind.c read
+ * them) and bind the I/O points. Returns DEVICES_OK, or DEVICES_EIO (a stimulus file missing) / DEVICES_EINVALID
+ * with a message in err. */
+int devices_bind(Devices *ds, const Chunk *c, const DeviceMachine *machines, const RunOptions *o, char *err,
+                 size_t errlen);
 void devices_free(Devices *ds);
 
 /* Apply the stimulus events and PULSE resets due at program time t (called every cycle). */

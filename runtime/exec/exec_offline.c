@@ -84,7 +84,7 @@ static int out_dir(ExecOffline *ex, char *err, size_t errlen)
 
 /* ---- Layout. --------------------------------------------------------------------------------------------- */
 
-/* The device's trace columns; a centrifuge's outputs are the commanded G and onset first, then the model's
+/* The device's trace columns; a G-profile machine's outputs are the commanded G and onset first, then the model's
  * (its felt magnitude renamed Gfelt, checked against the G limit through the derived "Gfelt" limit). */
 static void layout(ExecOffline *ex)
 {
@@ -95,7 +95,7 @@ static void layout(ExecOffline *ex)
         sample_device_info_from_model(info, dv->name, &dv->model, dv->has_pose);
         info->desc = &dv->check_desc;
         ex->models[d] = ex->models_b[d] = &dv->model;
-        if (dv->is_centrifuge && info->nout + 2 <= SAMPLE_MAX_OUTPUTS) {
+        if (dv->gprofile && info->nout + 2 <= SAMPLE_MAX_OUTPUTS) {
             ex->gmove_outs[d] = 1;
             for (int i = info->nout - 1; i >= 0; i--) {
                 memcpy(info->out_name[i + 2], info->out_name[i], sizeof info->out_name[i]);
@@ -545,7 +545,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     double rate = round(1.0 / o->cycle);
     ex->rate = fabs(rate * o->cycle - 1.0) < 1e-12 ? rate : 0;
     char err[600];
-    int rc = devices_bind(&ex->devs, c, program, o, err, sizeof err);
+    int rc = devices_bind(&ex->devs, c, o->machines, o, err, sizeof err);
     if (rc != DEVICES_OK) {
         if (err[0]) fprintf(stderr, "irl: %s\n", err);
         devices_free(&ex->devs);

@@ -55,7 +55,7 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
             return -1;
         }
         md->planner_ok = 1;
-        if (dv->is_centrifuge) {
+        if (dv->gprofile) {
             MotionGmove *gm = &md->gm;
             if (gmove_machine_init(&gm->mc, &dv->model, err, errlen) != GMOVE_OK) return -1;
             gm->ring = calloc(MOTION_GMOVE_QUEUE, sizeof *gm->ring);

@@ -30,9 +30,9 @@ typedef struct {
     double start;        /* absolute start time, s */
 } MotionGmoveSlot;
 
-/* The GMOVE timeline of one centrifuge. Single thread (offline): plain indices. */
+/* The GMOVE timeline of one G-profile machine (a centrifuge). Single thread (offline): plain indices. */
 typedef struct {
-    int on;              /* the device is a centrifuge */
+    int on;              /* the device offers G-profiles (model.h: gprofile) */
     GmoveMachine mc;
     MotionGmoveSlot *ring;
     long head, tail;     /* pushed / retired */

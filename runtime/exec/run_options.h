@@ -29,6 +29,8 @@ typedef struct {
     double value, t;
 } RunInput;
 
+struct DeviceMachine;
+
 typedef struct RunOptions {
     const char *out_dir;    /* --out DIR; NULL: out/<program>/ */
     int out_temp;           /* --out-temp: a fresh temporary directory, removed at exit (tests) */
@@ -52,6 +54,8 @@ typedef struct RunOptions {
     RunInput *input;        /* owned */
     int ncsv;
     const char *csv[RUN_MAX_BIND]; /* --input FILE.csv: rows `t,name,value` (borrowed) */
+    const struct DeviceMachine *machines; /* one per DEVICE of the program, in declaration order, as the CLI read
+                                           * them (src/bind.c; borrowed); NULL when it declares none */
     /* Online (exec_online.h, docs/RUNNING.md "Online"). */
     int online;             /* --online: run in real time against a driver */
     const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */

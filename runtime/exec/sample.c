@@ -21,6 +21,8 @@ void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Mod
         snprintf(info->out_name[i], sizeof info->out_name[i], "%s", on ? on : "out");
     }
     info->desc = &m->desc;
+    info->nplots = m->type ? m->type->nplots : 0;
+    info->plots = m->type ? m->type->plots : NULL;
 }
 
 /* Clear a sample: everything zero, the "not available" fields marked. */

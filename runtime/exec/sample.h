@@ -67,6 +67,8 @@ typedef struct {
     int nout;                                           /* named extra outputs (G-load, ...) */
     char out_name[SAMPLE_MAX_OUTPUTS][MODEL_NAME_LEN];  /* model_output_name(m, i) */
     const ModelDesc *desc; /* borrowed: limits (joint[i].limits, motor, output_limit); NULL = no limits */
+    int nplots;            /* the figures the back-end declares (ModelType.plots) */
+    const ModelPlotGroup *plots;
     /* Closed loop (`irl run --closed-loop`): ncl_groups groups of naxes channels each, after the device's usual
      * columns, named "<name>.<cl_group[g]><axis>" (qa actual position, e tracking error, u motor voltage, i motor
      * current; closed_loop.h). 0 = open loop, no such channels. */

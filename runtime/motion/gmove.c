@@ -1094,12 +1094,11 @@ GmoveState gmove_rest(double q1) { return (GmoveState){1.0, q1}; }
 int gmove_machine_init(GmoveMachine *mc, Model *m, char *err, size_t errlen)
 {
     memset(mc, 0, sizeof *mc);
-    if (!m || m->type != &model_centrifuge || m->dof != 3) {
+    if (!m || m->dof != 3 || model_gprofile(m, &mc->a1, &mc->g) != MODEL_OK) {
         if (err) snprintf(err, errlen, "GMOVE needs a centrifuge device");
         return GMOVE_ENOMODEL;
     }
     mc->model = m;
-    centrifuge_geometry(m->state, &mc->a1, &mc->g, NULL);
     for (int i = 0; i < 3; i++) mc->lim[i] = m->desc.joint[i].limits;
     mc->Gmin = 0.0; mc->Gmax = INFINITY;
     mc->Gdot_min = -INFINITY; mc->Gdot_max = INFINITY;

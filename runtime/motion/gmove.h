@@ -15,6 +15,10 @@
  * Units: G in units of the machine's |gravity| (the back-end's G unit), onset in G/s, JERK in G/s^2, times in s,
  * angles in rad. The language keeps accelerations in SI (1 G = 9.81 m/s^2): the executor divides by 9.81.
  *
+ * Which machines: any model that offers G-profiles through the contract (model.h: gprofile, its arm length and G
+ * unit); the map from G to the three axes is the planetary-arm-and-gondola map of models/centrifuge.h, pure maths
+ * of those two numbers.
+ *
  * What G is commanded: the steady-state resultant of centripetal acceleration and gravity, a1 w^2 = g sqrt(G^2 - 1)
  * (ERRATA); the felt magnitude sqrt(G^2 + (a1 w'/g)^2) exceeds it while w changes. */
 #ifndef IRL_GMOVE_H
@@ -34,7 +38,7 @@ enum {
     GMOVE_EGLIMIT = -2,  /* cannot be flown within the G, onset-rate or axis motion limits (-> ERR_GLIMIT) */
     GMOVE_ETORQUE = -3,  /* cannot be flown within the motor torques (-> ERR_TORQUE) */
     GMOVE_ENUMERIC = -4, /* a GSL routine failed, or the map failed while sampling */
-    GMOVE_ENOMODEL = -5, /* the device is not a centrifuge */
+    GMOVE_ENOMODEL = -5, /* the device's model offers no G-profiles (not a centrifuge) */
     GMOVE_ENOMEM = -6,
 };
 
@@ -138,7 +142,8 @@ typedef struct {
     GmoveViolation viol;  /* the worst violation (failures) */
 } GmoveInfo;
 
-/* Fill mc from a centrifuge model (limits, output limits "G" and "Gdot", geometry). GMOVE_ENOMODEL otherwise. */
+/* Fill mc from a three-axis model that offers G-profiles (model.h: gprofile gives the geometry; limits, output
+ * limits "G" and "Gdot"). GMOVE_ENOMODEL otherwise. */
 int gmove_machine_init(GmoveMachine *mc, Model *m, char *err, size_t errlen);
 
 /* The rest state at planetary angle q1. */

@@ -40,7 +40,7 @@ typedef struct {
     Spsc queue, log;
     OnlineLog lg;
     RtLoop rt;
-    RtOsSignals sig;
+    OsalSignals sig;
     int signals_blocked;
     int mlocked;
     char mlock_note[200];
@@ -156,7 +156,7 @@ static const char *stop_text(Online *on)
 static int stop_error(Online *on, char *msg, size_t msglen)
 {
     snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
-    if (++on->after_stop > 1) rt_os_sleep((int64_t)(on->opt.cycle * 1e9));
+    if (++on->after_stop > 1) osal_sleep((int64_t)(on->opt.cycle * 1e9));
     if (on->after_stop == 1000)
         fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
                 "a second SIGINT ends it\n");
@@ -181,7 +181,7 @@ static int push_setpoint(Online *on)
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
         online_log_drain(&on->lg, &on->log);
-        rt_os_sleep(nap);
+        osal_sleep(nap);
     }
     return 0;
 }
@@ -196,7 +196,7 @@ static int finish_stream(Online *on)
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
         online_log_drain(&on->lg, &on->log);
-        rt_os_sleep(1000000);
+        osal_sleep(1000000);
     }
     online_log_drain(&on->lg, &on->log);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
@@ -321,15 +321,15 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
 static void teardown(Online *on)
 {
     rt_loop_join(&on->rt);
-    if (on->signals_blocked) rt_os_signals_restore(&on->sig);
+    if (on->signals_blocked) osal_signals_restore(&on->sig);
     on->signals_blocked = 0;
     online_log_drain(&on->lg, &on->log);
     char err[200];
     if (online_log_close(&on->lg, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err);
     if (on->drv_state) on->drv->close(on->drv_state);
     on->drv_state = NULL;
-    if (on->mlocked) rt_os_unlock_memory();
-    if (on->boosted) rt_os_unboost(on->old_nice);
+    if (on->mlocked) osal_unlock_memory();
+    if (on->boosted) osal_unboost(on->old_nice);
     on->boosted = 0;
     spsc_free(&on->queue);
     spsc_free(&on->log);
@@ -349,16 +349,16 @@ static int start(Online *on, char *err, size_t errlen)
             return -1;
     }
     /* locked before the drives are enabled: locking faults every page in, which takes a while */
-    on->mlocked = rt_os_lock_memory(on->mlock_note, sizeof on->mlock_note);
+    on->mlocked = osal_lock_memory(on->mlock_note, sizeof on->mlock_note);
     if (setup_driver(on, err, errlen) < 0) return -1;
     if (push_setpoint(on) < 0) return snprintf(err, errlen, "the setpoint queue is too small"), -1;
-    rt_os_signals_block(&on->sig);
+    osal_signals_block(&on->sig);
     on->signals_blocked = 1;
     RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
                    .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
                    .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
-    on->boosted = rt_os_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
+    on->boosted = osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
     if (on->rt.sched_note[0]) fprintf(stderr, "irl: warning: %s\n", on->rt.sched_note);
     if (!on->mlocked && strstr(on->mlock_note, "sanitizer") == NULL)
@@ -366,17 +366,18 @@ static int start(Online *on, char *err, size_t errlen)
     return 0;
 }
 
-/* The driver's name and options from "NAME[:options]", found and checked. 0, or an exit status after a message. */
-static int pick_driver(Online *on)
+/* The driver's name and options from spec "NAME[:options]", found and checked. 0, or an exit status after a
+ * message. */
+static int pick_driver(const char *spec, const DriverType **drv, char *name, size_t namelen, const char **opts)
 {
-    const char *spec = on->opt.driver, *colon = strchr(spec, ':');
-    snprintf(on->drv_name, sizeof on->drv_name, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
-    on->drv_opts = colon ? colon + 1 : "";
-    on->drv = driver_find(on->drv_name);
-    if (!on->drv)
-        return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", on->drv_name, driver_names()), EX_USAGE;
+    const char *colon = strchr(spec, ':');
+    snprintf(name, namelen, "%.*s", colon ? (int)(colon - spec) : (int)strlen(spec), spec);
+    *opts = colon ? colon + 1 : "";
+    *drv = driver_find(name);
+    if (!*drv)
+        return fprintf(stderr, "irl: --driver %s: no such driver (drivers: %s)\n", name, driver_names()), EX_USAGE;
     char err[300];
-    if (on->drv->check(on->drv_opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
+    if ((*drv)->check(*opts, err, sizeof err) < 0) return fprintf(stderr, "irl: %s\n", err), EX_USAGE;
     return 0;
 }
 
@@ -414,6 +415,15 @@ static int finish(Online *on, int vm_status)
     return status;
 }
 
+int exec_online_check(const RunOptions *o)
+{
+    const DriverType *drv;
+    char name[32];
+    const char *opts;
+    int st = check_options(o);
+    return st ? st : pick_driver(o->driver, &drv, name, sizeof name, &opts);
+}
+
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
 {
     int st = check_options(o);
@@ -423,7 +433,8 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     on->opt = *o;
     on->opt.progress = 0;
     on->vm = vm;
-    if ((st = pick_driver(on)) != 0 || (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
+    if ((st = pick_driver(on->opt.driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) != 0 ||
+        (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
         free(on);
         return st;
     }

@@ -27,6 +27,9 @@
 #include "exec/run_options.h"
 #include "vm/vm.h"
 
+/* The usage errors of the online options that need no program (--driver missing or unknown, its options, a mode
+ * that does not combine): 0, or the exit status after a message. exec_online_run checks them again. */
+int exec_online_check(const RunOptions *o);
 /* Run the program online from start to end (vm initialised by the caller, motion not yet wired). */
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o);
 

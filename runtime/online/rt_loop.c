@@ -77,8 +77,8 @@ static void ramp_step(RtLoop *rt)
 /* Step: sleep until the absolute deadline; the wake-up latency and the period. */
 static void step_wait(RtLoop *rt)
 {
-    rt_os_sleep_until(rt->deadline);
-    rt->wake = rt_os_now();
+    osal_sleep_until(rt->deadline);
+    rt->wake = osal_now();
     online_hist_add(&rt->stats.latency, rt->wake - rt->deadline);
     if (rt->last_wake >= 0) online_hist_add(&rt->stats.period, rt->wake - rt->last_wake);
     rt->last_wake = rt->wake;
@@ -231,7 +231,7 @@ static void step_log(RtLoop *rt)
 /* Step: the work time, overruns, and the next deadline (skipping those already past). */
 static void step_timing(RtLoop *rt)
 {
-    int64_t end = rt_os_now();
+    int64_t end = osal_now();
     online_hist_add(&rt->stats.work, end - rt->wake);
     int64_t next = rt->deadline + rt->dt_ns;
     if (end > next) {
@@ -257,9 +257,9 @@ static void rt_cycle(RtLoop *rt)
 static void *rt_thread(void *arg)
 {
     RtLoop *rt = arg;
-    rt_os_prefault_stack(64 * 1024);
+    osal_prefault_stack(64 * 1024);
     rt->dt_ns = (int64_t)llround(rt->cfg.dt * 1e9);
-    rt->t0 = rt->deadline = rt_os_now() + rt->dt_ns;
+    rt->t0 = rt->deadline = osal_now() + rt->dt_ns;
     while (get_state(rt) != RT_DONE) rt_cycle(rt);
     rt->cfg.drv->disable(rt->cfg.drv_state);
     return NULL;
@@ -272,14 +272,14 @@ static void *watch_thread(void *arg)
     RtLoop *rt = arg;
     int seen = 0;
     while (!atomic_load_explicit(&rt->quit_watch, memory_order_acquire)) {
-        int s = rt_os_signals_wait(50 * 1000000LL);
+        int s = osal_signals_wait(50 * 1000000LL);
         if (!s) continue;
         if (!seen++) {
             atomic_store_explicit(&rt->stop_request, s, memory_order_release);
             continue;
         }
-        for (int i = 0; i < 200 && get_state(rt) != RT_DONE; i++) rt_os_sleep(10 * 1000000LL);
-        rt_os_exit_now("irl: second signal: ending at once (the report and online.json are not written)\n", 1);
+        for (int i = 0; i < 200 && get_state(rt) != RT_DONE; i++) osal_sleep(10 * 1000000LL);
+        osal_exit_now("irl: second signal: ending at once (the report and online.json are not written)\n", 1);
     }
     return NULL;
 }
@@ -299,15 +299,16 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     rt->last_cycle = -1;
     rt->last_wake = -1;
     for (int i = 0; i < cfg->naxes; i++) rt->q[i] = rt->cq[i] = cfg->q0[i];
-    int w = rt_os_thread_start(&rt->watch, watch_thread, rt, 0, err, errlen);
+    int w = osal_thread_start(&rt->watch, watch_thread, rt, OSAL_RT_STACK, 0, err, errlen);
     if (w < 0) return -1;
     rt->watching = 1;
     rt->sched_note[0] = '\0';
-    int r = rt_os_thread_start(&rt->th, rt_thread, rt, cfg->prio, rt->sched_note, sizeof rt->sched_note);
+    int r = osal_thread_start(&rt->th, rt_thread, rt, OSAL_RT_STACK, cfg->prio, rt->sched_note,
+                              sizeof rt->sched_note);
     if (r < 0) {
         snprintf(err, errlen, "%s", rt->sched_note);
         atomic_store(&rt->quit_watch, 1);
-        pthread_join(rt->watch, NULL);
+        osal_thread_join(rt->watch);
         rt->watching = 0;
         return -1;
     }
@@ -326,11 +327,11 @@ uint64_t rt_loop_inputs(RtLoop *rt) { return atomic_load_explicit(&rt->din, memo
 
 void rt_loop_join(RtLoop *rt)
 {
-    if (rt->started) pthread_join(rt->th, NULL);
+    if (rt->started) osal_thread_join(rt->th);
     rt->started = 0;
     if (rt->watching) {
         atomic_store_explicit(&rt->quit_watch, 1, memory_order_release);
-        pthread_join(rt->watch, NULL);
+        osal_thread_join(rt->watch);
     }
     rt->watching = 0;
 }

@@ -16,7 +16,6 @@
 #ifndef IRL_RT_LOOP_H
 #define IRL_RT_LOOP_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -24,6 +23,7 @@
 #include "online/online_safety.h"
 #include "online/online_stats.h"
 #include "exec/spsc.h"
+#include "osal.h"
 
 #define RT_PRIME_MAX 0.1         /* s: the longest the start position is held while the queue fills */
 #define RT_SETTLE_MAX 0.5        /* s: the longest the end waits for the axes to reach their last setpoint */
@@ -111,12 +111,12 @@ typedef struct RtLoop {
     int have_written, from_queue, log_state;
     DriverFeedback fb;
     SafetyRamp ramp;
-    pthread_t th, watch;
+    OsalThread th, watch;
     int started, watching;
 } RtLoop;
 
 /* Start the cycle thread (SCHED_FIFO at cfg->prio when permitted; why not in sched_note) and the signal watcher.
- * SIGINT/SIGTERM must already be blocked (rt_os_signals_block). The driver must be enabled. 0, or -1 with err. */
+ * SIGINT/SIGTERM must already be blocked (osal_signals_block). The driver must be enabled. 0, or -1 with err. */
 int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen);
 /* The planner thread has pushed its last setpoint. */
 void rt_loop_producer_done(RtLoop *rt);

@@ -20,6 +20,8 @@ extern char **environ;
 #define MAX_PANELS 12       /* more axes than this: one panel with every curve */
 #define MAX_SHADES 200      /* violation intervals drawn per panel */
 #define NEAR_PCT 50.0       /* limit lines drawn when the margin is below this % of the limit */
+#define PLOT_MAX_DECLARED 4   /* figures a back-end may declare (ModelType.plots): more are not drawn */
+#define PLOT_FIGURES_PER_DEVICE (8 + PLOT_MAX_DECLARED) /* the standard ones, at most 8, and the declared ones */
 
 static const char *const palette[] = {"#1f77b4", "#d95f02", "#1b9e77", "#7570b3",
                                       "#e7298a", "#66a61e", "#a6761d", "#444444"};
@@ -33,7 +35,7 @@ typedef struct {
     const char *file;  /* file name part: "positions" */
     const char *title; /* "positions" */
     int n;             /* panels (axes or outputs) */
-    int seed000;       /* 1: the centrifuge's planetary-axis figure of seed 000 section 4 (figure_seed000) */
+    const ModelPlotGroup *decl; /* a figure the device's back-end declares (figure_declared), else NULL */
     int clg;           /* group TRACE_CL: which closed-loop group (1 tracking error, 2 voltage, 3 current) */
 } Figure;
 
@@ -241,45 +243,93 @@ static int output_index(const Checks *ck, int dev, const char *name)
     return -1;
 }
 
-/* The six graphs of seed 000 section 4 (Figs. 3-8) for a centrifuge: commanded G, planetary actuator moment, its
- * angular acceleration, the x component of the seat's linear acceleration in the base frame, its angular velocity
- * and its angle. The seat moves on the horizontal circle (a1 cos q1, a1 sin q1, 0) (ERRATA C17), so its base-frame
- * x acceleration is exactly -q1'^2 x - q1'' y from the trace's own columns; the back-end has no such output. */
-static void figure_seed000(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg)
+/* A declared panel's trace quantity (MODEL_PLOT_Q ... MODEL_PLOT_OUTPUT). */
+static const struct { ChecksQty qty; TraceGroup group; } panel_source[] = {
+    [MODEL_PLOT_Q] = {CHK_POSITION, TRACE_Q},   [MODEL_PLOT_QD] = {CHK_SPEED, TRACE_QD},
+    [MODEL_PLOT_QDD] = {CHK_ACCEL, TRACE_QDD},  [MODEL_PLOT_TAU] = {CHK_TORQUE, TRACE_TAU},
+    [MODEL_PLOT_OUTPUT] = {CHK_OUTPUT, TRACE_OUT},
+};
+
+/* A declared panel's expression with each {group:i} replaced by column(N) of device dev's trace. 0, or -1 when it
+ * names a column the trace does not have (or does not fit in out). */
+static int expand_expr(const SampleLayout *lay, int dev, const char *expr, char *out, size_t n)
 {
-    static const struct { ChecksQty qty; TraceGroup group; const char *label; } panel[6] = {
-        {CHK_OUTPUT, TRACE_OUT, "commanded G (Fig. 3)"},
-        {CHK_TORQUE, TRACE_TAU, "planetary actuator moment, Nm (Fig. 4)"},
-        {CHK_ACCEL, TRACE_QDD, "planetary angular acceleration, rad/s^2 (Fig. 5)"},
-        {CHK_OUTPUT, TRACE_POSE, "seat linear acceleration x, base frame, m/s^2 (Fig. 6)"},
-        {CHK_SPEED, TRACE_QD, "planetary angular velocity, rad/s (Fig. 7)"},
-        {CHK_POSITION, TRACE_Q, "planetary angle, rad (Fig. 8)"},
+    static const struct { const char *name; TraceGroup group; } ref[] = {
+        {"q", TRACE_Q}, {"qd", TRACE_QD}, {"qdd", TRACE_QDD}, {"tau", TRACE_TAU}, {"pose", TRACE_POSE},
     };
-    int d = fg->dev, iG = output_index(ck, d, "G");
+    size_t len = 0;
+    for (const char *p = expr; *p; p++) {
+        int col = 0, used = 0;
+        char name[8];
+        if (*p == '{' && sscanf(p, "{%7[a-z]:%d}%n", name, &col, &used) == 2 && used > 0) {
+            int i = col;
+            col = 0;
+            for (size_t k = 0; k < sizeof ref / sizeof ref[0]; k++)
+                if (strcmp(ref[k].name, name) == 0) col = trace_column(lay, dev, ref[k].group, i);
+            if (col <= 0) return -1;
+            int w = snprintf(out + len, n - len, "column(%d)", col);
+            if (w < 0 || (size_t)w >= n - len) return -1;
+            len += (size_t)w;
+            p += used - 1;
+        } else {
+            if (len + 1 >= n) return -1;
+            out[len++] = *p;
+        }
+    }
+    out[len] = 0;
+    return 0;
+}
+
+/* The trace index a declared panel shows (its axis, or its output's index), or -1 when the trace lacks it. */
+static int panel_index(const Checks *ck, int dev, const ModelPlotPanel *pp)
+{
+    if (pp->src == MODEL_PLOT_OUTPUT) return pp->output ? output_index(ck, dev, pp->output) : -1;
+    return pp->axis >= 0 && pp->axis < ck->lay->dev[dev].naxes ? pp->axis : -1;
+}
+
+/* Whether device dev's trace has every column a declared figure names. */
+static int declared_fits(const Checks *ck, int dev, const ModelPlotGroup *g)
+{
+    char buf[1024];
+    if (g->npanels <= 0 || g->npanels > MODEL_PLOT_MAX_PANELS) return 0;
+    for (int k = 0; k < g->npanels; k++) {
+        const ModelPlotPanel *pp = &g->panel[k];
+        if (pp->src == MODEL_PLOT_EXPR ? !pp->expr || expand_expr(ck->lay, dev, pp->expr, buf, sizeof buf) < 0
+                                       : panel_index(ck, dev, pp) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A figure the device's back-end declares (ModelPlotGroup): each panel a trace quantity with its peak, limits and
+ * violations as in the standard figures, or a derived curve without them. */
+static void figure_declared(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
+{
+    const ModelPlotGroup *g = fg->decl;
+    int d = fg->dev;
     char t[256];
-    snprintf(t, sizeof t, "%s — planetary axis (seed 000, section 4)", ck->lay->dev[d].name);
-    fputs("set multiplot layout 3,2 title ", f);
+    snprintf(t, sizeof t, "%s — %s", ck->lay->dev[d].name, g->title);
+    fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
     gp_str(f, t);
     fputs(" font ',12'\n", f);
     if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < g->npanels; k++) {
+        const ModelPlotPanel *pp = &g->panel[k];
         fputs("set title ", f);
-        gp_str(f, panel[k].label);
+        gp_str(f, pp->label);
         fputs(" tc rgb '#202020'\nset ylabel ''\n", f);
-        fputs(k >= 4 ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
-        if (panel[k].group == TRACE_POSE) { /* derived: no channel, no limit */
+        fputs(k >= g->npanels - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
+        if (pp->src == MODEL_PLOT_EXPR) { /* derived: no channel, no limit */
+            char e[1024];
+            expand_expr(ck->lay, d, pp->expr, e, sizeof e);
             fputs("unset object\nunset label\nplot ", f);
             gp_str(f, o->trace);
-            fprintf(f, " every ::1 using 1:(-column(%d)**2 * column(%d) - column(%d) * column(%d)) with lines "
-                       "lc rgb '%s' lw 1.4 notitle\n",
-                    trace_column(ck->lay, d, TRACE_QD, 0), trace_column(ck->lay, d, TRACE_POSE, 0),
-                    trace_column(ck->lay, d, TRACE_QDD, 0), trace_column(ck->lay, d, TRACE_POSE, 1),
-                    palette[k % NPALETTE]);
+            fprintf(f, " every ::1 using 1:(%s) with lines lc rgb '%s' lw 1.4 notitle\n", e, palette[k % NPALETTE]);
             continue;
         }
-        int i = panel[k].qty == CHK_OUTPUT ? iG : 0;
+        int i = panel_index(ck, d, pp);
         Figure pf = *fg;
-        pf.qty = panel[k].qty, pf.group = panel[k].group;
+        pf.qty = panel_source[pp->src].qty, pf.group = panel_source[pp->src].group;
         const ChecksChannel *c = checks_channel(ck, d, pf.qty, i);
         panel_marks(f, ck, c);
         panel_plot(f, ck, o, &pf, c, i);
@@ -329,29 +379,32 @@ static void figure_closed_loop(FILE *f, const Checks *ck, const PlotOptions *o, 
 static int list_figures(const Checks *ck, Figure *out, int max)
 {
     int n = 0;
-    for (int d = 0; d < ck->lay->ndev && n + 9 <= max; d++) {
+    for (int d = 0; d < ck->lay->ndev && n + PLOT_FIGURES_PER_DEVICE <= max; d++) {
         const SampleDeviceInfo *di = &ck->lay->dev[d];
         if (di->naxes <= 0) continue;
-        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, 0, 0};
-        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, 0, 0};
-        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, 0, 0};
+        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, NULL, 0};
+        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, NULL, 0};
+        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, NULL, 0};
         const ChecksChannel *tc = checks_channel(ck, d, CHK_TORQUE, 0);
         if (tc && tc->nsamples) {
             int nrev = 0;
             const ModelDesc *m = di->desc;
             for (int i = 0; i < di->naxes; i++) nrev += !(m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC);
             const char *title = nrev == di->naxes ? "torques" : nrev == 0 ? "forces" : "torques and forces";
-            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, 0, 0};
+            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, NULL, 0};
         }
         if (di->nout > 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), 0, 0};
-        if (di->naxes == 3 && di->has_pose && output_index(ck, d, "G") >= 0 && output_index(ck, d, "Gfelt") >= 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "planetary", "planetary axis", 6, 1, 0};
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), NULL, 0};
+        for (int k = 0; k < di->nplots && k < PLOT_MAX_DECLARED; k++) {
+            const ModelPlotGroup *g = &di->plots[k];
+            if (declared_fits(ck, d, g))
+                out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, g->file, g->title, g->npanels, g, 0};
+        }
         if (di->ncl_groups >= 2)
-            out[n++] = (Figure){d, CHK_POSITION, TRACE_CL, "tracking", "tracking errors", di->naxes, 0, 1};
+            out[n++] = (Figure){d, CHK_POSITION, TRACE_CL, "tracking", "tracking errors", di->naxes, NULL, 1};
         if (di->ncl_groups >= 4) {
-            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_voltages", "motor voltages", di->naxes, 0, 2};
-            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_currents", "motor currents", di->naxes, 0, 3};
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_voltages", "motor voltages", di->naxes, NULL, 2};
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_currents", "motor currents", di->naxes, NULL, 3};
         }
     }
     return n;
@@ -399,7 +452,7 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
             fputs("set output ", f);
             gp_str(f, path);
             fputc('\n', f);
-            if (fg->seed000) figure_seed000(f, ck, o, fg);
+            if (fg->decl) figure_declared(f, ck, o, fg, rows_p, cols);
             else if (fg->group == TRACE_CL) figure_closed_loop(f, ck, o, fg, rows_p, cols);
             else figure_body(f, ck, o, fg, rows_p, cols);
             nfiles++;
@@ -527,8 +580,8 @@ static int thin_copy(const char *src, const char *dst, long every, char *err, si
 
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
 {
-    Figure fig[SAMPLE_MAX_DEVICES * 9];
-    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * 9);
+    Figure fig[SAMPLE_MAX_DEVICES * PLOT_FIGURES_PER_DEVICE];
+    int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * PLOT_FIGURES_PER_DEVICE);
     if (nfig == 0 || ck->ncycles == 0) return PLOT_OK;
     PlotOptions o = *opt;
     char thin[4096];

@@ -3,8 +3,9 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "osal.h"
 
 void progress_begin(Progress *p, FILE *f, const char *label, const char *unit, double total)
 {
@@ -47,9 +48,7 @@ void progress_update(Progress *p, double done)
     long step = p->total > 0 ? (long)(fmin(fmax(done / p->total, 0), 1) * 1000) : (long)(done * 10);
     if (step == p->shown) return;
     /* at most ten redraws a second: a fast dry-run must not spend its time on the terminal */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = ts.tv_sec + ts.tv_nsec * 1e-9;
+    double now = 1e-9 * (double)osal_now();
     if (p->shown >= 0 && now - p->last_draw < 0.1 && step < 1000) return;
     p->shown = step;
     p->last_draw = now;

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "online/drivers/driver.h"
+#include "osal.h"
 #include "output/trace.h"
 
 #define STREAM_LINE (DRIVER_MAX_AXES * 34 + 2)
@@ -66,18 +66,15 @@ static int stream_check(const char *opts, char *err, size_t errlen)
 /* Open a FIFO for writing without blocking, waiting up to `wait` seconds for its reader. */
 static int open_fifo(const char *path, double wait)
 {
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int64_t t0 = osal_now();
     for (;;) {
         int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd >= 0 || errno != ENXIO) return fd;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec) >= wait) {
+        if (1e-9 * (double)(osal_now() - t0) >= wait) {
             errno = ENXIO;
             return -1;
         }
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
+        osal_sleep(10000000);
     }
 }
 
