@@ -33,6 +33,7 @@
 #include "exec/devices.h"
 #include "exec/motion.h"
 #include "plant/passive.h"
+#include "output/outdir.h"
 #include "output/progress.h"
 #include "exec/run_options.h"
 #include "exec/sample.h"
@@ -70,9 +71,15 @@ typedef struct ExecOffline {
     int time_slot;                      /* the VM's system slot of $TIME */
     double rate;                        /* cycles per second when a whole number, else 0 (exec_offline_cycle) */
     int active;                         /* the program has devices: outputs are written */
+    OutDir od;                          /* the output folder: its lock, the run's list of files (outdir.h) */
+    int have_od;
+    int stopped;                        /* the negative code that ended the run past any handler, 0 = none */
+    int clock_err;                      /* the last cycle failed: the error came from the clock, not a statement */
+    int interrupted;                    /* the signal that ended the run (SIGINT, SIGTERM), 0 = none */
+    char stop_msg[VM_MSG_LEN];
     char out_dir[4096];
     char trace_path[4200];
-    char error[600];                    /* the run-time error that stopped the program, "" = none */
+    char error[VM_MSG_LEN + 4300];      /* the run-time error that stopped the program, "" = none */
 } ExecOffline;
 
 /* Bind devices, set up motion, checks and trace, sample cycle 0, install the motion door in vm.
