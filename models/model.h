@@ -161,6 +161,8 @@ typedef struct ModelType {
     int (*output_count)(void *s);
     const char *(*output_name)(void *s, int i);
     int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
+    /* Optional: output i's unit as messages and reports print it ("m", "G/s", "N"; "" dimensionless); NULL: none. */
+    const char *(*output_unit)(void *s, int i);
 
     /* Optional, for a caller that needs the singularity measure only when it falls outside [lo, hi] (the dry-run's
      * checks: below the threshold or a new extreme): returns 1 when the back-end proves the measure at q lies in
@@ -203,7 +205,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 1
+#define MODEL_PLUGIN_ABI 2
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -247,6 +249,8 @@ size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap);
 void model_kin_import(Model *m, const void *buf, size_t len);
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
+/* Output i's unit, "" when the back-end does not say. */
+const char *model_output_unit(Model *m, int i);
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);
 /* The friction law above for one joint at speed qd; and tau_f for every joint of m (zeros when frictionless). */
 double model_friction_joint(const ModelFriction *f, double qd);

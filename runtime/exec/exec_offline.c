@@ -72,10 +72,13 @@ static void layout(ExecOffline *ex)
             ex->gmove_outs[d] = 1;
             for (int i = info->nout - 1; i >= 0; i--) {
                 memcpy(info->out_name[i + 2], info->out_name[i], sizeof info->out_name[i]);
+                sample_output_unit(info, i + 2, info->out_unit[i]);
                 if (strcmp(info->out_name[i + 2], "G") == 0) snprintf(info->out_name[i + 2], MODEL_NAME_LEN, "Gfelt");
             }
             snprintf(info->out_name[0], MODEL_NAME_LEN, "G");
             snprintf(info->out_name[1], MODEL_NAME_LEN, "Gdot");
+            sample_output_unit(info, 0, "G");
+            sample_output_unit(info, 1, "G/s");
             info->nout += 2;
         }
     }

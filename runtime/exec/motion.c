@@ -335,9 +335,10 @@ static int check_joint_limits(Motion *m, int d, const double *q, const char *wha
     const Model *mo = &m->devs->dev[d].model;
     for (int i = 0; i < mo->dof; i++) {
         const ModelAxisLimits *l = &mo->desc.joint[i].limits;
+        const char *u = mo->desc.joint[i].type == MODEL_PRISMATIC ? "m" : "rad";
         if (!(q[i] >= l->min - 1e-12 && q[i] <= l->max + 1e-12))
-            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g is outside its limits [%.6g, %.6g]", what,
-                        i + 1, q[i], l->min, l->max);
+            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g %s is outside its limits [%.6g, %.6g] %s", what,
+                        i + 1, q[i], u, l->min, l->max, u);
     }
     return 0;
 }
