@@ -46,14 +46,21 @@ static int plain_name(const char *name)
     return n > 0 && n < 256 && name[0] != '.' && !strchr(name, '/');
 }
 
+/* Delete path when it is a regular file (a link or a folder someone put there is theirs). */
+static void remove_file(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
 /* Delete DIR/name and DIR/name.part (absent is fine). */
 static void remove_output(const OutDir *o, const char *name)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", o->dir, name);
-    unlink(path);
+    remove_file(path);
     snprintf(path, sizeof path, "%s/%s.part", o->dir, name);
-    unlink(path);
+    remove_file(path);
 }
 
 /* Delete what the previous run listed (or, without a list, the names irl writes), then start an empty list. */

@@ -4,8 +4,9 @@
  * - A run holds an exclusive flock(2) on DIR/.irl-lock from the start to the end; a second run on the same folder
  *   is refused at once. The kernel drops the lock when its holder dies, so a killed run never blocks the next.
  * - The run lists in DIR/.irl-files every name it writes, before writing it. A new run first deletes the files
- *   the previous run listed there (and those names with .part), then starts its own list: a report of an earlier
- *   run never survives beside a new trace, and files the user put in the folder are never touched.
+ *   the previous run listed there (and those names with .part; regular files only), then starts its own list: a
+ *   report of an earlier run never survives beside a new trace, and files the user put in the folder are never
+ *   touched.
  * - The trace and the reports are written as NAME.part and renamed to NAME when complete (outdir_commit), so a
  *   file under its final name is always whole.
  * - --out-temp: a fresh folder under $TMPDIR, removed with everything in it by outdir_close. */
