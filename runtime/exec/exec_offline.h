@@ -5,8 +5,15 @@
  * reads a wall clock: the same program gives byte-identical trace.csv and report.json.
  *
  * Wiring (src/main.c): exec_offline_begin after vm_init (it installs vm->motion), vm_run, then
- * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder and
- * returns the exit status. A program without DEVICEs writes nothing and exits as the VM says.
+ * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder (outdir.h:
+ * locked, the previous run's files removed, files renamed when whole) and returns the exit status. A program
+ * without DEVICEs writes nothing and exits as the VM says.
+ *
+ * Every dry-run ends: before a cycle past --max-time, or after SIGINT/SIGTERM (rt_os_interrupt_catch), the cycle
+ * returns a negative code, which the VM takes as the end of the run past any handler (VM_STOPPED). After a
+ * statement's own error (not the clock's) the queued motion still runs to its end, so the trace, the checks and the
+ * report keep everything before the error; an interrupted run's report says INCOMPLETE and the status is 128 + the
+ * signal.
  *
  * Under --closed-loop (RunOptions.closed_loop) every device also gets a closed-loop engine (closed_loop.h): each
  * cycle, after its setpoint is sampled, the engine steps with it; the trace gains the engine's channels (actual
