@@ -726,6 +726,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         checks_free(&ex->ck);
         if (ex->opt->online) outdir_file(&ex->od, "online.json", 0, err, sizeof err, err, sizeof err);
     }
+    if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = rt_os_interrupted(); /* while plotting */
     rt_os_interrupt_release();
     if (ex->interrupted) status = 128 + ex->interrupted;
     if (ex->have_od) outdir_close(&ex->od), ex->have_od = 0;
