@@ -486,6 +486,7 @@ dispatch:
         int e = motion_execute(vm->motion, (MotionKind)INSTR_B(ins), &RA, (int)INSTR_C(ins), msg, sizeof msg);
         if (UNLIKELY(e < 0)) { /* the run ends here (a time bound, an interrupt): no handler takes it */
             set_error(vm, -e, PCIDX, msg);
+            fflush(vm->out);
             return VM_STOPPED;
         }
         if (UNLIKELY(e)) {
