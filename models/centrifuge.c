@@ -368,6 +368,13 @@ static const char *centrifuge_output_name(void *st, int i)
     return i >= 0 && i < NOUT ? output_names[i] : NULL;
 }
 
+static const char *centrifuge_output_unit(void *st, int i)
+{
+    static const char *const unit[] = {"G", "G", "G", "G", "G", "rad/s", "rad/s^2"};
+    (void)st;
+    return i >= 0 && i < NOUT ? unit[i] : NULL;
+}
+
 /* Specific force f = a - g at the seat (in gondola frame 3) and at the head E + h z3, in units of |g|. */
 static int centrifuge_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
 {
@@ -444,6 +451,7 @@ const ModelType model_centrifuge = {
     .semi_inverse = centrifuge_semi_inverse,
     .output_count = centrifuge_output_count,
     .output_name = centrifuge_output_name,
+    .output_unit = centrifuge_output_unit,
     .outputs = centrifuge_outputs,
     .gprofile = centrifuge_gprofile,
     .nplots = 1,

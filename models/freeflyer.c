@@ -403,6 +403,13 @@ static const char *freeflyer_output_name(void *st, int i)
     return i >= 0 && i < NOUT ? output_names[i] : NULL;
 }
 
+static const char *freeflyer_output_unit(void *st, int i)
+{
+    static const char *const unit[] = {"Nms", "kg m/s", "kg m/s", "J", "m", "m", "m", "m", "rad/s", "rad/s^2", ""};
+    (void)st;
+    return i >= 0 && i < NOUT ? unit[i] : NULL;
+}
+
 /* Sums over the bodies at the state as given (momenta, energy, centre of mass), the base's centre of mass, the
  * base motion that zero momentum and zero base torque imply for the arm's motion, the dynamic singularity. */
 static int freeflyer_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
@@ -436,5 +443,6 @@ const ModelType model_freeflyer = {
     .semi_inverse = freeflyer_semi_inverse,
     .output_count = freeflyer_output_count,
     .output_name = freeflyer_output_name,
+    .output_unit = freeflyer_output_unit,
     .outputs = freeflyer_outputs,
 };

@@ -310,6 +310,11 @@ const char *model_output_name(Model *m, int i)
 {
     return (m && m->type && m->type->output_name) ? m->type->output_name(m->state, i) : NULL;
 }
+const char *model_output_unit(Model *m, int i)
+{
+    const char *u = (m && m->type && m->type->output_unit) ? m->type->output_unit(m->state, i) : NULL;
+    return u ? u : "";
+}
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out)
 {
     return MODEL_CALL(outputs, q, qd, qdd, out);

@@ -188,6 +188,8 @@ typedef struct ModelType {
     int (*output_count)(void *s);
     const char *(*output_name)(void *s, int i);
     int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
+    /* Optional: output i's unit as messages and reports print it ("m", "G/s", "N"; "" dimensionless); NULL: none. */
+    const char *(*output_unit)(void *s, int i);
 
     /* Optional, for a caller that needs the singularity measure only when it falls outside [lo, hi] (the dry-run's
      * checks: below the threshold or a new extreme): returns 1 when the back-end proves the measure at q lies in
@@ -284,6 +286,8 @@ size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap);
 void model_kin_import(Model *m, const void *buf, size_t len);
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
+/* Output i's unit, "" when the back-end does not say. */
+const char *model_output_unit(Model *m, int i);
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);
 /* The gprofile operation: MODEL_OK with the arm length and gravity, MODEL_ENOTSUP when the machine has no
  * G-profiles. */

@@ -482,6 +482,13 @@ static const char *stewart_output_name(void *st, int i)
     return i >= 0 && i < NOUT ? output_names[i] : NULL;
 }
 
+/* Leg lengths in m, their rates in m/s, leg forces in N. */
+static const char *stewart_output_unit(void *st, int i)
+{
+    (void)st;
+    return i < 0 || i >= NOUT ? NULL : i < OUT_LDOT ? "m" : i < OUT_F ? "m/s" : "N";
+}
+
 /* L1..L6 (m), L1dot..L6dot = J_L qd (m/s), F1..F6 (N, > 0 pushing). At a singular leg configuration the forces
  * are NaN and the status MODEL_ESINGULAR (the lengths and speeds are still filled). */
 static int stewart_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
@@ -689,5 +696,6 @@ const ModelType model_stewart = {
     .forward_dynamics = stewart_forward_dynamics,
     .output_count = stewart_output_count,
     .output_name = stewart_output_name,
+    .output_unit = stewart_output_unit,
     .outputs = stewart_outputs,
 };

@@ -1,6 +1,6 @@
 /* main.c — the `irl` command: the one place that wires the front end, the code generator, the bytecode file
  * and the VM together. Exit codes: 0 success, 1 run-time error, 64 usage, 65 compile error or invalid
- * bytecode, 66 input missing or unreadable. */
+ * bytecode, 66 input missing or unreadable, 128 + the signal for a dry-run interrupted (exec_offline.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ static const char usage_text[] =
     "       irl disasm FILE(.irl|.irlc)\n"
     "       irl run [--trace-exec] [--out DIR | --out-temp] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
     "               [--input NAME=V@T | FILE.csv] [--no-plots] [--no-trace] [--[no-]progress] [--time-scale K]\n"
-    "               [--threads 1|2]\n"
+    "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
     "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
     "                [--watchdog T] [--queue N] [--rt-priority P]]\n"
@@ -51,8 +51,8 @@ static int help(void)
           "  compile   write verified bytecode (default output: FILE.irlc)\n"
           "  disasm    print the bytecode of a program or a .irlc file\n"
           "  run       run a program (source or bytecode); --trace-exec prints each instruction on stderr\n"
-          "\nexit status: 0 success, 1 run-time error, 64 usage error, 65 compile error or invalid bytecode,\n"
-          "66 input file missing or unreadable\n",
+          "\nexit status: 0 success, 1 run-time error or a check failed, 64 usage error, 65 compile error or invalid\n"
+          "bytecode, 66 input file missing or unreadable, 130 / 143 a dry-run interrupted by SIGINT / SIGTERM\n",
           stdout);
     return EX_OK;
 }

@@ -782,6 +782,8 @@ const char *checks_unit(const Checks *ck, const ChecksChannel *c)
     if (c->qty < CHK_NAXISQTY) return axis_units[c->qty][prismatic(ck, c)];
     if (c->qty == CHK_FERROR) return axis_units[CHK_POSITION][prismatic(ck, c)];
     if (c->qty == CHK_POWER_TOTAL) return "W";
+    if (c->qty == CHK_OUTPUT) return ck->lay->dev[c->dev].out_unit[c->index];
+    if (c->qty == CHK_OUTPUT_RATE) return ck->lay->dev[c->dev].out_rate_unit[c->index];
     return "";
 }
 

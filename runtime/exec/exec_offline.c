@@ -2,19 +2,16 @@
  * steps: inputs, then per device setpoint, pose, dynamics, outputs, singularity; then checks, trace, progress. */
 #include "exec/exec_offline.h"
 
-#include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "errcodes.h"
 #include "geom.h"
 #include "output/plot.h"
 #include "output/report.h"
+#include "osal.h"
 
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
 
@@ -39,46 +36,22 @@ typedef struct {
 
 /* ---- Output folder. -------------------------------------------------------------------------------------- */
 
-/* mkdir -p. 0 or -1 (errno set). */
-static int make_dirs(const char *path)
-{
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-/* The output folder: --out DIR, a fresh temporary one (--out-temp), or out/<program name>. */
+/* The output folder (outdir.h): --out DIR, a fresh temporary one (--out-temp), or out/<program name>. */
 static int out_dir(ExecOffline *ex, char *err, size_t errlen)
 {
-    if (ex->opt->out_temp) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(ex->out_dir, sizeof ex->out_dir, "%s/irl-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(ex->out_dir)) return snprintf(err, errlen, "cannot create a temporary folder: %s", strerror(errno)), -1;
-        return 0;
-    }
+    char dir[4096];
     if (ex->opt->out_dir) {
-        snprintf(ex->out_dir, sizeof ex->out_dir, "%s", ex->opt->out_dir);
+        snprintf(dir, sizeof dir, "%s", ex->opt->out_dir);
     } else {
         const char *base = strrchr(ex->program, '/');
         base = base ? base + 1 : ex->program;
         const char *dot = strrchr(base, '.');
         int n = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-        snprintf(ex->out_dir, sizeof ex->out_dir, "out/%.*s", n, base);
+        snprintf(dir, sizeof dir, "out/%.*s", n, base);
     }
-    if (make_dirs(ex->out_dir) != 0)
-        return snprintf(err, errlen, "cannot create the output folder '%.400s': %s", ex->out_dir, strerror(errno)), -1;
+    if (outdir_open(&ex->od, ex->opt->out_temp ? NULL : dir, err, errlen) < 0) return -1;
+    ex->have_od = 1;
+    snprintf(ex->out_dir, sizeof ex->out_dir, "%s", ex->od.dir);
     return 0;
 }
 
@@ -99,10 +72,13 @@ static void layout(ExecOffline *ex)
             ex->gmove_outs[d] = 1;
             for (int i = info->nout - 1; i >= 0; i--) {
                 memcpy(info->out_name[i + 2], info->out_name[i], sizeof info->out_name[i]);
+                sample_output_unit(info, i + 2, info->out_unit[i]);
                 if (strcmp(info->out_name[i + 2], "G") == 0) snprintf(info->out_name[i + 2], MODEL_NAME_LEN, "Gfelt");
             }
             snprintf(info->out_name[0], MODEL_NAME_LEN, "G");
             snprintf(info->out_name[1], MODEL_NAME_LEN, "Gdot");
+            sample_output_unit(info, 0, "G");
+            sample_output_unit(info, 1, "G/s");
             info->nout += 2;
         }
     }
@@ -340,16 +316,38 @@ static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
     return err;
 }
 
+/* The end of the run before cycle n: an interrupt, or the --max-time bound. 0, or the negative code that ends
+ * the run past any handler (motion.h). */
+static int run_bound(ExecOffline *ex, double t, char *msg, size_t msglen)
+{
+    int sig = ex->opt->online ? 0 : rt_os_interrupted();
+    if (sig) {
+        ex->interrupted = sig;
+        snprintf(msg, msglen, "interrupted by %s at t = %.6g s", sig == SIGINT ? "SIGINT" : "SIGTERM", ex->motion.t);
+        return -IRL_ERR_USER;
+    }
+    if (t > ex->opt->max_time * (1 + 1e-12) && !ex->opt->online)
+        return snprintf(msg, msglen, "the run reached its bound on simulated time, --max-time %.6g s, while this "
+                        "statement was executing (give a larger --max-time if the program is meant to run that "
+                        "long)", ex->opt->max_time), -IRL_ERR_TIMEOUT;
+    return 0;
+}
+
 int exec_offline_cycle(void *ctx, char *msg, size_t msglen)
 {
     ExecOffline *ex = ctx;
+    if (ex->stopped) return snprintf(msg, msglen, "%s", ex->stop_msg), ex->stopped;
+    double t = ex->rate > 0 ? (double)(ex->cycle + 1) / ex->rate : (double)(ex->cycle + 1) * ex->opt->cycle;
+    int b = run_bound(ex, t, msg, msglen);
+    if (b) return ex->stopped = b, ex->clock_err = 1, snprintf(ex->stop_msg, sizeof ex->stop_msg, "%s", msg), b;
     ex->cycle++;
-    double t = ex->rate > 0 ? (double)ex->cycle / ex->rate : (double)ex->cycle * ex->opt->cycle;
     ex->motion.t = t;
     ex->vm->sys[ex->time_slot].r = t;
     devices_io_tick(&ex->devs, t);
     if (!ex->active) return 0;
-    return sample_cycle(ex, t, msg, msglen);
+    int e = sample_cycle(ex, t, msg, msglen);
+    ex->clock_err = e != 0;
+    return e;
 }
 
 /* ---- Closed loop. ---------------------------------------------------------------------------------------- */
@@ -581,11 +579,15 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     ex->motion.checks = &ex->ck;
     if (out_dir(ex, err, sizeof err) < 0) goto fail;
     if (!o->no_trace) {
+        char part[4300];
         snprintf(ex->trace_path, sizeof ex->trace_path, "%s/trace.csv", ex->out_dir);
+        if (outdir_file(&ex->od, "trace.csv", 1, part, sizeof part, err, sizeof err) < 0) goto fail;
         TraceOptions to = {.digits = 12, .every = 1};
-        if (trace_open(&ex->tr, ex->trace_path, &ex->lay, &to, err, sizeof err) < 0) goto fail;
+        if (trace_open(&ex->tr, part, &ex->lay, &to, err, sizeof err) < 0) goto fail;
         ex->tracing = 1;
     }
+    if (!o->online) rt_os_interrupt_catch();
+    ex->motion.settle_errors = !o->online;
     progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
     if (o->progress >= 0) progress_force(&ex->pg, o->progress);
     if (pipelined) pipe_start(ex);
@@ -599,6 +601,8 @@ fail:
     fprintf(stderr, "irl: %s\n", err);
     pipe_teardown(ex);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
+    rt_os_interrupt_release();
+    if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
     closed_loop_teardown(ex);
     passive_teardown(ex);
@@ -645,22 +649,42 @@ static void print_summary(ExecOffline *ex, const ReportInfo *info)
     free(buf);
 }
 
+/* The error that ended the run while the queues drained, as the VM would have reported it. */
+static void drain_error(ExecOffline *ex, int e, const char *msg)
+{
+    const SampleSrc *s = &ex->motion.cur;
+    const char *name = vm_errname(e < 0 ? -e : e);
+    snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", s->file ? s->file : ex->program,
+             s->line, s->col, msg, name ? name : "?");
+    fprintf(stderr, "%s\n", ex->error);
+}
+
+/* Write report.json and report.txt under .part names, then rename them. 0 or -1 (message in err). */
+static int write_reports(ExecOffline *ex, const ReportInfo *info, char *err, size_t errlen)
+{
+    char jp[4300], tp[4300];
+    if (outdir_file(&ex->od, "report.json", 1, jp, sizeof jp, err, errlen) < 0 ||
+        outdir_file(&ex->od, "report.txt", 1, tp, sizeof tp, err, errlen) < 0 ||
+        report_write(&ex->ck, info, jp, tp, err, errlen) < 0)
+        return -1;
+    return outdir_commit(&ex->od, "report.json", err, errlen) < 0 ? -1 : outdir_commit(&ex->od, "report.txt", err,
+                                                                                      errlen);
+}
+
 int exec_offline_end(ExecOffline *ex, int vm_status)
 {
     int status = vm_status == VM_OK ? EX_OK : EX_RUNTIME;
-    if (vm_status != VM_OK) vm_error_text(ex);
-    if (vm_status == VM_OK) { /* the end of the program drains the queues */
-        char msg[256];
+    if (vm_status != VM_OK && !ex->interrupted) vm_error_text(ex);
+    if (vm_status == VM_STOPPED && !ex->interrupted) fprintf(stderr, "%s\n", ex->error);
+    /* the end of the program drains the queues; so does (dry-run) an error of a statement: the motion programmed
+       before it runs to its end, as on a controller that meets the error when it reaches the statement */
+    if (!ex->stopped && (vm_status == VM_OK || (!ex->opt->online && !ex->clock_err))) {
+        char msg[VM_MSG_LEN];
         int e = motion_drain(&ex->motion, msg, sizeof msg);
-        if (e) {
-            const SampleSrc *s = &ex->motion.cur;
-            const char *name = vm_errname(e);
-            snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", s->file ? s->file : ex->program,
-                     s->line, s->col, msg, name ? name : "?");
-            fprintf(stderr, "%s\n", ex->error);
-            status = EX_RUNTIME;
-        }
+        if (e && !ex->interrupted && vm_status == VM_OK) drain_error(ex, e, msg);
+        if (e) status = EX_RUNTIME;
     }
+    if (ex->interrupted) fprintf(stderr, "irl: %s: the outputs end there (verdict INCOMPLETE)\n", ex->stop_msg);
     if (ex->active) {
         cycle_pipe_finish(&ex->pipe); /* the second stage of every cycle is done; its models still open */
         for (int d = 0; d < ex->lay.ndev; d++) /* the deferred extremes, before the report */
@@ -673,22 +697,21 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         progress_end(&ex->pg);
         char err[600];
-        if (ex->tracing && trace_close(&ex->tr, err, sizeof err) < 0) {
+        if (ex->tracing && (trace_close(&ex->tr, err, sizeof err) < 0 ||
+                            outdir_commit(&ex->od, "trace.csv", err, sizeof err) < 0)) {
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
-                           .trace = ex->tracing ? ex->trace_path : NULL};
+                           .trace = ex->tracing ? ex->trace_path : NULL,
+                           .incomplete = ex->interrupted ? ex->stop_msg : NULL};
         int nsat = 0;
         if (ex->opt->closed_loop) {
             info.closed_loop = (const ClosedLoop *const *)ex->cl;
             info.cl_ev_src = (const SampleSrc *const *)ex->cl_ev_src;
             for (int d = 0; d < ex->lay.ndev; d++) nsat += ex->cl[d] ? ex->cl[d]->stats.nev : 0;
         }
-        char jp[4200], tp[4200];
-        snprintf(jp, sizeof jp, "%s/report.json", ex->out_dir);
-        snprintf(tp, sizeof tp, "%s/report.txt", ex->out_dir);
-        if (report_write(&ex->ck, &info, jp, tp, err, sizeof err) < 0) {
+        if (write_reports(ex, &info, err, sizeof err) < 0) {
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
@@ -696,13 +719,17 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {
             PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
-                              .progress = ex->opt->progress != 0};
+                              .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od};
             int pr = plot_all(&ex->ck, &po, err, sizeof err);
-            if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr == PLOT_SKIPPED ? "warning: " : "", err);
+            if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr != PLOT_FAILED ? "warning: " : "", err);
         }
         checks_free(&ex->ck);
-        if (ex->opt->out_temp) nftw(ex->out_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        if (ex->opt->online) outdir_file(&ex->od, "online.json", 0, err, sizeof err, err, sizeof err);
     }
+    if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = rt_os_interrupted(); /* while plotting */
+    rt_os_interrupt_release();
+    if (ex->interrupted) status = 128 + ex->interrupted;
+    if (ex->have_od) outdir_close(&ex->od), ex->have_od = 0;
     closed_loop_teardown(ex);
     passive_teardown(ex);
     ex->vm->motion = NULL;

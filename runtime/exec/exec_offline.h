@@ -5,8 +5,15 @@
  * reads a wall clock: the same program gives byte-identical trace.csv and report.json.
  *
  * Wiring (src/main.c): exec_offline_begin after vm_init (it installs vm->motion), vm_run, then
- * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder and
- * returns the exit status. A program without DEVICEs writes nothing and exits as the VM says.
+ * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder (outdir.h:
+ * locked, the previous run's files removed, files renamed when whole) and returns the exit status. A program
+ * without DEVICEs writes nothing and exits as the VM says.
+ *
+ * Every dry-run ends: before a cycle past --max-time, or after SIGINT/SIGTERM (rt_os_interrupt_catch), the cycle
+ * returns a negative code, which the VM takes as the end of the run past any handler (VM_STOPPED). After a
+ * statement's own error (not the clock's) the queued motion still runs to its end, so the trace, the checks and the
+ * report keep everything before the error; an interrupted run's report says INCOMPLETE and the status is 128 + the
+ * signal.
  *
  * Under --closed-loop (RunOptions.closed_loop) every device also gets a closed-loop engine (closed_loop.h): each
  * cycle, after its setpoint is sampled, the engine steps with it; the trace gains the engine's channels (actual
@@ -33,6 +40,7 @@
 #include "exec/devices.h"
 #include "exec/motion.h"
 #include "plant/passive.h"
+#include "output/outdir.h"
 #include "output/progress.h"
 #include "exec/run_options.h"
 #include "exec/sample.h"
@@ -70,9 +78,15 @@ typedef struct ExecOffline {
     int time_slot;                      /* the VM's system slot of $TIME */
     double rate;                        /* cycles per second when a whole number, else 0 (exec_offline_cycle) */
     int active;                         /* the program has devices: outputs are written */
+    OutDir od;                          /* the output folder: its lock, the run's list of files (outdir.h) */
+    int have_od;
+    int stopped;                        /* the negative code that ended the run past any handler, 0 = none */
+    int clock_err;                      /* the last cycle failed: the error came from the clock, not a statement */
+    int interrupted;                    /* the signal that ended the run (SIGINT, SIGTERM), 0 = none */
+    char stop_msg[VM_MSG_LEN];
     char out_dir[4096];
     char trace_path[4200];
-    char error[600];                    /* the run-time error that stopped the program, "" = none */
+    char error[VM_MSG_LEN + 4300];      /* the run-time error that stopped the program, "" = none */
 } ExecOffline;
 
 /* Bind devices, set up motion, checks and trace, sample cycle 0, install the motion door in vm.

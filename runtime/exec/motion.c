@@ -335,9 +335,10 @@ static int check_joint_limits(Motion *m, int d, const double *q, const char *wha
     const Model *mo = &m->devs->dev[d].model;
     for (int i = 0; i < mo->dof; i++) {
         const ModelAxisLimits *l = &mo->desc.joint[i].limits;
+        const char *u = mo->desc.joint[i].type == MODEL_PRISMATIC ? "m" : "rad";
         if (!(q[i] >= l->min - 1e-12 && q[i] <= l->max + 1e-12))
-            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g is outside its limits [%.6g, %.6g]", what,
-                        i + 1, q[i], l->min, l->max);
+            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g %s is outside its limits [%.6g, %.6g] %s", what,
+                        i + 1, q[i], u, l->min, l->max, u);
     }
     return 0;
 }
@@ -562,7 +563,18 @@ static int exec_wait(Motion *m, const Stmt *st, char *msg, size_t msglen)
     return 0;
 }
 
-/* WAIT FOR cond [TIMEOUT t]: called once per evaluation of cond by the compiled loop (opcodes.h). */
+/* Nothing will change an I/O point any more: no input has a stimulus event still due, no PULSE is running. */
+static int io_settled(const Motion *m)
+{
+    for (int i = 0; m->devs && i < m->devs->nio; i++) {
+        const DevicesIo *io = &m->devs->io[i];
+        if (io->next < io->nstim || !isnan(io->pulse_end)) return 0;
+    }
+    return 1;
+}
+
+/* WAIT FOR cond [TIMEOUT t]: called once per evaluation of cond by the compiled loop (opcodes.h). Without a
+ * TIMEOUT, a condition still false when neither time ($TIME) nor an I/O point can change it fails at once. */
 static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size_t msglen)
 {
     Value *cond = (Value *)st->ops, *state = &args[1];
@@ -571,12 +583,23 @@ static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size
         int e = motion_drain(m, msg, msglen);
         if (e) return e;
         state->r = m->t;
+        m->wait_nsync = m->nsync;
+        m->wait_io = -1;
         cond->i = 0; /* evaluate again, now */
         return 0;
     }
     if (cond->i) return 0; /* the wait is over */
     if ((st->shape & 1) && st->nops >= 2 && m->t - state->r >= st->ops[1].r - 1e-12)
         return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR timed out after %g s", st->ops[1].r);
+    int timeless = m->nsync == m->wait_nsync;
+    m->wait_nsync = m->nsync;
+    if (!(st->shape & 1) && timeless && io_settled(m)) {
+        const char *in = m->wait_io >= 0 ? m->devs->io[m->wait_io].name : "NAME";
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR can never end: its condition is false at t = %.6g s and nothing can "
+                    "change it any more (no input stimulus is due, no PULSE is running, the condition does not read "
+                    "$TIME); give the input a value with --input %s=VALUE@T (or a file --input FILE.csv), or add "
+                    "a TIMEOUT", m->t, in);
+    }
     int e = run_cycle(m, msg, msglen);
     cond->i = 0;
     return e;
@@ -605,6 +628,7 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     int input = p->kind == 0 || p->kind == 2;
     if (kind == MK_IO_READ) {
         if (input) {
+            m->wait_io = io;
             int e = motion_drain(m, msg, msglen);
             if (e) return e;
         }
@@ -620,6 +644,20 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     return 0;
 }
 
+/* A motion statement's own error e (found while planning ahead) takes effect when the run reaches the statement:
+ * the motion queued before it runs to its end first (dry-run, settle_errors). An error of that motion, or of the
+ * clock, replaces e. */
+static int settle(Motion *m, int e, char *msg, size_t msglen)
+{
+    if (e <= 0 || !m->settle_errors || motion_pending(m) == 0) return e;
+    char later[512];
+    SampleSrc cur = m->cur;
+    int d = motion_drain(m, later, sizeof later);
+    m->cur = cur;
+    if (d) snprintf(msg, msglen, "%s", later);
+    return d ? d : e;
+}
+
 /* Refuses the statement by name: no motion side is wired (a tool running the VM alone). */
 static int refuse(MotionKind kind, char *msg, size_t msglen)
 {
@@ -633,6 +671,7 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     if (!m || !m->cycle) return refuse(kind, msg, msglen);
     if (kind == MK_IO_READ || kind == MK_IO_WRITE) return exec_io(m, kind, args, nargs, msg, msglen);
     if (kind == MK_SYNC) {
+        m->nsync++;
         if (nargs >= 1) m->cur = src_at(m, args[0].i);
         return motion_drain(m, msg, msglen);
     }
@@ -642,8 +681,9 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     switch (kind) {
     case MK_MOVE_PTP: case MK_MOVE_LIN: case MK_MOVE_CIRC:
     case MK_MOVE_INC_PTP: case MK_MOVE_INC_LIN: case MK_MOVE_INC_CIRC:
-        return exec_move(m, kind, &st, msg, msglen);
-    case MK_GMOVE_TO: case MK_GMOVE_HOLD: case MK_GMOVE_PROFILE: return exec_gmove(m, kind, &st, msg, msglen);
+        return settle(m, exec_move(m, kind, &st, msg, msglen), msg, msglen);
+    case MK_GMOVE_TO: case MK_GMOVE_HOLD: case MK_GMOVE_PROFILE:
+        return settle(m, exec_gmove(m, kind, &st, msg, msglen), msg, msglen);
     case MK_WAIT: return exec_wait(m, &st, msg, msglen);
     case MK_WAIT_FOR: return exec_wait_for(m, args, &st, msg, msglen);
     case MK_PULSE: return exec_pulse(m, &st, msg, msglen);

@@ -63,6 +63,11 @@ typedef struct Motion {
     void *cycle_ctx;
     SampleSrc cur;       /* the statement executing (the trace's `line`) */
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
+    int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
+    long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
+                          * with time alone */
+    long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */
+    int wait_io;         /* the input the WAIT FOR condition read last (-1: none), for the hint */
 } Motion;
 
 /* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
@@ -70,7 +75,9 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
                 size_t errlen);
 void motion_free(Motion *m);
 
-/* Executes one motion statement. Returns 0, or an error code (errcodes.h) with a message in msg. */
+/* Executes one motion statement. Returns 0, or an error code (errcodes.h) with a message in msg; a negative
+ * code (-IRL_ERR_*) comes from the clock and ends the run past any ON ERROR handler (a time bound, an
+ * interrupt: exec_offline.h). */
 int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen);
 
 /* Segments queued and not finished, over all devices (0: everything at its programmed point). */

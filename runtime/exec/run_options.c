@@ -14,6 +14,8 @@ void run_options_init(RunOptions *o)
     memset(o, 0, sizeof *o);
     o->cycle = 0.001;
     o->time_scale = 1.0;
+    o->max_time = RUN_MAX_TIME;
+    o->plot_timeout = RUN_PLOT_TIMEOUT;
     o->progress = -1;
     o->watchdog = 1.0;
     o->queue = 50;
@@ -28,7 +30,7 @@ void run_options_free(RunOptions *o)
     o->ninput = o->capinput = 0;
 }
 
-/* A number with an optional time unit (s, ms, us); *v in seconds. 0 on success. */
+/* A number with an optional time unit (s, ms, us, min, h); *v in seconds. 0 on success. */
 static int parse_seconds(const char *s, double *v)
 {
     char *end;
@@ -38,6 +40,8 @@ static int parse_seconds(const char *s, double *v)
     if (strcmp(end, "") == 0 || strcmp(end, "s") == 0) *v = x;
     else if (strcmp(end, "ms") == 0) *v = x * 1e-3;
     else if (strcmp(end, "us") == 0) *v = x * 1e-6;
+    else if (strcmp(end, "min") == 0) *v = x * 60.0;
+    else if (strcmp(end, "h") == 0) *v = x * 3600.0;
     else return -1;
     return isfinite(*v) ? 0 : -1;
 }
@@ -129,7 +133,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
                                          "--following-error", "--watchdog", "--queue", "--rt-priority",
-                                         "--threads"};
+                                         "--threads", "--max-time", "--plot-timeout"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -154,6 +158,10 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         o->out_dir = v;
     } else if (strcmp(a, "--cycle") == 0) {
         bad = parse_seconds(v, &o->cycle) || !(o->cycle >= 1e-6 && o->cycle <= 1.0);
+    } else if (strcmp(a, "--max-time") == 0) {
+        bad = parse_seconds(v, &o->max_time) || !(o->max_time > 0);
+    } else if (strcmp(a, "--plot-timeout") == 0) {
+        bad = parse_seconds(v, &o->plot_timeout) || !(o->plot_timeout > 0);
     } else if (strcmp(a, "--time-scale") == 0) {
         char *end;
         o->time_scale = strtod(v, &end);

@@ -42,6 +42,8 @@ typedef struct RunOptions {
     double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */
     const char *kp, *kd, *ki; /* --kp/--kd/--ki "v" or "v1,...,vn" (borrowed from argv; checked against each
                                * device's axis count when the devices are bound); NULL = not given */
+    double max_time;        /* --max-time T: the bound on simulated time, s; default RUN_MAX_TIME */
+    double plot_timeout;    /* --plot-timeout T: how long gnuplot may take, s (wall clock); default RUN_PLOT_TIMEOUT */
     double time_scale;      /* --time-scale K: every motion K times slower (K >= 1 fixes torques) */
     int progress;           /* --progress / --no-progress: 1 / 0; -1 = when stderr is a terminal */
     int threads;            /* --threads 1|2: 2 pipelines the dry-run's cycle over two threads (exec_offline.h);
@@ -67,6 +69,8 @@ typedef struct RunOptions {
                              * default 80 */
 } RunOptions;
 
+#define RUN_MAX_TIME 3600.0   /* s of simulated time: an hour, longer than any cell cycle or G profile (RUNNING.md) */
+#define RUN_PLOT_TIMEOUT 120.0 /* s of wall clock for gnuplot to draw every figure */
 #define RUN_FERR_TIME 0.05  /* s: the default following-error limit is the distance covered at full speed in it */
 
 void run_options_init(RunOptions *o);

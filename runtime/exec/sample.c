@@ -19,10 +19,17 @@ void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Mod
     for (int i = 0; i < n; i++) {
         const char *on = model_output_name(m, i);
         snprintf(info->out_name[i], sizeof info->out_name[i], "%s", on ? on : "out");
+        sample_output_unit(info, i, model_output_unit(m, i));
     }
     info->desc = &m->desc;
     info->nplots = m->type ? m->type->nplots : 0;
     info->plots = m->type ? m->type->plots : NULL;
+}
+
+void sample_output_unit(SampleDeviceInfo *info, int i, const char *unit)
+{
+    snprintf(info->out_unit[i], sizeof info->out_unit[i], "%s", unit);
+    snprintf(info->out_rate_unit[i], sizeof info->out_rate_unit[i], "%s/s", *unit ? unit : "1");
 }
 
 /* Clear a sample: everything zero, the "not available" fields marked. */

@@ -66,6 +66,8 @@ typedef struct {
     int has_pose;                                       /* 1: the trace gets x y z qw qx qy qz */
     int nout;                                           /* named extra outputs (G-load, ...) */
     char out_name[SAMPLE_MAX_OUTPUTS][MODEL_NAME_LEN];  /* model_output_name(m, i) */
+    char out_unit[SAMPLE_MAX_OUTPUTS][16];              /* model_output_unit(m, i) ("" dimensionless or unknown) */
+    char out_rate_unit[SAMPLE_MAX_OUTPUTS][20];         /* the unit of its rate of change ("m/s", "1/s") */
     const ModelDesc *desc; /* borrowed: limits (joint[i].limits, motor, output_limit); NULL = no limits */
     int nplots;            /* the figures the back-end declares (ModelType.plots) */
     const ModelPlotGroup *plots;
@@ -114,6 +116,8 @@ typedef struct {
 
 /* Fill a layout's device entry from a live model (name, dof, outputs, desc); has_pose as given. */
 void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Model *m, int has_pose);
+/* Set output i's unit (and so its rate's). */
+void sample_output_unit(SampleDeviceInfo *info, int i, const char *unit);
 
 /* Reset a sample for a layout: zeros, jerk and sing NAN, tau_ok 0, ndev set. Called once at init. */
 void sample_init(Sample *s, const SampleLayout *lay);

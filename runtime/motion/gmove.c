@@ -438,16 +438,29 @@ static double excess(double v, double lo, double hi)
 typedef struct {
     double e;          /* worst excess */
     const char *what;  /* its name */
+    const char *unit;  /* its unit */
     char buf[48];
     double v, lo, hi;
     int torque;
 } Worst;
+
+/* The unit of a limited quantity (the three axes are revolute; G-loads in G). */
+static const char *qty_unit(const char *qty)
+{
+    static const char *const map[][2] = {{"position", "rad"}, {"speed", "rad/s"}, {"acceleration", "rad/s^2"},
+                                         {"jerk", "rad/s^3"}, {"torque", "Nm"}, {"onset rate", "G/s"},
+                                         {"felt onset rate", "G/s"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (strcmp(qty, map[i][0]) == 0) return map[i][1];
+    return "G";
+}
 
 static void worst_note(Worst *w, double e, const char *axis, const char *qty, double v, double lo, double hi,
                        int torque)
 {
     if (!(e > w->e)) return;
     w->e = e;
+    w->unit = qty_unit(qty);
     if (axis) snprintf(w->buf, sizeof w->buf, "%s %s", axis, qty);
     else snprintf(w->buf, sizeof w->buf, "%s", qty);
     w->what = w->buf;
@@ -527,6 +540,7 @@ int gmove_check(const GmoveMachine *mc, const GmoveSegment *seg, GmoveViolation 
     if (!(w.e > 1e-9)) return GMOVE_OK;
     v->status = w.torque ? GMOVE_ETORQUE : GMOVE_EGLIMIT;
     snprintf(v->what, sizeof v->what, "%s", w.what);
+    snprintf(v->unit, sizeof v->unit, "%s", w.unit);
     v->t = wt; v->value = w.v; v->lo = w.lo; v->hi = w.hi;
     return v->status;
 }
@@ -796,11 +810,11 @@ static void describe_violation(char *msg, size_t n, const char *stmt, const Gmov
 {
     int unbounded_lo = isinf(v->lo), unbounded_hi = isinf(v->hi);
     if (!unbounded_lo && !unbounded_hi)
-        snprintf(msg, n, "%s cannot be flown: %s %.4g outside [%.4g, %.4g] at t = %.3f s", stmt, v->what, v->value,
-                 v->lo, v->hi, v->t);
+        snprintf(msg, n, "%s cannot be flown: %s %.4g %s outside [%.4g, %.4g] %s at t = %.3f s", stmt, v->what,
+                 v->value, v->unit, v->lo, v->hi, v->unit, v->t);
     else
-        snprintf(msg, n, "%s cannot be flown: %s %.4g beyond its limit %.4g at t = %.3f s", stmt, v->what, v->value,
-                 unbounded_hi ? v->lo : v->hi, v->t);
+        snprintf(msg, n, "%s cannot be flown: %s %.4g %s beyond its limit %.4g %s at t = %.3f s", stmt, v->what,
+                 v->value, v->unit, unbounded_hi ? v->lo : v->hi, v->unit, v->t);
 }
 
 int gmove_plan_to(const GmoveMachine *mc, const GmoveState *from, double G1, const GmoveParams *p,

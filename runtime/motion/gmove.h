@@ -125,6 +125,7 @@ typedef struct {
 typedef struct {
     int status;          /* GMOVE_EGLIMIT or GMOVE_ETORQUE; 0: none */
     char what[48];       /* e.g. "roll speed", "planetary torque", "G", "onset rate" */
+    char unit[12];       /* of value, lo and hi: "rad/s", "Nm", "G", "G/s" */
     double t, value, lo, hi;
 } GmoveViolation;
 

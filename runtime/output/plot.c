@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "osal.h"
 #include "output/progress.h"
 #include "output/trace.h"
 
@@ -441,8 +444,10 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
         for (int fmt_i = 0; fmt_i < 2; fmt_i++) {
             if (fmt_i == 0 && !want_png) continue;
             if (fmt_i == 1 && !want_svg) continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s_%s.%s", o->dir, dev, fg->file, fmt_i == 0 ? "png" : "svg");
+            char path[4096], name[256], e[64];
+            snprintf(name, sizeof name, "%s_%s.%s", dev, fg->file, fmt_i == 0 ? "png" : "svg");
+            snprintf(path, sizeof path, "%s/%s", o->dir, name);
+            if (o->out) outdir_file(o->out, name, 0, e, sizeof e, e, sizeof e);
             if (fmt_i == 0)
                 fprintf(f, "set terminal @PNGTERM noenhanced size %d,%d font 'sans,10' background rgb 'white'\n",
                         w, h);
@@ -477,8 +482,40 @@ static void last_line(const char *path, char *out, size_t n)
     if (l && out[l - 1] == '\n') out[l - 1] = 0;
 }
 
+/* Read gnuplot's stdout (one line per figure, for the progress bar) until it closes, the deadline passes or the
+ * run is interrupted. The figures counted into *done; 0 closed, 1 timed out, 2 interrupted. */
+static int read_figures(int fd, int64_t deadline, Progress *pr, int *done)
+{
+    char buf[4096];
+    size_t len = 0;
+    for (;;) {
+        if (rt_os_interrupted()) return 2;
+        int64_t left = deadline - rt_os_now();
+        if (deadline > 0 && left <= 0) return 1;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int ms = deadline > 0 && left < 100000000 ? (int)(left / 1000000) + 1 : 100;
+        int r = poll(&p, 1, ms);
+        if (r < 0 && errno != EINTR) return 0;
+        if (r <= 0) continue;
+        ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 0;
+        len += (size_t)n;
+        buf[len] = '\0';
+        char *line = buf, *nl;
+        while ((nl = strchr(line, '\n'))) {
+            if (strncmp(line, "figure", 6) == 0) progress_update(pr, ++*done);
+            line = nl + 1;
+        }
+        len = strlen(line);
+        memmove(buf, line, len + 1);
+        if (len == sizeof buf - 1) len = 0; /* a line longer than the buffer: not a figure line */
+    }
+}
+
 /* Run gnuplot on the script; its stdout (one line per figure) drives the progress bar. */
-static int run_gnuplot(const char *script, const char *log, int nfiles, int progress, char *err, size_t errlen)
+static int run_gnuplot(const char *script, const char *log, int nfiles, int progress, double timeout, char *err,
+                       size_t errlen)
 {
     const char *gp = getenv("IRL_GNUPLOT");
     if (!gp || !*gp) gp = "gnuplot";
@@ -494,9 +531,14 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
     posix_spawn_file_actions_addclose(&fa, pfd[1]);
     posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     char *argv[] = {(char *)gp, (char *)script, NULL};
+    posix_spawnattr_t at; /* its own process group: a timeout kills whatever it started too */
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&at, 0);
     pid_t pid;
-    int rc = posix_spawnp(&pid, gp, &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, gp, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     close(pfd[1]);
     if (rc != 0) {
         close(pfd[0]);
@@ -511,20 +553,24 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
     Progress pr;
     progress_begin(&pr, stderr, "plots", "figures", nfiles);
     if (!progress) progress_force(&pr, 0);
-    FILE *in = fdopen(pfd[0], "r");
-    char line[256];
     int done = 0;
-    while (in && fgets(line, sizeof line, in))
-        if (strncmp(line, "figure", 6) == 0) progress_update(&pr, ++done);
-    if (in) fclose(in);
-    else close(pfd[0]);
+    int64_t deadline = timeout > 0 ? rt_os_now() + (int64_t)(timeout * 1e9) : 0;
+    int cut = read_figures(pfd[0], deadline, &pr, &done);
+    close(pfd[0]);
     progress_end(&pr);
+    if (cut) kill(-pid, SIGKILL);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             snprintf(err, errlen, "plots: waitpid: %s", strerror(errno));
             return PLOT_FAILED;
         }
+    if (cut == 1)
+        return snprintf(err, errlen, "%s did not finish within --plot-timeout %g s: killed, %d of %d figures "
+                        "written", gp, timeout, done, nfiles), PLOT_TIMEOUT;
+    if (cut == 2)
+        return snprintf(err, errlen, "%s stopped by the interrupt: %d of %d figures written", gp, done, nfiles),
+               PLOT_TIMEOUT;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || done != nfiles) {
         char why[400];
         last_line(log, why, sizeof why);
@@ -588,6 +634,7 @@ int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
     long rows = ck->ncycles / (o.trace_every > 0 ? o.trace_every : 1) + 1;
     if (rows > PLOT_MAX_POINTS) {
         snprintf(thin, sizeof thin, "%s/plots.csv", opt->dir);
+        if (opt->out) outdir_file(opt->out, "plots.csv", 0, thin, sizeof thin, err, errlen);
         if (thin_copy(opt->trace, thin, (rows + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS, err, errlen) < 0)
             return PLOT_FAILED;
         o.trace = thin;
@@ -596,6 +643,11 @@ int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
     char script[4096], log[4096];
     snprintf(script, sizeof script, "%s/plots.gp", opt->dir);
     snprintf(log, sizeof log, "%s/plots.log", opt->dir);
+    if (opt->out) {
+        char e[64];
+        outdir_file(opt->out, "plots.gp", 0, e, sizeof e, e, sizeof e);
+        outdir_file(opt->out, "plots.log", 0, e, sizeof e, e, sizeof e);
+    }
     FILE *f = fopen(script, "w");
     if (!f) {
         snprintf(err, errlen, "%s: %s", script, strerror(errno));
@@ -606,5 +658,5 @@ int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
         snprintf(err, errlen, "%s: write failed", script);
         return PLOT_FAILED;
     }
-    return run_gnuplot(script, log, nfiles, opt->progress, err, errlen);
+    return run_gnuplot(script, log, nfiles, opt->progress, opt->timeout, err, errlen);
 }

@@ -11,17 +11,20 @@
  * shaded violations and peak markers still come from the checks, which saw every cycle.
  *
  * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
- * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). */
+ * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). Nor does a gnuplot
+ * that hangs: after PlotOptions.timeout it is killed with its process group and plot_all returns PLOT_TIMEOUT (a
+ * warning too); an interrupt (SIGINT, SIGTERM: rt_os_interrupted) kills it at once the same way. */
 #ifndef IRL_PLOT_H
 #define IRL_PLOT_H
 
 #include <stddef.h>
 
 #include "exec/checks.h"
+#include "output/outdir.h"
 
 #define PLOT_MAX_POINTS 5000 /* a panel is ~600 px wide: more points only cost time and SVG size */
 
-enum { PLOT_OK = 0, PLOT_SKIPPED = 1, PLOT_FAILED = -1 };
+enum { PLOT_OK = 0, PLOT_SKIPPED = 1, PLOT_TIMEOUT = 2, PLOT_FAILED = -1 };
 
 typedef struct {
     const char *dir;    /* where the figures, plots.gp and plots.log go */
@@ -29,6 +32,8 @@ typedef struct {
     long trace_every;   /* the trace's TraceOptions.every (1 = every cycle) */
     int png, svg;       /* formats wanted (both 0: both) */
     int progress;       /* 1: progress bar on stderr if it is a terminal */
+    double timeout;     /* s of wall clock gnuplot may take; then it is killed (PLOT_TIMEOUT); <= 0: no bound */
+    OutDir *out;        /* the output folder's list of the run's files (outdir.h), NULL: none kept */
 } PlotOptions;
 
 /* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err says so, print it as a warning);

@@ -12,6 +12,7 @@
 const char *report_verdict(const Checks *ck, const ReportInfo *info)
 {
     if (info->error) return "error";
+    if (info->incomplete) return "incomplete";
     return checks_passed(ck) ? "pass" : "fail";
 }
 
@@ -323,6 +324,8 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
     report_json_string(f, report_verdict(ck, info));
     fputs(",\n  \"error\": ", f);
     report_json_string(f, info->error);
+    fputs(",\n  \"incomplete\": ", f);
+    report_json_string(f, info->incomplete);
     fputs(",\n  ", f);
     jkv_num(f, "duration", ck->ncycles ? ck->t_last - ck->t_first : 0);
     fputs(", ", f);
@@ -552,7 +555,8 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
     long nv = checks_violation_count(ck);
     char a[32], b[32];
     fprintf(f, "irl dry-run report: %s\n", info->program ? info->program : "?");
-    fprintf(f, "verdict: %s", strcmp(verdict, "pass") == 0 ? "PASS" : strcmp(verdict, "fail") == 0 ? "FAIL" : "ERROR");
+    fprintf(f, "verdict: %s", strcmp(verdict, "pass") == 0 ? "PASS" : strcmp(verdict, "fail") == 0 ? "FAIL"
+                              : strcmp(verdict, "incomplete") == 0 ? "INCOMPLETE" : "ERROR");
     if (nv) fprintf(f, " (%ld violation%s)", nv, nv == 1 ? "" : "s");
     fprintf(f, "\nduration %s s, %ld cycles of %s ms\n", num(a, ck->ncycles ? ck->t_last - ck->t_first : 0),
             ck->ncycles, num(b, info->cycle * 1e3));
@@ -560,6 +564,9 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
         size_t n = strlen(info->error);
         fprintf(f, "\nthe program stopped: %s%s", info->error, n && info->error[n - 1] == '\n' ? "" : "\n");
     }
+    if (info->incomplete)
+        fprintf(f, "\nthe run was %s: the trace, the peaks and the checks end there; the rest of the program was "
+                "not run\n", info->incomplete);
     int nsat = 0;
     for (int d = 0; info->closed_loop && d < ck->lay->ndev; d++)
         if (info->closed_loop[d]) nsat += info->closed_loop[d]->stats.nev;

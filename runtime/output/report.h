@@ -21,6 +21,8 @@ typedef struct {
     double cycle;         /* s */
     const char *error;    /* the run-time error that stopped the program (full message), NULL = none */
     const char *trace;    /* trace file written, NULL = none (for the text's pointer to it) */
+    const char *incomplete; /* the run was cut short ("interrupted by SIGINT at t = 1.2 s"), NULL = it ran to its
+                             * end or to its error */
     /* --closed-loop: per device (layout order) its engine (closed_loop.h), and per device the statement under
      * which each of the engine's saturation events began (cl_ev_src[d][k] for event k). NULL: open loop; then
      * both files are exactly those of an open-loop run. */
@@ -28,7 +30,8 @@ typedef struct {
     const SampleSrc *const *cl_ev_src;
 } ReportInfo;
 
-/* Verdict: "pass", "fail" (a check failed) or "error" (the program stopped with a run-time error). */
+/* Verdict: "pass", "fail" (a check failed), "error" (the program stopped with a run-time error) or "incomplete"
+ * (the run was interrupted before the program's end: nothing is known of the rest). */
 const char *report_verdict(const Checks *ck, const ReportInfo *info);
 /* Write both files. 0, or < 0 with a message in err. */
 int report_write(const Checks *ck, const ReportInfo *info, const char *json_path, const char *txt_path, char *err,

@@ -197,7 +197,7 @@ int vm_run(Vm *vm)
     Value *base = stack;
     const Instr *pc = code + c->routines[0].entry;
     Instr ins;
-    char msg[160];
+    char msg[VM_MSG_LEN];
     int ecode = 0;
 
 #define RA (base[INSTR_A(ins)])
@@ -484,6 +484,11 @@ dispatch:
     }
     CASE(MOTION) {
         int e = motion_execute(vm->motion, (MotionKind)INSTR_B(ins), &RA, (int)INSTR_C(ins), msg, sizeof msg);
+        if (UNLIKELY(e < 0)) { /* the run ends here (a time bound, an interrupt): no handler takes it */
+            set_error(vm, -e, PCIDX, msg);
+            fflush(vm->out);
+            return VM_STOPPED;
+        }
         if (UNLIKELY(e)) {
             ecode = e;
             goto on_error;

@@ -16,7 +16,8 @@ enum {
 };
 
 /* A statement's exit status: the run ended normally (end of program, HALT) or with an unhandled error. */
-enum { VM_OK = 0, VM_ERROR = 1, VM_ENOMEM = -1 };
+enum { VM_OK = 0, VM_ERROR = 1, VM_STOPPED = 2, VM_ENOMEM = -1 };
+#define VM_MSG_LEN 512 /* a run-time error's message: room for the longest the motion side writes */
 
 typedef struct VmFrame {
     int32_t routine;   /* index into chunk->routines */
@@ -44,13 +45,15 @@ typedef struct Vm {
     /* the error being raised / reported */
     int err_code;
     int32_t err_pc;
-    char err_msg[256];
+    char err_msg[VM_MSG_LEN];
 } Vm;
 
 /* Allocates the stacks (VM_ENOMEM on failure) and prepares to run c (which must outlive the Vm). */
 int vm_init(Vm *vm, const Chunk *c, FILE *out, FILE *err);
 void vm_free(Vm *vm);
-/* Runs the main program: VM_OK, or VM_ERROR after reporting an unhandled run-time error. */
+/* Runs the main program: VM_OK, or VM_ERROR after reporting an unhandled run-time error, or VM_STOPPED when the
+ * motion door ended the run (it returned a negative code: err_code, err_pc and err_msg say why and where; nothing
+ * is printed and no handler ran: the executor reports it). */
 int vm_run(Vm *vm);
 
 /* The ERR_* name of a code ("ERR_DIV_ZERO"), or NULL when the code is not in src/errcodes.h. */

@@ -138,6 +138,12 @@ static const char *pend_output_name(void *s, int i)
     return i == 0 ? "height" : NULL;
 }
 
+static const char *pend_output_unit(void *s, int i)
+{
+    (void)s;
+    return i == 0 ? "m" : NULL;
+}
+
 static int pend_outputs(void *s, const double *q, const double *qd, const double *qdd, double *out)
 {
     const Pendulum *P = s;
@@ -161,6 +167,7 @@ static const ModelType pendulum_type = {
     .forward_dynamics = pend_fd,
     .output_count = pend_output_count,
     .output_name = pend_output_name,
+    .output_unit = pend_output_unit,
     .outputs = pend_outputs,
 };
 #else
@@ -168,7 +175,8 @@ static const ModelType pendulum_type = {.name = "pendulum_incomplete", .fk = pen
 /* Keep the unused functions referenced so -Werror stays quiet in this variant. */
 void *example_plugin_unused[] = {(void *)pend_create, (void *)pend_destroy, (void *)pend_jacobian,
                                  (void *)pend_id, (void *)pend_mass, (void *)pend_bias, (void *)pend_fd,
-                                 (void *)pend_output_count, (void *)pend_output_name, (void *)pend_outputs};
+                                 (void *)pend_output_count, (void *)pend_output_name, (void *)pend_output_unit,
+                                 (void *)pend_outputs};
 #endif
 
 /* The model layout this plugin was built against (model_load_plugin refuses another). */

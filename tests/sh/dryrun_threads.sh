@@ -27,9 +27,10 @@ for f in "$root"/programs/*.irl "$root"/bench/dryrun/lin_circ_60s.irl; do
     done
     compared=$((compared + 1))
 done
-# a trace that cannot be written (the file is /dev/full): the same error and status in both modes
+# a trace that cannot be written (the file it is written to before its rename is /dev/full): the same error and
+# status in both modes
 for t in 1 2; do
-    mkdir -p "$tmp/full.$t" && ln -s /dev/full "$tmp/full.$t/trace.csv"
+    mkdir -p "$tmp/full.$t" && ln -s /dev/full "$tmp/full.$t/trace.csv.part"
     (cd "$root/programs" && "$IRL" run --no-plots --threads $t --out "$tmp/full.$t" lin_circ.irl >/dev/null 2>"$tmp/full.$t.err")
     rc=$?
     [ $rc = 1 ] || note "--threads $t, unwritable trace: exit $rc, want 1"

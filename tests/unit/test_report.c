@@ -228,6 +228,30 @@ UTEST(json_escapes)
     checks_free(&ck);
 }
 
+/* An interrupted run: verdict INCOMPLETE with what cut it short, in both files; an error still wins. */
+UTEST(incomplete)
+{
+    sample_checks();
+    ReportInfo info = {.program = "prog.irl", .cycle = 1e-3, .incomplete = "interrupted by SIGINT at t = 1.5 s"};
+    char *j = to_string(report_json, &info), *t = to_string(report_text, &info);
+    CHECK(json_valid(j));
+    CHECK(strstr(j, "\"verdict\": \"incomplete\"") != NULL);
+    CHECK(strstr(j, "\"incomplete\": \"interrupted by SIGINT at t = 1.5 s\"") != NULL);
+    CHECK(strstr(t, "verdict: INCOMPLETE") != NULL);
+    CHECK(strstr(t, "\nthe run was interrupted by SIGINT at t = 1.5 s: the trace, the peaks and the checks end "
+                    "there") != NULL);
+    free(j), free(t);
+    info.error = "prog.irl:3:3: runtime error: x (ERR_USER)";
+    t = to_string(report_text, &info);
+    CHECK(strcmp(report_verdict(&ck, &info), "error") == 0 && strstr(t, "verdict: ERROR") != NULL);
+    free(t);
+    info.error = info.incomplete = NULL;
+    j = to_string(report_json, &info);
+    CHECK(strstr(j, "\"incomplete\": null") != NULL);
+    free(j);
+    checks_free(&ck);
+}
+
 /* The text leads with the verdict and gcc-style violation lines, then notes, then peaks. */
 UTEST(text_report)
 {
@@ -309,5 +333,6 @@ int main(int argc, char **argv)
     RUN(json_escapes);
     RUN(text_report);
     RUN(text_special_cases);
+    RUN(incomplete);
     return utest_done();
 }
