@@ -170,31 +170,31 @@ void osal_exit_now(const char *msg, int status)
     _exit(status);
 }
 
-static volatile sig_atomic_t rt_os_caught;
-static struct sigaction rt_os_old_int, rt_os_old_term;
-static int rt_os_catching;
+static volatile sig_atomic_t osal_caught;
+static struct sigaction osal_old_int, osal_old_term;
+static int osal_catching;
 
-static void rt_os_catch(int sig) { rt_os_caught = sig; }
+static void osal_catch(int sig) { osal_caught = sig; }
 
-void rt_os_interrupt_catch(void)
+void osal_interrupt_catch(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = rt_os_catch;
+    sa.sa_handler = osal_catch;
     sa.sa_flags = SA_RESETHAND | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    rt_os_caught = 0;
-    sigaction(SIGINT, &sa, &rt_os_old_int);
-    sigaction(SIGTERM, &sa, &rt_os_old_term);
-    rt_os_catching = 1;
+    osal_caught = 0;
+    sigaction(SIGINT, &sa, &osal_old_int);
+    sigaction(SIGTERM, &sa, &osal_old_term);
+    osal_catching = 1;
 }
 
-int rt_os_interrupted(void) { return rt_os_caught; }
+int osal_interrupted(void) { return osal_caught; }
 
-void rt_os_interrupt_release(void)
+void osal_interrupt_release(void)
 {
-    if (!rt_os_catching) return;
-    sigaction(SIGINT, &rt_os_old_int, NULL);
-    sigaction(SIGTERM, &rt_os_old_term, NULL);
-    rt_os_catching = 0;
+    if (!osal_catching) return;
+    sigaction(SIGINT, &osal_old_int, NULL);
+    sigaction(SIGTERM, &osal_old_term, NULL);
+    osal_catching = 0;
 }

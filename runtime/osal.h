@@ -71,10 +71,10 @@ void osal_exit_now(const char *msg, int status);
 /* The dry-run's interruption: SIGINT and SIGTERM only set a flag that the virtual clock polls each cycle, so the
  * run ends on a whole cycle and still writes its outputs. The handler is installed with SA_RESETHAND: a second
  * signal takes the default action and ends the process at once. */
-void rt_os_interrupt_catch(void);
-/* The signal number caught since rt_os_interrupt_catch, or 0. */
-int rt_os_interrupted(void);
-/* Restore the dispositions rt_os_interrupt_catch replaced. */
-void rt_os_interrupt_release(void);
+void osal_interrupt_catch(void);
+/* The signal number caught since osal_interrupt_catch, or 0. */
+int osal_interrupted(void);
+/* Restore the dispositions osal_interrupt_catch replaced. */
+void osal_interrupt_release(void);
 
 #endif

@@ -320,7 +320,7 @@ static int sample_cycle(ExecOffline *ex, double t, char *msg, size_t msglen)
  * the run past any handler (motion.h). */
 static int run_bound(ExecOffline *ex, double t, char *msg, size_t msglen)
 {
-    int sig = ex->opt->online ? 0 : rt_os_interrupted();
+    int sig = ex->opt->online ? 0 : osal_interrupted();
     if (sig) {
         ex->interrupted = sig;
         snprintf(msg, msglen, "interrupted by %s at t = %.6g s", sig == SIGINT ? "SIGINT" : "SIGTERM", ex->motion.t);
@@ -586,7 +586,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
         if (trace_open(&ex->tr, part, &ex->lay, &to, err, sizeof err) < 0) goto fail;
         ex->tracing = 1;
     }
-    if (!o->online) rt_os_interrupt_catch();
+    if (!o->online) osal_interrupt_catch();
     ex->motion.settle_errors = !o->online;
     progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
     if (o->progress >= 0) progress_force(&ex->pg, o->progress);
@@ -601,7 +601,7 @@ fail:
     fprintf(stderr, "irl: %s\n", err);
     pipe_teardown(ex);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
-    rt_os_interrupt_release();
+    osal_interrupt_release();
     if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
     closed_loop_teardown(ex);
@@ -726,8 +726,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         checks_free(&ex->ck);
         if (ex->opt->online) outdir_file(&ex->od, "online.json", 0, err, sizeof err, err, sizeof err);
     }
-    if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = rt_os_interrupted(); /* while plotting */
-    rt_os_interrupt_release();
+    if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = osal_interrupted(); /* while plotting */
+    osal_interrupt_release();
     if (ex->interrupted) status = 128 + ex->interrupted;
     if (ex->have_od) outdir_close(&ex->od), ex->have_od = 0;
     closed_loop_teardown(ex);

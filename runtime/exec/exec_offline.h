@@ -9,7 +9,7 @@
  * locked, the previous run's files removed, files renamed when whole) and returns the exit status. A program
  * without DEVICEs writes nothing and exits as the VM says.
  *
- * Every dry-run ends: before a cycle past --max-time, or after SIGINT/SIGTERM (rt_os_interrupt_catch), the cycle
+ * Every dry-run ends: before a cycle past --max-time, or after SIGINT/SIGTERM (osal_interrupt_catch), the cycle
  * returns a negative code, which the VM takes as the end of the run past any handler (VM_STOPPED). After a
  * statement's own error (not the clock's) the queued motion still runs to its end, so the trace, the checks and the
  * report keep everything before the error; an interrupted run's report says INCOMPLETE and the status is 128 + the

@@ -489,8 +489,8 @@ static int read_figures(int fd, int64_t deadline, Progress *pr, int *done)
     char buf[4096];
     size_t len = 0;
     for (;;) {
-        if (rt_os_interrupted()) return 2;
-        int64_t left = deadline - rt_os_now();
+        if (osal_interrupted()) return 2;
+        int64_t left = deadline - osal_now();
         if (deadline > 0 && left <= 0) return 1;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int ms = deadline > 0 && left < 100000000 ? (int)(left / 1000000) + 1 : 100;
@@ -554,7 +554,7 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
     progress_begin(&pr, stderr, "plots", "figures", nfiles);
     if (!progress) progress_force(&pr, 0);
     int done = 0;
-    int64_t deadline = timeout > 0 ? rt_os_now() + (int64_t)(timeout * 1e9) : 0;
+    int64_t deadline = timeout > 0 ? osal_now() + (int64_t)(timeout * 1e9) : 0;
     int cut = read_figures(pfd[0], deadline, &pr, &done);
     close(pfd[0]);
     progress_end(&pr);

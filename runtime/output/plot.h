@@ -13,7 +13,7 @@
  * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
  * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). Nor does a gnuplot
  * that hangs: after PlotOptions.timeout it is killed with its process group and plot_all returns PLOT_TIMEOUT (a
- * warning too); an interrupt (SIGINT, SIGTERM: rt_os_interrupted) kills it at once the same way. */
+ * warning too); an interrupt (SIGINT, SIGTERM: osal_interrupted) kills it at once the same way. */
 #ifndef IRL_PLOT_H
 #define IRL_PLOT_H
 
