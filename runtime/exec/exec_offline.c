@@ -216,25 +216,15 @@ static void step_outputs(ExecOffline *ex, Sample *s, int d)
     if (off && isnan(sd->out[0])) sd->out[0] = sd->out[2];
 }
 
-/* Settle device d's deferred extreme: its exact measure from the model into the checks. */
-static void sing_settle(ExecOffline *ex, int d)
-{
-    double v;
-    if (model_singularity_settle(ex->models_b[d], &v) < 0) v = NAN;
-    checks_sing_settle(&ex->ck, d, v);
-}
-
 /* Step: the singularity measure (NAN when the back-end has none), or only the model's proof that it lies in the
- * band where it changes nothing in the checks, or that it is a new extreme whose value can wait (sample.h:
- * sing_bound; the pending one is settled first when this cycle's measure cannot be checked without it). */
+ * band where it changes nothing in the checks (sample.h: sing_bound). */
 static void step_singularity(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
-    double b[5];
-    checks_sing_defer_band(&ex->ck, d, b);
-    int st = model_singularity_defer(ex->models_b[d], sd->q, b, &sd->sing, &sd->sing_ub);
-    if (st == 0 && checks_sing_settle_needed(&ex->ck, d, sd->sing)) sing_settle(ex, d);
-    sd->sing_bound = st > 0 ? st : 0;
+    double lo, hi;
+    checks_sing_band(&ex->ck, d, &lo, &hi);
+    int st = model_singularity_within(ex->models_b[d], sd->q, lo, hi, &sd->sing);
+    sd->sing_bound = st > 0;
     if (st < 0) sd->sing = NAN;
 }
 
@@ -663,8 +653,6 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
     }
     if (ex->active) {
         cycle_pipe_finish(&ex->pipe); /* the second stage of every cycle is done; its models still open */
-        for (int d = 0; d < ex->lay.ndev; d++) /* the deferred extremes, before the report */
-            if (checks_sing_pending(&ex->ck, d)) sing_settle(ex, d);
         pipe_teardown(ex);
         if (cycle_pipe_error(&ex->pipe) && status == EX_OK) {
             fprintf(stderr, "irl: %s\n", ex->pipe_msg);
