@@ -382,53 +382,6 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     return MODEL_OK;
 }
 
-/* The kin_* operations (model.h): a cache entry (§8.2.2 of docs/MODELS.md) as q, cos q and sin q, 3 doubles per
- * joint. Not the world transforms: those are 12 more doubles per joint for the two cores to pass through their
- * caches every cycle, and chain_fk_world makes the same bits of them from the entry's cos/sin when a call needs
- * them (the inverse dynamics does not). */
-static size_t chain_kin_size(void *s)
-{
-    Chain *c = s;
-    return (size_t)c->n * 3 * sizeof(double);
-}
-
-/* The entry of q, copied. The dry-run exports the IK answer of the cycle before (the entry before the newest, a
- * newer IK answer after it), so a six-joint chain compares that entry and the newest inline first and copies by
- * fixed-size moves; else the general lookup and copy. */
-static size_t chain_kin_export(void *s, const double *q, void *buf, size_t cap)
-{
-    Chain *c = s;
-    size_t n = (size_t)c->n, len = chain_kin_size(s);
-    if (cap < len) return 0;
-    double *b = buf;
-    if (n == 6) {
-        const ChainCache *e = &c->cache[c->cache_last], *f = e == c->cache ? e + CHAIN_NCACHE - 1 : e - 1;
-        e = f->valid && chain_same_bits(f->q, q, 6) ? f : e->valid && chain_same_bits(e->q, q, 6) ? e : NULL;
-        if (e) {
-            memcpy(b, e->q, 6 * sizeof(double));
-            memcpy(b + 6, e->cq, 6 * sizeof(double));
-            memcpy(b + 12, e->sq, 6 * sizeof(double));
-            return len;
-        }
-    }
-    const ChainCache *e = chain_cache_find(c, q);
-    if (!e) return 0;
-    memcpy(b, e->q, n * sizeof(double));
-    memcpy(b + n, e->cq, n * sizeof(double));
-    memcpy(b + 2 * n, e->sq, n * sizeof(double));
-    return len;
-}
-
-/* q with its cos/sin into the cache, unless there already. */
-static void chain_kin_import(void *s, const void *buf, size_t len)
-{
-    Chain *c = s;
-    size_t n = (size_t)c->n;
-    const double *b = buf;
-    if (len != chain_kin_size(s) || chain_cache_find(c, b)) return;
-    chain_cache_put(c, b, b + n, b + 2 * n);
-}
-
 const ModelType model_chain = {
     .name = "chain",
     .create = chain_create,
@@ -442,7 +395,4 @@ const ModelType model_chain = {
     .bias = chain_bias,
     .forward_dynamics = chain_forward_dynamics,
     .semi_inverse = chain_semi_inverse,
-    .kin_size = chain_kin_size,
-    .kin_export = chain_kin_export,
-    .kin_import = chain_kin_import,
 };

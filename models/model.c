@@ -242,20 +242,6 @@ int model_singularity_within(Model *m, const double *q, double lo, double hi, do
     int st = MODEL_CALL(singularity, q, band, measure);
     return st < 0 ? st : st > 0;
 }
-size_t model_kin_size(Model *m)
-{
-    return m && m->type && m->type->kin_size ? m->type->kin_size(m->state) : 0;
-}
-
-size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap)
-{
-    return m && m->type && m->type->kin_export ? m->type->kin_export(m->state, q, buf, cap) : 0;
-}
-
-void model_kin_import(Model *m, const void *buf, size_t len)
-{
-    if (m && m->type && m->type->kin_import) m->type->kin_import(m->state, buf, len);
-}
 
 /* out += tau_f(qd), after a successful call (st >= 0). A frictionless model costs one test. */
 static int add_friction(const Model *m, int st, const double *qd, double *out)

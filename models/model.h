@@ -166,14 +166,6 @@ typedef struct ModelType {
     const char *(*output_name)(void *s, int i);
     int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
 
-    /* Optional, for two instances of one description evaluating the same q (the pipelined dry-run: inverse
-     * kinematics in one thread, dynamics and singularity measure in the other): kin_export copies what the back-end
-     * has cached about q into buf (at most cap bytes) and returns the bytes written, 0 when it has nothing for q;
-     * kin_import hands such a copy to the other instance, whose results then stay bit for bit those it would have
-     * computed itself (only the work is saved); kin_size is the most kin_export writes. (Added last.) */
-    size_t (*kin_size)(void *s);
-    size_t (*kin_export)(void *s, const double *q, void *buf, size_t cap);
-    void (*kin_import)(void *s, const void *buf, size_t len);
 } ModelType;
 
 /* One live model: its type, its state and the description it was made from. */
@@ -225,10 +217,6 @@ int model_mass_matrix(Model *m, const double *q, double *M);
 int model_bias(Model *m, const double *q, const double *qd, double *h);
 int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd);
 int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau);
-/* The kin_* operations; a back-end without them has nothing to hand over (size and export 0, import ignored). */
-size_t model_kin_size(Model *m);
-size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap);
-void model_kin_import(Model *m, const void *buf, size_t len);
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out);

@@ -232,58 +232,10 @@ UTEST(rest_and_walk)
     free(d);
 }
 
-/* The kin_* hand-over (model.h): an IK answer's cached kinematics exported from one instance and imported into a
- * twin leave the twin's inverse dynamics and singularity measure bit for bit those of an instance that computed
- * everything itself; nothing is exported for a q never met, or into too small a buffer. */
-UTEST(kin_handover_same_bits)
-{
-    ModelDesc *d = malloc(sizeof *d);
-    puma560_desc(d);
-    Model a, twin, alone;
-    char err[256];
-    CHECK(model_open(&a, d, err, sizeof err) == MODEL_OK);
-    CHECK(model_open(&twin, d, err, sizeof err) == MODEL_OK);
-    CHECK(model_open(&alone, d, err, sizeof err) == MODEL_OK);
-    size_t size = model_kin_size(&a);
-    CHECK(size == 6 * 3 * sizeof(double)); /* q, cos q, sin q */
-    unsigned char *buf = malloc(size);
-    double q[6] = {0.1, 0.7, -2.9, 0.2, 0.6, 0.1}, never[6] = {1, 1, 1, 1, 1, 1}, seed[6];
-    memcpy(seed, q, sizeof q);
-    CHECK(model_kin_export(&a, never, buf, size) == 0);
-    long imported = 0, differ = 0;
-    for (int t = 0; t < 200; t++) {
-        double pos[3], R[9], quat[4], ans[6], qd[6], qdd[6], ta[6], tb[6], sa, sb;
-        for (int i = 0; i < 6; i++) qd[i] = 0.3 * cos(t + i), qdd[i] = 0.7 * sin(t - i);
-        /* a target near the last answer, reached by IK from it on instance a (which caches the answer) */
-        for (int i = 0; i < 6; i++) q[i] += 1e-3 * (i + 1) * cos(0.01 * t + i);
-        CHECK(model_fk(&alone, q, -1, pos, R) == MODEL_OK);
-        m3_to_quat(quat, R);
-        CHECK(model_ik(&a, pos, quat, seed, ans, NULL) == MODEL_OK);
-        memcpy(seed, ans, sizeof ans);
-        CHECK(model_kin_export(&a, ans, buf, size - 1) == 0);
-        size_t len = model_kin_export(&a, ans, buf, size);
-        if (len == size) imported++;
-        model_kin_import(&twin, buf, len);
-        CHECK(model_inverse_dynamics(&twin, ans, qd, qdd, ta) == MODEL_OK);
-        CHECK(model_singularity(&twin, ans, &sa) == MODEL_OK);
-        CHECK(model_inverse_dynamics(&alone, ans, qd, qdd, tb) == MODEL_OK);
-        CHECK(model_singularity(&alone, ans, &sb) == MODEL_OK);
-        if (memcmp(ta, tb, sizeof ta) != 0 || memcmp(&sa, &sb, sizeof sa) != 0) differ++;
-    }
-    printf("# kin hand-over: %ld of 200 IK answers exported; results differing in any bit: %ld\n", imported, differ);
-    CHECK(imported == 200 && differ == 0);
-    free(buf);
-    model_close(&a);
-    model_close(&twin);
-    model_close(&alone);
-    free(d);
-}
-
 int main(void)
 {
     RUN(bound_never_exceeds_the_measure);
     RUN(first_order_bound_holds);
     RUN(rest_and_walk);
-    RUN(kin_handover_same_bits);
     return utest_done();
 }
