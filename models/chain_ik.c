@@ -507,8 +507,7 @@ static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *
 
 /* The tracking path of chain_ik: the seed (chain_ik_seed) into q and c->ik_work, its error, then the Newton steps
  * (chain_ik_newton) unless the seed is farther than FAST_MAX_RES. Returns the answer's cache entry (e, *res, *steps
- * its error, residual and steps), or NULL for the damped path. One body for the AVX and the SSE2 forms, so the
- * points' cos/sin and pose errors are evaluated without a call each. */
+ * its error, residual and steps), or NULL for the damped path. The points' pose errors are inlined into it. */
 static ChainCache *chain_ik_track(Chain *c, const double pos[3], const double *Rt, int rows, const double *q_seed,
                                   double *q, double e[6], double *res, int *steps)
 {

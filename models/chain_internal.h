@@ -17,7 +17,7 @@
 #define CHAIN_FO_MAX 8 /* joints on the base-to-tool path the first-order singularity bound handles */
 #define CHAIN_FO_REMAKE 0.05 /* its K is remade at a Weyl reference farther than this (sum of |q_w - q_K|) */
 
-/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64); the RNE pairs w with wd and f with n,
+/* Two doubles operated on together (GCC vector extension, compiled for the baseline x86-64); the RNE pairs w with wd and f with n,
  * which every rotation and several cross products treat alike. */
 typedef double ChainV2 __attribute__((vector_size(16)));
 /* Four doubles operated on together (compiled for the baseline x86-64, two SSE2 halves): the FK keeps a rotation as
