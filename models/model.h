@@ -165,7 +165,6 @@ typedef struct ModelType {
     int (*output_count)(void *s);
     const char *(*output_name)(void *s, int i);
     int (*outputs)(void *s, const double *q, const double *qd, const double *qdd, double *out);
-
 } ModelType;
 
 /* One live model: its type, its state and the description it was made from. */

@@ -96,8 +96,8 @@ enum {
     K_COUNT
 };
 
-/* A random machine of n joints: kinds drawn from all of the above, or from the DH ones only (dh_only: the machine
- * then takes the AVX form of the DH path where the CPU has it); first joint's kind forced when first >= 0; serial
+/* A random machine of n joints: kinds drawn from all of the above, or from the DH ones only (dh_only); first joint's
+ * kind forced when first >= 0; serial
  * (tree = 0) or with parents drawn among earlier joints. */
 static void rand_machine(ModelDesc *d, int n, int tree, int first, int dh_only)
 {
