@@ -34,7 +34,7 @@ else
 endif
 CFLAGS   += $(COMMON) $(WARN) $(OPT)
 LDFLAGS  += $(filter -fsanitize%,$(OPT))
-LDLIBS   += $(PKG_LIBS) -ldl -lpthread $(if $(filter x86_64,$(shell uname -m)),-lmvec) -lm
+LDLIBS   += $(PKG_LIBS) -ldl -lpthread -lm
 
 B        := $(BUILD_ROOT)/$(CFG)
 GEN      := $(BUILD_ROOT)/gen

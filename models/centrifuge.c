@@ -351,9 +351,9 @@ static int centrifuge_jacobian(void *st, const double *q, double *J)
 
 /* The mechanism's own singularity |c2| = |det J_omega|; the Euler-angle one is a property of the representation
  * (centrifuge_singularity_euler) and would flag the upright rest pose. */
-static int centrifuge_singularity(void *st, const double *q, double *measure)
+static int centrifuge_singularity(void *st, const double *q, const double band[2], double *measure)
 {
-    (void)st;
+    (void)st, (void)band;
     *measure = centrifuge_singularity_mechanism(q);
     return MODEL_OK;
 }

@@ -231,32 +231,16 @@ int model_ik(Model *m, const double pos[3], const double quat[4], const double *
     return MODEL_CALL(ik, pos, quat, q_seed, q, info);
 }
 int model_jacobian(Model *m, const double *q, double *J) { return MODEL_CALL(jacobian, q, J); }
-int model_singularity(Model *m, const double *q, double *measure) { return MODEL_CALL(singularity, q, measure); }
-int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure)
+int model_singularity(Model *m, const double *q, double *measure)
 {
-    if (m && m->type && m->type->singularity_within) return m->type->singularity_within(m->state, q, lo, hi, measure);
-    int st = model_singularity(m, q, measure);
+    int st = MODEL_CALL(singularity, q, NULL, measure);
     return st < 0 ? st : 0;
 }
-int model_singularity_defer(Model *m, const double *q, const double b[5], double *measure, double *ub)
+int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure)
 {
-    if (m && m->type && m->type->singularity_defer) return m->type->singularity_defer(m->state, q, b, measure, ub);
-    return model_singularity_within(m, q, b[0], b[1], measure);
-}
-int model_singularity_settle(Model *m, double *measure) { return MODEL_CALL(singularity_settle, measure); }
-size_t model_kin_size(Model *m)
-{
-    return m && m->type && m->type->kin_size ? m->type->kin_size(m->state) : 0;
-}
-
-size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap)
-{
-    return m && m->type && m->type->kin_export ? m->type->kin_export(m->state, q, buf, cap) : 0;
-}
-
-void model_kin_import(Model *m, const void *buf, size_t len)
-{
-    if (m && m->type && m->type->kin_import) m->type->kin_import(m->state, buf, len);
+    double band[2] = {lo, hi};
+    int st = MODEL_CALL(singularity, q, band, measure);
+    return st < 0 ? st : st > 0;
 }
 
 /* out += tau_f(qd), after a successful call (st >= 0). A frictionless model costs one test. */

@@ -172,8 +172,12 @@ typedef struct ModelType {
               ModelIkInfo *info);
     /* Geometric Jacobian at the tool point, 6 x dof row-major, rows vx vy vz wx wy wz, base frame. */
     int (*jacobian)(void *s, const double *q, double *J);
-    /* Singularity measure: >= 0, 0 at a singularity, about 1 well away (documented per back-end). */
-    int (*singularity)(void *s, const double *q, double *measure);
+    /* Singularity measure: >= 0, 0 at a singularity, about 1 well away (documented per back-end); returns 0. band
+     * (may be NULL; ignore it if you like): the caller needs the measure only when it lies outside [band[0],
+     * band[1]]; a back-end that proves it lies inside may return 1 with measure = a lower bound of it inside the
+     * band instead. The proof must cover the rounding of the measure itself: a caller that skips on 1 must end in
+     * the same state as one that computed every value. */
+    int (*singularity)(void *s, const double *q, const double band[2], double *measure);
 
     /* tau = M(q) qdd + h(q, qd) */
     int (*inverse_dynamics)(void *s, const double *q, const double *qd, const double *qdd, double *tau);
@@ -191,36 +195,10 @@ typedef struct ModelType {
     /* Optional: output i's unit as messages and reports print it ("m", "G/s", "N"; "" dimensionless); NULL: none. */
     const char *(*output_unit)(void *s, int i);
 
-    /* Optional, for a caller that needs the singularity measure only when it falls outside [lo, hi] (the dry-run's
-     * checks: below the threshold or a new extreme): returns 1 when the back-end proves the measure at q lies in
-     * [lo, hi] without computing it (measure then holds a lower bound of it inside [lo, hi]), else 0 with the
-     * measure exactly as singularity() gives it. The proof must cover the rounding of singularity() itself: a
-     * caller that skips on 1 must end in the same state as one that computed every value. (Added last: a plugin
-     * built against an older model.h must be rebuilt.) */
-    int (*singularity_within)(void *s, const double *q, double lo, double hi, double *measure);
-    /* Optional, for two instances of one description evaluating the same q (the pipelined dry-run: inverse
-     * kinematics in one thread, dynamics and singularity measure in the other): kin_export copies what the back-end
-     * has cached about q into buf (at most cap bytes) and returns the bytes written, 0 when it has nothing for q;
-     * kin_import hands such a copy to the other instance, whose results then stay bit for bit those it would have
-     * computed itself (only the work is saved); kin_size is the most kin_export writes. (Added last.) */
-    size_t (*kin_size)(void *s);
-    size_t (*kin_export)(void *s, const double *q, void *buf, size_t cap);
-    void (*kin_import)(void *s, const void *buf, size_t len);
-    /* Optional, singularity_within that may also defer a new extreme (the dry-run's checks, docs/RUNNING.md): b =
-     * {lo, hi, flo, fhi, floor}, flo <= lo, fhi >= hi. Returns 1 as singularity_within for [lo, hi]; 2 when it proves
-     * the measure below flo (and at or above floor) or above fhi: measure and *ub then hold certified bounds on it
-     * and the back-end keeps q (replacing any q kept before) for singularity_settle; else 0 with the measure. The
-     * warm state and anything else the later measures depend on stay as if the call had not been made. (Added last;
-     * MODEL_PLUGIN_ABI.) */
-    int (*singularity_defer)(void *s, const double *q, const double b[5], double *measure, double *ub);
-    /* The measure at the q singularity_defer kept last (the same bits as singularity() would have given then);
-     * MODEL_EINVAL when none is kept. */
-    int (*singularity_settle)(void *s, double *measure);
-
     /* Optional, G-profiles (GMOVE): a machine of three axes (planetary arm, gondola pitch, roll) whose commanded G
      * the runtime maps onto its axes (docs/MODELS.md §9): the arm length (m) and the gravity magnitude (m/s^2, the
      * G unit). Such a machine's trace gets the commanded G and its onset rate first (G, Gdot); its own output
-     * "G", the felt magnitude, becomes Gfelt. (Added last; MODEL_PLUGIN_ABI.) */
+     * "G", the felt magnitude, becomes Gfelt. */
     int (*gprofile)(void *s, double *arm, double *g);
     /* Figures the dry-run draws for this back-end's machines besides the standard ones (positions, speeds, ...;
      * output/plot.c draws the first 4). */
@@ -269,21 +247,14 @@ int model_ik(Model *m, const double pos[3], const double quat[4], const double *
              ModelIkInfo *info);
 int model_jacobian(Model *m, const double *q, double *J);
 int model_singularity(Model *m, const double *q, double *measure);
-/* The singularity_within operation; a back-end without it gets singularity() (returns 0 and the measure). */
+/* The singularity operation with the band [lo, hi]: 1 when the back-end proved the measure inside (measure a lower
+ * bound of it there), 0 with the measure, < 0 an error. */
 int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure);
-/* The singularity_defer operation; a back-end without it gets singularity_within over [b0, b1] (never 2). */
-int model_singularity_defer(Model *m, const double *q, const double b[5], double *measure, double *ub);
-/* The singularity_settle operation (MODEL_ENOTSUP without it). */
-int model_singularity_settle(Model *m, double *measure);
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau);
 int model_mass_matrix(Model *m, const double *q, double *M);
 int model_bias(Model *m, const double *q, const double *qd, double *h);
 int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd);
 int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau);
-/* The kin_* operations; a back-end without them has nothing to hand over (size and export 0, import ignored). */
-size_t model_kin_size(Model *m);
-size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap);
-void model_kin_import(Model *m, const void *buf, size_t len);
 int model_output_count(Model *m);
 const char *model_output_name(Model *m, int i);
 /* Output i's unit, "" when the back-end does not say. */

@@ -448,8 +448,9 @@ static int stewart_jacobian(void *st, const double *q, double *J)
 /* sigma_min / sigma_max of the legs' twist matrix G (rows [u_i', (r_i x u_i)' / char_len]): 0 where the six leg
  * lines are linearly dependent (the platform gains a motion the locked legs do not stop), independent of the
  * angle representation. One-sided Jacobi SVD (GSL) in preallocated workspace. */
-static int stewart_singularity(void *st, const double *q, double *measure)
+static int stewart_singularity(void *st, const double *q, const double band[2], double *measure)
 {
+    (void)band;
     Stewart *s = st;
     Kin k;
     if (kin_eval(s, q, &k) < 0) {
@@ -673,7 +674,7 @@ static int stewart_create(const ModelDesc *d, void **out, char *err, size_t errl
     s->fdf = (gsl_multiroot_function_fdf){.f = fk_f, .df = fk_df, .fdf = fk_eval, .n = 6, .params = s};
     /* the home pose seeds the leg-length FK: it must be a regular configuration */
     double sing;
-    if (stewart_singularity(s, s->home, &sing) < 0 || !(sing > 1e-6)) {
+    if (stewart_singularity(s, s->home, NULL, &sing) < 0 || !(sing > 1e-6)) {
         stewart_destroy(s);
         return fail(err, errlen, d, "the home pose (the joints' home values) is singular or puts a leg at zero "
                                     "length");

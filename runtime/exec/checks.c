@@ -563,33 +563,11 @@ static void check_axes(Checks *ck, const Sample *s, int dev, ChecksChannel *c, S
     if (torque_bad) torque_scale(ck, s, dev, &c[CHK_TORQUE * n], src);
 }
 
-/* The singularity channel c of device dev for one cycle: a deferred extreme becomes the pending one (superseding
- * any); with one pending, a value beyond its far bound supersedes it and any other is no extreme on its side
- * (checks_sing_settle_needed: the executor settled the pending one before such a value). */
-static void check_sing(Checks *ck, const SampleDevice *sd, int dev, ChecksChannel *c)
+/* The singularity channel c of device dev for one cycle (NAN: the back-end has no measure). */
+static void check_sing(Checks *ck, const SampleDevice *sd, ChecksChannel *c)
 {
-    ChecksSingPending *p = &ck->sing_pend[dev];
-    double v = sd->sing;
-    if (sd->sing_bound == 2) { /* in limits (at or above the threshold) and no extreme yet: counted, ends a run */
-        *p = (ChecksSingPending){sd->sing_ub < c->min.v ? -1 : 1, v, sd->sing_ub, ck->cur_t, ck->cur_src};
-        c->nsamples++;
-        chan_skip(ck, c);
-    } else if (isnan(v)) {
-        chan_skip(ck, c);
-    } else if (!p->side) {
-        chan_update(ck, c, v);
-    } else if (p->side < 0 ? v < p->lb : v > p->ub) {
-        p->side = 0;
-        chan_update(ck, c, v);
-    } else if (!c->open && v >= c->lo_ok && v <= c->hi_ok && (p->side < 0 ? v <= c->max.v : v >= c->min.v)) {
-        c->nsamples++; /* in limits, no extreme (the pending one lies beyond v on its side): what chan_full does */
-    } else { /* at or beyond the pending's near bound: the pending one stays the extreme on its side */
-        ChecksPoint keep = p->side < 0 ? c->min : c->max;
-        chan_update(ck, c, v);
-        if (p->side < 0) c->min = keep;
-        else c->max = keep;
-        chan_window(ck, c);
-    }
+    if (isnan(sd->sing)) chan_skip(ck, c);
+    else chan_update(ck, c, sd->sing);
 }
 
 /* The per-device, output and rate channels of one device for one cycle. */
@@ -599,7 +577,7 @@ static void check_device_outputs(Checks *ck, const Sample *s, int dev, ChecksCha
     const SampleDevice *sd = &s->dev[dev];
     int n = info->naxes;
     ChecksChannel *dc = c + CHK_NAXISQTY * n;
-    check_sing(ck, sd, dev, &dc[1]);
+    check_sing(ck, sd, &dc[1]);
     chan_update(ck, &dc[2], sd->ik_status < 0 ? 1.0 : 0.0);
     ChecksChannel *oc = dc + 3;
     for (int o = 0; o < info->nout; o++) chan_update(ck, &oc[o], sd->out[o]);
@@ -646,40 +624,6 @@ void checks_sing_band(const Checks *ck, int dev, double *lo, double *hi)
     double a = c->lo_ok, b = c->min.v, x = c->hi_ok, y = c->max.v;
     *lo = a >= b || b != b ? a : b;
     *hi = x <= y || y != y ? x : y;
-}
-
-/* checks_sing_band with a pending extreme's near bound (its value lies beyond it) in place of the extreme it will
- * be; the far band is the pending's far bound on its side, nothing on the other (a new extreme there must not
- * supersede it). */
-void checks_sing_defer_band(const Checks *ck, int dev, double b[5])
-{
-    const ChecksSingPending *p = &ck->sing_pend[dev];
-    checks_sing_band(ck, dev, &b[0], &b[1]);
-    b[2] = b[0], b[3] = b[1];
-    if (!(b[0] <= b[1])) b[2] = -INFINITY, b[3] = INFINITY; /* no value yet: a first one is both extremes */
-    else if (p->side < 0) b[0] = p->ub, b[2] = p->lb, b[3] = INFINITY;
-    else if (p->side > 0) b[1] = p->lb, b[2] = -INFINITY, b[3] = p->ub;
-    b[4] = ck->chan[ck->sing_chan[dev]].lo_ok;
-}
-
-int checks_sing_settle_needed(const Checks *ck, int dev, double v)
-{
-    const ChecksSingPending *p = &ck->sing_pend[dev];
-    return p->side < 0 ? v >= p->lb && v < p->ub : p->side > 0 ? v > p->lb && v <= p->ub : 0;
-}
-
-int checks_sing_pending(const Checks *ck, int dev) { return ck->sing_pend[dev].side; }
-
-/* The extremes as chan_full would have left them at the pending's cycle: nothing else has changed them since. */
-void checks_sing_settle(Checks *ck, int dev, double v)
-{
-    ChecksSingPending *p = &ck->sing_pend[dev];
-    ChecksChannel *c = ck->chan + ck->sing_chan[dev];
-    if (!p->side) return;
-    p->side = 0;
-    if (v > c->max.v) c->max.v = v, c->max.t = p->t, c->max.src = p->src;
-    if (v < c->min.v) c->min.v = v, c->min.t = p->t, c->min.src = p->src;
-    chan_window(ck, c);
 }
 
 /* Gravity torque of a live model: τ(q, 0, 0). */

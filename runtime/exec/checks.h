@@ -125,14 +125,6 @@ typedef struct {
     long count;                /* the same text from the same statement again only counts */
 } ChecksNote;
 
-/* A new extreme of a device's singularity measure whose value was deferred (sample.h: sing_bound = 2): its certified
- * bounds, cycle and statement, until a later cycle supersedes it or the executor settles it (checks_sing_settle). */
-typedef struct {
-    int side;                  /* 0: none; -1: a new minimum; 1: a new maximum */
-    double lb, ub, t;
-    SampleSrc src;
-} ChecksSingPending;
-
 typedef struct {
     ChecksConfig cfg;
     const SampleLayout *lay;   /* borrowed */
@@ -174,7 +166,6 @@ typedef struct {
      * cycle of a 6-axis device (quiet_axes6) reads two at a time; written with the channels' own, by chan_window */
     double *qwlo, *qwhi;
     int sing_chan[SAMPLE_MAX_DEVICES]; /* the singularity channel of each device (checks_sing_band) */
-    ChecksSingPending sing_pend[SAMPLE_MAX_DEVICES]; /* each device's deferred extreme (checks_sing_defer_band) */
     long nquiet;               /* device cycles quiet_axes6 took (for tests) */
     int quiet_avx;             /* quiet_axes6 four at a time: the CPU has AVX (tests may clear it) */
 } Checks;
@@ -199,18 +190,6 @@ void checks_note_text(Checks *ck, int dev, double t, SampleSrc src, const char *
  * measure so far, at or below the highest. Empty (lo > hi) before the first cycle. An executor may then skip
  * computing a measure that the model proves to lie inside (model_singularity_within, sample.h). */
 void checks_sing_band(const Checks *ck, int dev, double *lo, double *hi);
-/* The deferral protocol (docs/RUNNING.md, model_singularity_defer): b = {lo, hi, flo, fhi, floor}, [lo, hi] as
- * checks_sing_band (a pending extreme's near bound in place of the extreme it will be), a measure proved below flo
- * and at or above floor (the threshold) or above fhi may be deferred: it supersedes the pending one. The channel has
- * no upper limit, so a new maximum is never a violation. */
-void checks_sing_defer_band(const Checks *ck, int dev, double b[5]);
-/* 1 when device dev's exact measure v cannot be checked while its pending extreme is unsettled (v neither beyond
- * the pending's far bound nor on the near side of it): the executor must settle the pending one first. */
-int checks_sing_settle_needed(const Checks *ck, int dev, double v);
-/* The pending extreme's side (ChecksSingPending.side): nonzero ones must be settled before the report. */
-int checks_sing_pending(const Checks *ck, int dev);
-/* Record the pending extreme's exact value v (NaN: none) at its own cycle and statement; none is pending after. */
-void checks_sing_settle(Checks *ck, int dev, double v);
 /* 1 when nothing was violated (IK failures and NaNs count; lowered requests do not). */
 int checks_passed(const Checks *ck);
 /* Total number of violation runs (recorded + dropped). */

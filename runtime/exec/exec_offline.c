@@ -16,11 +16,9 @@
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
- * with its own axes only (a Sample is sized for the largest machine: 40 kB), and what the device's model has
- * cached about q (model_kin_export; the chain back-end's cos/sin), which the second stage's twin
- * then reuses instead of computing it again (bit for bit the same). Device d's part starts at byte
- * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, then its cached
- * kinematics. The record is as short as that (the two cores pass it through their caches, line by line). */
+ * with its own axes only (a Sample is sized for the largest machine: 40 kB). Device d's part starts at byte
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot. The record is as
+ * short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
     double t;
     long cycle;
@@ -31,7 +29,6 @@ typedef struct {
 typedef struct {
     SampleSrc src;
     int ik_status;
-    unsigned kin_len;
 } PipeDev;
 
 /* ---- Output folder. -------------------------------------------------------------------------------------- */
@@ -192,25 +189,15 @@ static void step_outputs(ExecOffline *ex, Sample *s, int d)
     if (off && isnan(sd->out[0])) sd->out[0] = sd->out[2];
 }
 
-/* Settle device d's deferred extreme: its exact measure from the model into the checks. */
-static void sing_settle(ExecOffline *ex, int d)
-{
-    double v;
-    if (model_singularity_settle(ex->models_b[d], &v) < 0) v = NAN;
-    checks_sing_settle(&ex->ck, d, v);
-}
-
 /* Step: the singularity measure (NAN when the back-end has none), or only the model's proof that it lies in the
- * band where it changes nothing in the checks, or that it is a new extreme whose value can wait (sample.h:
- * sing_bound; the pending one is settled first when this cycle's measure cannot be checked without it). */
+ * band where it changes nothing in the checks (sample.h: sing_bound). */
 static void step_singularity(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
-    double b[5];
-    checks_sing_defer_band(&ex->ck, d, b);
-    int st = model_singularity_defer(ex->models_b[d], sd->q, b, &sd->sing, &sd->sing_ub);
-    if (st == 0 && checks_sing_settle_needed(&ex->ck, d, sd->sing)) sing_settle(ex, d);
-    sd->sing_bound = st > 0 ? st : 0;
+    double lo, hi;
+    checks_sing_band(&ex->ck, d, &lo, &hi);
+    int st = model_singularity_within(ex->models_b[d], sd->q, lo, hi, &sd->sing);
+    sd->sing_bound = st > 0;
     if (st < 0) sd->sing = NAN;
 }
 
@@ -250,7 +237,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
     return err;
 }
 
-/* Pack what sample_setpoints filled in s into the record r (and the devices' cached kinematics of q). */
+/* Pack what sample_setpoints filled in s into the record r. */
 static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 {
     r->t = s->t, r->cycle = s->cycle, r->src = s->src;
@@ -263,12 +250,10 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
         h->src = sd->src, h->ik_status = sd->ik_status;
-        size_t kin = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
-        h->kin_len = (unsigned)kin;
     }
 }
 
-/* The inverse of pipe_pack into the second stage's sample s; the cached kinematics go to the twins. The fields the
+/* The inverse of pipe_pack into the second stage's sample s. The fields the
  * first stage does not fill (the commanded G and Gdot of a device without them, ...) are left as they are. */
 static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
 {
@@ -282,7 +267,6 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
         sd->src = h->src, sd->ik_status = h->ik_status;
-        if (h->kin_len) model_kin_import(ex->twin[d], v + 4 * n + 9, h->kin_len);
     }
 }
 
@@ -508,8 +492,7 @@ static int pipe_setup(ExecOffline *ex)
     size_t ndata = 0; /* doubles */
     for (int d = 0; d < ex->lay.ndev; d++) {
         ex->rec_off[d] = ndata;
-        ex->kin_cap[d] = (model_kin_size(ex->models[d]) + 7) / 8 * 8;
-        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9 + ex->kin_cap[d] / 8;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9;
     }
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
@@ -687,8 +670,6 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
     if (ex->interrupted) fprintf(stderr, "irl: %s: the outputs end there (verdict INCOMPLETE)\n", ex->stop_msg);
     if (ex->active) {
         cycle_pipe_finish(&ex->pipe); /* the second stage of every cycle is done; its models still open */
-        for (int d = 0; d < ex->lay.ndev; d++) /* the deferred extremes, before the report */
-            if (checks_sing_pending(&ex->ck, d)) sing_settle(ex, d);
         pipe_teardown(ex);
         if (cycle_pipe_error(&ex->pipe) && status == EX_OK) {
             fprintf(stderr, "irl: %s\n", ex->pipe_msg);

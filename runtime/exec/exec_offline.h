@@ -67,8 +67,8 @@ typedef struct ExecOffline {
     Model *twin[SAMPLE_MAX_DEVICES];    /* pipelined: a second model per device, so the stages share no workspace */
     CyclePipe pipe;                     /* pipelined: the ring of samples between the two stages */
     Sample *sb;                         /* pipelined: the second stage's sample (owned) */
-    size_t rec_off[SAMPLE_MAX_DEVICES]; /* pipelined: where each device's part of a ring record starts (doubles, */
-    size_t kin_cap[SAMPLE_MAX_DEVICES]; /* exec_offline.c PipeRec) and the most its cached kinematics take (bytes) */
+    size_t rec_off[SAMPLE_MAX_DEVICES]; /* pipelined: where each device's part of a ring record starts (doubles,
+                                         * exec_offline.c PipeRec) */
     char pipe_msg[256];                 /* pipelined: the first second-stage error's message (cycle_pipe_error) */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */

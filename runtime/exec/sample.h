@@ -19,8 +19,7 @@
  *   - sing: the back-end's singularity measure (>= 0, 0 at a singularity), NAN when it offers none. The executor
  *     may ask only for what the checks need (model_singularity_within over checks_sing_band): sing_bound = 1 then
  *     says the measure was proved to lie in that band and sing holds a lower bound of it inside the band, which
- *     leaves the checks exactly as the measure itself would. sing_bound = 2: a new extreme proved in [sing,
- *     sing_ub] whose value is deferred (checks_sing_defer_band); the executor settles it later (checks_sing_settle).
+ *     leaves the checks exactly as the measure itself would.
  *   - ik_status: 0, or a MODEL_E* code (< 0) when IK failed this cycle (the setpoint then holds the last good q).
  *   - cl[]: under --closed-loop, the layout's ncl_groups groups of naxes values (closed_loop_channel_values);
  *     tau is then the controller's torque demand at the simulated state, not the setpoint's inverse dynamics.
@@ -95,9 +94,7 @@ typedef struct {
     double pose[7];               /* x y z qw qx qy qz, valid when the layout's has_pose */
     double out[SAMPLE_MAX_OUTPUTS];
     double sing;                  /* singularity measure, NAN = none */
-    int sing_bound;               /* 1: sing is a certified lower bound inside checks_sing_band, not the measure;
-                                   * 2: a deferred new extreme in [sing, sing_ub] (checks_sing_defer_band) */
-    double sing_ub;
+    int sing_bound;               /* 1: sing is a certified lower bound inside checks_sing_band, not the measure */
     int tau_ok;                   /* 1: tau is valid */
     int has_grav;                 /* 1: grav is valid */
     int ik_status;                /* 0 or MODEL_E* (< 0) when IK failed this cycle */

@@ -318,10 +318,10 @@ UTEST(ik_pose_checks)
     CHECK_NEAR(wrap_pi(qi[2] - qs[2]), 0.0, 1e-7);
     CHECK(info.residual < 1e-9);
     double m;
-    model_centrifuge.singularity(s, qs, &m);
+    model_centrifuge.singularity(s, qs, NULL, &m);
     CHECK_NEAR(m, 0.0, 1e-15);
     double q0[3] = {0, 0, 0};
-    model_centrifuge.singularity(s, q0, &m);
+    model_centrifuge.singularity(s, q0, NULL, &m);
     CHECK_NEAR(m, 1.0, 1e-15);
     model_centrifuge.destroy(s);
 }

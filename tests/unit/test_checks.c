@@ -554,62 +554,6 @@ UTEST(window_vs_full)
     }
 }
 
-/* The deferral of the singularity measure's new extremes (checks_sing_defer_band, as the dry-run's step_singularity
- * drives it) against every value given exactly: random streams (drifts that set new extremes cycle after cycle,
- * ties, NaNs, dips below the threshold), each value with random certified bounds around it that a stand-in for the
- * model may or may not prove; the two must end with the same channels and violations. */
-UTEST(sing_deferral)
-{
-    setup(6, 10, 100, 1000, 1e9, INFINITY);
-    long ndefer = 0, nsettle = 0, nproved = 0, nsuper = 0, nviol = 0;
-    for (int stream = 0; stream < 300; stream++) {
-        Checks ex, df;
-        init_checks(&ex, 50);
-        init_checks(&df, 50);
-        srand(11 + stream);
-        double x = 0.02 + 0.2 * (rand() / (double)RAND_MAX), drift = 0, kept = NAN;
-        long n = 200 + rand() % 3000;
-        for (long c = 0; c < n; c++) {
-            at(c, 3 + (int)(c / 400));
-            if (rand() % 300 == 0) drift = 2e-4 * (rand() / (double)RAND_MAX - 0.5);
-            x += drift + (stream % 3 == 0 ? 0 : 1e-5 * (rand() / (double)RAND_MAX - 0.5));
-            if (x < 0) x = -x;
-            double v = stream % 4 == 1 ? round(x * 1e3) / 1e3 : x; /* quantised: ties */
-            if (rand() % 500 == 0) v = NAN;
-            SampleDevice *sd = &smp.dev[0];
-            /* the exact run */
-            sd->sing = v, sd->sing_bound = 0;
-            checks_sample(&ex, &smp);
-            /* the deferring run: certified bounds [lb, ub] around v, proved or not */
-            double b[5], w = pow(10, -7 + 5 * (rand() / (double)RAND_MAX));
-            double lb = v - w * (rand() / (double)RAND_MAX), ub = v + w * (rand() / (double)RAND_MAX);
-            int proves = rand() % 8 != 0, st;
-            checks_sing_defer_band(&df, 0, b);
-            if (isnan(v)) st = -1;
-            else if (proves && lb >= b[0] && ub <= b[1]) st = 1, sd->sing = lb, nproved++;
-            else if (proves && ((ub < b[2] && lb >= b[4]) || lb > b[3])) {
-                st = 2, sd->sing = lb, sd->sing_ub = ub, ndefer++;
-                nsuper += checks_sing_pending(&df, 0) != 0;
-                kept = v;
-            } else {
-                st = 0, sd->sing = v;
-                if (checks_sing_settle_needed(&df, 0, v)) checks_sing_settle(&df, 0, kept), nsettle++;
-            }
-            sd->sing_bound = st > 0 ? st : 0;
-            if (st < 0) sd->sing = NAN;
-            checks_sample(&df, &smp);
-        }
-        if (checks_sing_pending(&df, 0)) checks_sing_settle(&df, 0, kept), nsettle++;
-        CHECK(same_checks(&ex, &df));
-        nviol += ex.nviol;
-        checks_free(&ex);
-        checks_free(&df);
-    }
-    printf("# %ld deferred (%ld superseding a pending one), %ld settled, %ld proved in the band, %ld violations\n",
-           ndefer, nsuper, nsettle, nproved, nviol);
-    CHECK(ndefer > 10000 && nsuper > 5000 && nsettle > 1000 && nproved > 10000 && nviol > 20); /* every path */
-}
-
 /* Cost of checking one cycle of a 6-axis arm with torques (printed; the dry-run budget is ~1 us a cycle). */
 UTEST(cycle_cost)
 {
@@ -693,7 +637,6 @@ int main(void)
     RUN(power_limits);
     RUN(jerk_tolerance);
     RUN(window_vs_full);
-    RUN(sing_deferral);
     RUN(cycle_cost);
     return utest_done();
 }

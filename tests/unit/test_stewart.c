@@ -512,7 +512,7 @@ UTEST(singularity_fichter)
     void *s = create(&d);
     if (!s) { CHECK(0); return; }
     double q[6] = {0, 0, 2.05, 0, 0, 0}, m0, m;
-    model_stewart.singularity(s, q, &m0);
+    model_stewart.singularity(s, q, NULL, &m0);
     printf("#   singularity measure at home %.4f\n", m0);
     CHECK(m0 > 0.3 && m0 <= 1.0);
     /* Fichter (1986): this family (semi-regular hexagons, pairs 60 deg apart) is singular when the platform turns
@@ -523,9 +523,9 @@ UTEST(singularity_fichter)
         stewart_leg_jacobian(s, qa, Ja);
         stewart_leg_jacobian(s, qb, Jb);
         CHECK(det6(Ja) * det6(Jb) < 0);
-        model_stewart.singularity(s, qs, &m);
+        model_stewart.singularity(s, qs, NULL, &m);
         CHECK(m < 1e-12);
-        model_stewart.singularity(s, qa, &m);
+        model_stewart.singularity(s, qa, NULL, &m);
         CHECK(m > 1e-3 && m < 0.05);
         double f[6], zero[6] = {0};
         CHECK(stewart_leg_forces(s, qs, zero, zero, f) == MODEL_ESINGULAR);
@@ -624,7 +624,7 @@ UTEST(id_vs_paper_eq18)
         for (int k = 0; k < 5; k++) {
             double q[6], qd[6], qdd[6], f[6], out[18], ref[6], sm;
             rand_state(q, qd, qdd);
-            model_stewart.singularity(s, q, &sm);
+            model_stewart.singularity(s, q, NULL, &sm);
             if (sm < 0.02) continue;
             CHECK(stewart_leg_forces(s, q, qd, qdd, f) == MODEL_OK);
             CHECK(model_stewart.outputs(s, q, qd, qdd, out) == MODEL_OK);

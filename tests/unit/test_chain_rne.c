@@ -1,9 +1,8 @@
-/* test_chain_rne_fast.c — the chain RNE's DH path (revolute about z, origin rotation a signed permutation: R^T v by
- * a reorder and Rz(q)^T, with the terms of a zero origin, zero first moment or diagonal inertia skipped) against the
- * general path of the same machine (a second model opened with rne_fast = 0), and against the Lagrange form
- * (chain_lagrange.c), on the PUMA 560 (built in C and read from its machine file) and on seeded random chains and
- * trees that mix DH joints of every kind with general revolute and prismatic joints. Also: a cache hit gives the
- * bits of a miss, and bias = ID with qdd = 0. */
+/* test_chain_rne.c — the chain's recursive Newton-Euler (DH-like joints: R^T v by a reorder and Rz(q)^T, with the
+ * terms of a zero origin, zero first moment or diagonal inertia skipped; general revolute and prismatic joints by
+ * the full rotation) against the Lagrange form (chain_lagrange.c, an independent derivation), on the PUMA 560 (built
+ * in C and read from its machine file) and on seeded random chains and trees that mix DH joints of every kind with
+ * general revolute and prismatic joints. Also: a cache hit gives the bits of a miss, and bias = ID with qdd = 0. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +29,6 @@ static double rel_err(const double *a, const double *b, int n)
     for (int i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
     for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
     return e / scale;
-}
-
-static void add_param(ModelDesc *d, const char *name, double v)
-{
-    ModelParam *p = &d->param[d->nparams++];
-    snprintf(p->name, sizeof p->name, "%s", name);
-    p->n = 1;
-    p->v[0] = v;
 }
 
 /* A random rotation (normalised random quaternion). */
@@ -105,8 +96,8 @@ enum {
     K_COUNT
 };
 
-/* A random machine of n joints: kinds drawn from all of the above, or from the DH ones only (dh_only: the machine
- * then takes the AVX form of the DH path where the CPU has it); first joint's kind forced when first >= 0; serial
+/* A random machine of n joints: kinds drawn from all of the above, or from the DH ones only (dh_only); first joint's
+ * kind forced when first >= 0; serial
  * (tree = 0) or with parents drawn among earlier joints. */
 static void rand_machine(ModelDesc *d, int n, int tree, int first, int dh_only)
 {
@@ -220,31 +211,6 @@ static void count_cases(const ModelDesc *d, int cnt[C_COUNT])
     }
 }
 
-/* The three models of a machine: the default (DH path; its AVX form when every joint is DH-like and the CPU has
- * AVX2 and FMA), rne_avx = 0 (the DH path without AVX) and rne_fast = 0 (general path for every joint). */
-static int open_models(const ModelDesc *d0, Model *fast, Model *sse, Model *gen)
-{
-    static ModelDesc d;
-    char err[256];
-    d = *d0;
-    int rc = model_open(fast, &d, err, sizeof err);
-    if (rc < 0) {
-        printf("#   model_open %s: %s\n", d.name, err);
-        return rc;
-    }
-    add_param(&d, "rne_avx", 0);
-    rc = model_open(sse, &d, err, sizeof err);
-    if (rc < 0) {
-        printf("#   model_open %s (rne_avx 0): %s\n", d.name, err);
-        return rc;
-    }
-    d = *d0;
-    add_param(&d, "rne_fast", 0);
-    rc = model_open(gen, &d, err, sizeof err);
-    if (rc < 0) printf("#   model_open %s (rne_fast 0): %s\n", d.name, err);
-    return rc;
-}
-
 /* Joint state within limits; every 8th at rest (gravity only), every 8th with qdd = 0. */
 static void rand_state(const ModelDesc *d, int t, double *q, double *qd, double *qdd)
 {
@@ -258,88 +224,51 @@ static void rand_state(const ModelDesc *d, int t, double *q, double *qd, double 
     }
 }
 
-/* 1 when the back-end's RNE may take the AVX form (its own test: AVX2 and FMA). */
-static int cpu_avx(void)
+/* The RNE vs the Lagrange form at random states: tau to 1e-9 relative, over machines that cover every case of the
+ * DH-like joints' path (count_cases). */
+UTEST(rne_vs_lagrange)
 {
-#if defined(__x86_64__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
-
-/* DH path (default: the AVX form on all-DH machines where the CPU has it) and DH path without AVX, each vs the
- * general path, at random states: tau to 1e-12 relative; the default also vs the Lagrange form, to 1e-9. The paths
- * must also differ somewhere in the last bits: each did run. */
-UTEST(dh_path_vs_general_and_lagrange)
-{
-    double worst_g_all = 0, worst_s_all = 0, worst_l_all = 0;
-    int cnt[C_COUNT] = {0}, cnt_avx[C_COUNT] = {0}, avx = cpu_avx();
+    double worst_all = 0;
+    int cnt[C_COUNT] = {0};
     for (int which = 0; which < NMACHINES; which++) {
         ModelDesc *d = malloc(sizeof *d);
-        Model fast, sse, gen;
+        Model m;
         char err[256];
         CHECK(make_machine(which, d) == 0);
-        CHECK(open_models(d, &fast, &sse, &gen) == MODEL_OK);
+        CHECK(model_open(&m, d, err, sizeof err) == MODEL_OK);
         ChainLagrange *L = chain_lagrange_create(d, err, sizeof err);
         CHECK(L != NULL);
-        if (!fast.state || !sse.state || !gen.state || !L) {
+        if (!m.state || !L) {
             free(d);
             continue;
         }
-        int n = d->njoints, ndh = 0, differ = 0, differ_s = 0, differ_a = 0;
+        int n = d->njoints, ndh = 0;
         for (int i = 0; i < n; i++) ndh += is_dh(&d->joint[i]);
         count_cases(d, cnt);
-        if (ndh == n) count_cases(d, cnt_avx);
-        double worst_g = 0, worst_s = 0, worst_l = 0;
+        double worst = 0;
         for (int t = 0; t < 400; t++) {
-            double q[NMAX], qd[NMAX], qdd[NMAX], tf[NMAX], ts[NMAX], tg[NMAX], tl[NMAX], h[NMAX], z[NMAX] = {0};
+            double q[NMAX], qd[NMAX], qdd[NMAX], tf[NMAX], tl[NMAX], h[NMAX], z[NMAX] = {0}, tf0[NMAX];
             rand_state(d, t, q, qd, qdd);
-            CHECK(model_inverse_dynamics(&fast, q, qd, qdd, tf) == MODEL_OK);
-            CHECK(model_inverse_dynamics(&sse, q, qd, qdd, ts) == MODEL_OK);
-            CHECK(model_inverse_dynamics(&gen, q, qd, qdd, tg) == MODEL_OK);
+            CHECK(model_inverse_dynamics(&m, q, qd, qdd, tf) == MODEL_OK);
             chain_lagrange_inverse_dynamics(L, q, qd, qdd, tl);
-            worst_g = fmax(worst_g, rel_err(tf, tg, n));
-            worst_s = fmax(worst_s, rel_err(ts, tg, n));
-            worst_l = fmax(worst_l, rel_err(tf, tl, n));
-            differ |= memcmp(tf, tg, (size_t)n * sizeof(double)) != 0;
-            differ_s |= memcmp(ts, tg, (size_t)n * sizeof(double)) != 0;
-            differ_a |= memcmp(tf, ts, (size_t)n * sizeof(double)) != 0;
-            /* bias = ID(q, qd, 0) on the DH path */
-            double tf0[NMAX];
-            CHECK(model_bias(&fast, q, qd, h) == MODEL_OK);
-            CHECK(model_inverse_dynamics(&fast, q, qd, z, tf0) == MODEL_OK);
+            worst = fmax(worst, rel_err(tf, tl, n));
+            /* bias = ID(q, qd, 0) */
+            CHECK(model_bias(&m, q, qd, h) == MODEL_OK);
+            CHECK(model_inverse_dynamics(&m, q, qd, z, tf0) == MODEL_OK);
             CHECK(memcmp(h, tf0, (size_t)n * sizeof(double)) == 0);
         }
-        int by_avx = ndh == n && avx;
-        printf("# %s (%d joints, %d DH-like%s): DH path vs general worst rel %.2e, without AVX %.2e, vs Lagrange "
-               "%.2e%s\n", d->name, n, ndh, by_avx ? ", AVX form" : "", worst_g, worst_s, worst_l,
-               differ ? "" : " (bit-identical)");
-        CHECK(worst_g < 1e-12);
-        CHECK(worst_s < 1e-12);
-        CHECK(worst_l < 1e-9);
-        if (ndh > 0) CHECK(differ && differ_s); /* the DH path ran, in both forms */
-        CHECK(differ_a == by_avx);              /* the AVX form ran where it should, and only there */
-        worst_g_all = fmax(worst_g_all, worst_g);
-        worst_s_all = fmax(worst_s_all, worst_s);
-        worst_l_all = fmax(worst_l_all, worst_l);
+        printf("# %s (%d joints, %d DH-like): RNE vs Lagrange worst rel %.2e\n", d->name, n, ndh, worst);
+        CHECK(worst < 1e-9);
+        worst_all = fmax(worst_all, worst);
         chain_lagrange_free(L);
-        model_close(&fast);
-        model_close(&sse);
-        model_close(&gen);
+        model_close(&m);
         free(d);
     }
-    printf("# all machines: DH path vs general worst rel %.2e, without AVX %.2e, vs Lagrange %.2e\n", worst_g_all,
-           worst_s_all, worst_l_all);
+    printf("# all machines: RNE vs Lagrange worst rel %.2e\n", worst_all);
     printf("# DH joints %d: at the base %d, after a general joint %d, before one %d, p0 = 0 %d, m c = 0 %d, "
            "diagonal inertia %d, on a branch %d\n", cnt[C_DH], cnt[C_DH_BASE], cnt[C_DH_AFTER_GEN],
            cnt[C_GEN_AFTER_DH], cnt[C_DH_P0], cnt[C_DH_MC0], cnt[C_DH_DIAG], cnt[C_DH_BRANCH]);
-    printf("# of them on all-DH machines (the AVX form%s) %d: at the base %d, p0 = 0 %d, m c = 0 %d, diagonal "
-           "inertia %d, on a branch %d\n", avx ? "" : ": not on this CPU", cnt_avx[C_DH], cnt_avx[C_DH_BASE],
-           cnt_avx[C_DH_P0], cnt_avx[C_DH_MC0], cnt_avx[C_DH_DIAG], cnt_avx[C_DH_BRANCH]);
     for (int k = 0; k < C_COUNT; k++) CHECK(cnt[k] >= 2);
-    CHECK(cnt_avx[C_DH] >= 20 && cnt_avx[C_DH_BASE] >= 2 && cnt_avx[C_DH_P0] >= 2 && cnt_avx[C_DH_MC0] >= 2 &&
-          cnt_avx[C_DH_DIAG] >= 2 && cnt_avx[C_DH_BRANCH] >= 2);
 }
 
 /* The result at q does not depend on whether cos/sin of q came from the cache: a miss (first call), a hit (the
@@ -377,7 +306,7 @@ UTEST(cache_hit_equals_miss)
 
 int main(void)
 {
-    RUN(dh_path_vs_general_and_lagrange);
+    RUN(rne_vs_lagrange);
     RUN(cache_hit_equals_miss);
     return utest_done();
 }
