@@ -16,17 +16,6 @@
 #define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
 #define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
 
-/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes and
- * its slerp; each lane rounds as the scalar code would (no contraction under -std=c11): the same bits. */
-typedef double PlannerV2 __attribute__((vector_size(16)));
-static inline PlannerV2 v2_load(const double *a)
-{
-    PlannerV2 r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
-
 /* ---------------------------------------------------------------- configuration */
 
 void planner_config_init(PlannerConfig *c, int dof)
@@ -182,14 +171,10 @@ static inline __attribute__((always_inline)) void slerp(double r[4], const doubl
         ka = sin((1 - s) * omega) / so;
         kb = sin(s * omega) / so;
     }
-    /* two components at a time (r may alias a or b: all loaded first); the norm summed in component order */
-    PlannerV2 vka = {ka, ka}, vkb = {kb, kb};
-    PlannerV2 x01 = vka * v2_load(a) + vkb * v2_load(b), x23 = vka * v2_load(a + 2) + vkb * v2_load(b + 2);
-    PlannerV2 s01 = x01 * x01, s23 = x23 * x23;
-    double n = 1.0 / sqrt(s01[0] + s01[1] + s23[0] + s23[1]);
-    PlannerV2 vn = {n, n};
-    v2_store(r, x01 * vn);
-    v2_store(r + 2, x23 * vn);
+    double x[4];   /* r may alias a or b: every component computed first */
+    for (int i = 0; i < 4; i++) x[i] = ka * a[i] + kb * b[i];
+    double n = 1.0 / sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+    for (int i = 0; i < 4; i++) r[i] = x[i] * n;
 }
 
 /* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (inline: slot_q's every cycle). */
@@ -810,15 +795,11 @@ static inline void row_copy(double *restrict r, const double *restrict a)
     memcpy(r, a, PLANNER_MAX_AXES * sizeof *r);
 }
 
-/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. Rows of PLANNER_MAX_AXES: an odd
- * axis count also fills the spare lane after the last axis (rows set beyond n, see row_copy). */
+/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. */
 static inline void seed_sum(double *restrict seed, const double *q0, const double *q1, const double *q2,
                             const double *q3, double w0, double w1, double w2, double w3, int n)
 {
-    PlannerV2 v0 = {w0, w0}, v1 = {w1, w1}, v2 = {w2, w2}, v3 = {w3, w3};
-    for (int i = 0; i < n; i += 2)
-        v2_store(seed + i, v0 * v2_load(q0 + i) + v1 * v2_load(q1 + i) + v2 * v2_load(q2 + i) +
-                               v3 * v2_load(q3 + i));
+    for (int i = 0; i < n; i++) seed[i] = w0 * q0[i] + w1 * q1[i] + w2 * q2[i] + w3 * q3[i];
 }
 
 /* Is x the usual next cycle of a full cache: beyond the entry ci written last by d0 > tol, with ci - 1, ci - 2,
@@ -968,14 +949,12 @@ static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSl
     double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
     if (x <= 0 || x >= g->T) {
         for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
-    } else {   /* two axes at a time (q, qd, qdd are rows of PLANNER_MAX_AXES: an odd count fills a spare lane) */
+    } else {
         double h2 = 2 * h, hh = h * h;
-        PlannerV2 vh2 = {h2, h2}, vhh = {hh, hh}, two = {2, 2};
-        for (int i = 0; i < n; i += 2) {
-            PlannerV2 a = v2_load(qm + i), b = v2_load(qc + i), c = v2_load(qp + i);
-            v2_store(oq + i, b);
-            v2_store(oqd + i, (c - a) / vh2);
-            v2_store(oqdd + i, (c - two * b + a) / vhh);
+        for (int i = 0; i < n; i++) {
+            oq[i] = qc[i];
+            oqd[i] = (qp[i] - qm[i]) / h2;
+            oqdd[i] = (qp[i] - 2 * qc[i] + qm[i]) / hh;
         }
     }
     if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
