@@ -501,6 +501,19 @@ static void check_device_outputs(Checks *ck, const Sample *s, int dev, ChecksCha
     }
 }
 
+/* The cycles before the program's first statement (the start state at t = 0) have no statement: a violation they
+ * opened (and the torque time scale's note) is charged to the first statement that follows, so that no violation
+ * is reported at line 0. */
+static __attribute__((noinline)) void charge_unattributed(Checks *ck, SampleSrc src)
+{
+    for (int i = 0; i < ck->nviol; i++) {
+        if (ck->viol[i].src.line <= 0) ck->viol[i].src = src;
+        if (ck->viol[i].src_peak.line <= 0) ck->viol[i].src_peak = src;
+    }
+    if (ck->k_dev >= 0 && ck->k_src.line <= 0) ck->k_src = src;
+    ck->unattributed = 0;
+}
+
 /* Check one cycle of every device, then remember what the differentiated channels need. */
 void checks_sample(Checks *ck, const Sample *s)
 {
@@ -508,6 +521,8 @@ void checks_sample(Checks *ck, const Sample *s)
     for (int d = 0; d < lay->ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         SampleSrc src = sd->src.line > 0 ? sd->src : s->src;
+        if (src.line <= 0) ck->unattributed = 1;
+        else if (__builtin_expect(ck->unattributed, 0)) charge_unattributed(ck, src);
         ChecksChannel *c = ck->chan + ck->dev_base[d];
         ck->cur_t = s->t, ck->cur_src = src; /* for chan_full */
         check_axes(ck, s, d, c, src);

@@ -172,6 +172,7 @@ typedef struct {
     int nmotor[SAMPLE_MAX_DEVICES];
     int sing_chan[SAMPLE_MAX_DEVICES]; /* the singularity channel of each device (checks_sing_band) */
     ChecksSingPending sing_pend[SAMPLE_MAX_DEVICES]; /* each device's deferred extreme (checks_sing_defer_band) */
+    int unattributed;          /* a cycle without a statement (before the first) may have opened a violation */
 } Checks;
 
 /* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */

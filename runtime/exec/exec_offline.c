@@ -33,7 +33,8 @@ typedef struct {
 
 typedef struct {
     SampleSrc src;
-    int ik_status;
+    int ik_status, sing_due;
+    double sing;
     unsigned kin_len;
 } PipeDev;
 
@@ -117,7 +118,9 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     MotionDevice *md = &ex->motion.dev[d];
     int n = ex->lay.dev[d].naxes;
     sp->has_pose = 0;
+    sp->sing_due = 0;
     sd->ik_status = 0;
+    sd->sing_due = 0;
     GmoveSample gs;
     SampleSrc src = {NULL, 0, 0};
     int g = motion_gmove_sample(&md->gm, t, &gs, &src);
@@ -133,6 +136,8 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    sd->sing_due = sp->sing_due;
+    if (sp->sing_due == 2) sd->sing = sp->sing;
     if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
     if (rc == PLANNER_EIK) {
         /* controlled stop: the planner holds the last good setpoint; drop what is queued */
@@ -230,6 +235,12 @@ static void sing_settle(ExecOffline *ex, int d)
 static void step_singularity(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
+    if (sd->sing_due != 1) { /* not due (NAN), or given by the motion side (sample.h) */
+        if (sd->sing_due == 0) sd->sing = NAN;
+        else if (checks_sing_settle_needed(&ex->ck, d, sd->sing)) sing_settle(ex, d);
+        sd->sing_bound = 0;
+        return;
+    }
     double b[5];
     checks_sing_defer_band(&ex->ck, d, b);
     int st = model_singularity_defer(ex->models_b[d], sd->q, b, &sd->sing, &sd->sing_ub);
@@ -286,7 +297,7 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        h->src = sd->src, h->ik_status = sd->ik_status;
+        h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
         size_t kin = ex->kin_cap[d] ? model_kin_export(ex->models[d], sd->q, v + 4 * n + 9, ex->kin_cap[d]) : 0;
         h->kin_len = (unsigned)kin;
     }
@@ -305,7 +316,7 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        sd->src = h->src, sd->ik_status = h->ik_status;
+        sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
         if (h->kin_len) model_kin_import(ex->twin[d], v + 4 * n + 9, h->kin_len);
     }
 }

@@ -354,6 +354,8 @@ static PlannerParams params_of(const Motion *m, const Stmt *st)
     p.time = st->has[MP_TIME] ? st->with[MP_TIME] * k : 0;
     p.approx = param(st, MP_APPROX, sys_real(m, SV_APPROX));
     p.approx_ptp = param(st, MP_APPROX_PTP, sys_real(m, SV_APPROX_PTP));
+    p.ik_target = 0;
+    p.sing_target = NAN;
     return p;
 }
 
@@ -413,6 +415,8 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
             ModelIkInfo ik;
             if (model_ik(mo, mt.p, mt.q, qlast, q, &ik) < 0)
                 return FAIL(IRL_ERR_IK, "%s: no inverse-kinematics solution for the target pose", what);
+            /* the IK's solution at a singular pose is one of many: its proximity is checked when the PTP arrives */
+            par.ik_target = model_singularity(mo, q, &par.sing_target) >= 0;
         }
         if ((e = check_joint_limits(m, d, q, what, msg, msglen))) return e;
         while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)

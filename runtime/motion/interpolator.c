@@ -248,12 +248,26 @@ static void advance(Planner *p, double t)
     }
 }
 
+/* Is the singularity proximity checked this cycle (PlannerSetpoint.sing_due)? A PTP to an IK-solved target: in its
+ * last cycle before it ends, unless a successor is already blending in (the target is then not reached). */
+static void sing_due(const Planner *p, double t, PlannerSetpoint *sp)
+{
+    const PlannerSegment *g = p->main.seg, *nx = p->next.seg;
+    if (g->kind != PLANNER_PTP || (nx && nx->kind != PLANNER_PTP)) {
+        sp->sing_due = 1;
+    } else if (g->ik_target && !nx && t - p->main.start >= g->T - p->cfg.dt) {
+        sp->sing_due = 2;
+        sp->sing = g->sing_target;
+    }
+}
+
 int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
 {
     int n = p->cfg.dof;
     sp->t = t;
     sp->n = n;
     sp->has_pose = 0;
+    sp->sing_due = 0;
     p->t_last = t;
     if (!p->fault) advance(p, t);
     if (p->fault || !p->main.seg) {
@@ -270,6 +284,7 @@ int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
     PlannerSlot *cur = p->next.seg ? &p->next : &p->main;
     sp->seg_id = cur->seg->id;
     sp->src = cur->seg->src;
+    sing_due(p, t, sp);
     int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
     sp->has_pose = p->main.seg->kind != PLANNER_PTP;
     if (st == 0 && p->next.seg) {

@@ -16,6 +16,11 @@ typedef struct {
     int has_pose;                  /* pos/quat valid (Cartesian segments; with pose_every_cycle always) */
     double pos[3], quat[4];
     int seg_id;                    /* the segment driving the motion (the newer one in a blend), 0: idle */
+    /* where the singularity proximity is checked: 1 while a LIN/CIRC drives the motion or blends with it; 2 in
+     * the last cycle of a PTP to an IK-solved target (sing: the measure at that target); 0 otherwise (a joint-
+     * interpolated PTP may start at, end at or pass through a singular pose) */
+    int sing_due;
+    double sing;
     PlannerSrc src;                /* its statement */
 } PlannerSetpoint;
 

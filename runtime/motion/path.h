@@ -36,6 +36,8 @@ typedef struct {
     double acc_req;                  /* the acceleration planned: ACC (m/s^2) or the ACC_PTP fraction */
     double approx_req;               /* APPROX (m) or APPROX_PTP (fraction) requested */
     double length;                   /* LIN/CIRC: path length, m */
+    int ik_target;                   /* PTP: its target was a pose solved by IK (PlannerParams.ik_target) */
+    double sing_target;              /* ... and the singularity measure there */
     double q0[PLANNER_MAX_AXES];     /* joint start (the previous segment's programmed end) */
     double q1[PLANNER_MAX_AXES];     /* joint end */
     Profile ax[PLANNER_MAX_AXES];    /* PTP: one synchronised profile per axis */

@@ -618,6 +618,8 @@ int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *pa
     PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
     info->time_req = par->time > 0 ? par->time : 0;
     memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
+    g->ik_target = par->ik_target;
+    g->sing_target = par->sing_target;
     int st = plan_ptp(p, g, par, 1, info);
     return st < 0 ? st : publish(p, g, NULL, par, info);
 }

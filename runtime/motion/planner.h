@@ -47,6 +47,8 @@ typedef struct {
                            its minimum */
     double approx;      /* LIN/CIRC: blend when the remaining path is shorter than this, m (APPROX) */
     double approx_ptp;  /* PTP: blend over this fraction of the half move, [0, 1] (APPROX_PTP) */
+    int ik_target;      /* PTP: 1 when the target is a pose solved by IK; its singularity proximity is checked */
+    double sing_target; /* ... the singularity measure at that solution */
 } PlannerParams;
 
 /* What the planner did with a request, for the check report. */
