@@ -202,21 +202,37 @@ static void plan_eval(const Planner *p, const PlannerSegment *g, double t, doubl
     }
 }
 
-/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? */
-static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
-                            double tau)
+/* Does the sum s of two values x, y keep the limit lim? Below BLEND_MARGIN of it (room for the peaks between the
+ * samples), or no further from zero than one of them alone (a segment planned at its limit, the other adding
+ * nothing or pulling back: its own plan keeps the limit). */
+static int sum_fits(double x, double y, double lim)
 {
-    int n = p->cfg.dof;
+    double s = fabs(x + y);
+    return s <= BLEND_MARGIN * lim || s <= fmax(fabs(x), fabs(y)) * (1 + 1e-9);
+}
+
+/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? With why (not NULL)
+ * every axis is looked at, and the value furthest beyond its limit (relative) so far is kept in why. */
+static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                            double tau, PlannerBlendWhy *why)
+{
+    int n = p->cfg.dof, fits = 1;
     double va[PLANNER_MAX_AXES], aa[PLANNER_MAX_AXES], ja[PLANNER_MAX_AXES];
     double vb[PLANNER_MAX_AXES], ab[PLANNER_MAX_AXES], jb[PLANNER_MAX_AXES];
     plan_eval(p, a, a->T - o + tau, va, aa, ja);
     plan_eval(p, b, tau, vb, ab, jb);
     for (int i = 0; i < n; i++) {
-        if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
-        if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
-        if (!isinf(ax_j(p, i)) && fabs(ja[i] + jb[i]) > ax_j(p, i) * (1 + 1e-9)) return 0;
+        double x[3] = {va[i], aa[i], ja[i]}, y[3] = {vb[i], ab[i], jb[i]}, l[3] = {ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+        for (int q = 0; q < 3; q++) {
+            if (q < 2 ? sum_fits(x[q], y[q], l[q]) : isinf(l[q]) || fabs(x[q] + y[q]) <= l[q] * (1 + 1e-9)) continue;
+            if (!why) return 0;
+            fits = 0;
+            double r = fabs(x[q] + y[q]) / l[q];
+            if (why->axis < 0 || r > fabs(why->value) / why->limit)
+                *why = (PlannerBlendWhy){i, q, x[q] + y[q], l[q], o, tau};
+        }
     }
-    return 1;
+    return fits;
 }
 
 /* The phase boundaries of a profile (local times). */
@@ -231,47 +247,60 @@ static void phase_bounds(const Profile *pr, double b[6])
  * own ends are boundaries too: at tau = 0 the successor reports the jerk of rest (0), not that of its first
  * phase, so the piece between the window start and the first phase boundary is sampled just inside it (that
  * piece was missed, and a blend with twice the jerk limit there was accepted); likewise just before the end. */
-static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                      PlannerBlendWhy *why)
 {
-    int n = p->cfg.dof;
+    int n = p->cfg.dof, fits = 1;   /* with why, every point is looked at (the worst is kept) */
     double eps = 1e-9 * o, bd[6];
-    if (!blend_point_fits(p, a, b, o, eps) || !blend_point_fits(p, a, b, o, o - eps)) return 0;
+#define POINT(tau) do { if (!blend_point_fits(p, a, b, o, (tau), why) && (fits = 0, !why)) return 0; } while (0)
+    POINT(eps);
+    POINT(o - eps);
     for (int i = 0; i < n; i++) {
         if (a->kind == PLANNER_PTP) {
             phase_bounds(&a->ax[i], bd);
             for (int k = 0; k < 6; k++) {
                 double tau = bd[k] - (a->T - o) + eps;
-                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+                if (tau > 0 && tau < o) POINT(tau);
             }
         }
         if (b->kind == PLANNER_PTP) {
             phase_bounds(&b->ax[i], bd);
             for (int k = 0; k < 6; k++) {
                 double tau = bd[k] + eps;
-                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+                if (tau > 0 && tau < o) POINT(tau);
             }
         }
     }
-    for (int k = 0; k <= BLEND_SAMPLES; k++)
-        if (!blend_point_fits(p, a, b, o, o * k / BLEND_SAMPLES)) return 0;
-    return 1;
+    for (int k = 0; k <= BLEND_SAMPLES; k++) POINT(o * k / BLEND_SAMPLES);
+#undef POINT
+    return fits;
 }
 
 /* PTP with PTP: overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at
- * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
-static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, int *lowered)
+ * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. When it is
+ * shortened, info->approx_why says which limit the longest overlap would break. */
+static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b,
+                            PlannerPushInfo *info)
 {
     double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
     if (!(omax > 0)) return 0;
     double o = omax;
     for (int k = 0; k < 30; k++, o *= 0.8) {
-        if (blend_fits(p, a, b, o)) {
-            if (k > 0) *lowered |= PLANNER_LOWERED_APPROX;
+        if (blend_fits(p, a, b, o, k == 0 ? &info->approx_why : NULL)) {
+            if (k > 0) info->lowered |= PLANNER_LOWERED_APPROX;
             return o;
         }
     }
-    *lowered |= PLANNER_LOWERED_APPROX;
+    info->lowered |= PLANNER_LOWERED_APPROX;
     return 0;
+}
+
+/* The published segment the one being planned may blend with (NULL: it starts from rest). */
+static const PlannerSegment *predecessor(const Planner *p)
+{
+    if (p->no_blend || p->next_id <= 1) return NULL;
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    return &p->ring[(h - 1) % (size_t)p->cfg.capacity];
 }
 
 /* A requested value, or the default when it is not given (<= 0 or NaN). */
@@ -279,16 +308,18 @@ static double given(double v, double dflt) { return v > 0 ? v : dflt; }
 
 /* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). kacc scales
  * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. A PTP with an approximation zone
- * on a device that can move in Cartesian space (its model has IK) keeps PLANNER_JERK_RESERVE of every jerk limit
- * free: a LIN/CIRC successor's joint jerk is nowhere exactly zero, so it could not blend into a ramp at the
- * limit. */
+ * keeps PLANNER_PTP_JERK_RESERVE of every jerk limit free, and so does a PTP that a PTP with a zone precedes:
+ * superposed, the predecessor's last jerk ramp and the successor's first (of the same sign where an axis keeps
+ * its direction) may coincide, and each at half the limit keeps their sum within it. That reserve also leaves a
+ * LIN/CIRC successor the room it needs (PLANNER_JERK_RESERVE: its joint jerk is nowhere exactly zero). */
 static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, double kacc, PlannerPushInfo *info)
 {
     int n = p->cfg.dof;
     double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0) * kacc, Tmin = 0;
     double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
-    Model *m = plan_model(p);
-    double fj = f > 0 && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
+    const PlannerSegment *a = predecessor(p);
+    int blended = f > 0 || (a && a->kind == PLANNER_PTP && a->zone_t < a->T);
+    double fj = blended ? fa * (1 - PLANNER_PTP_JERK_RESERVE) : fa;
     g->acc_req = fa;
     g->approx_req = f;
     for (int i = 0; i < n; i++) {
@@ -501,7 +532,7 @@ static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const C
     double o = 0, kbest = 1;
     PlannerPushInfo tmp = *info;
     if (a->kind == PLANNER_PTP && b->kind == PLANNER_PTP) {
-        o = blend_overlap(p, a, b, &info->lowered);
+        o = blend_overlap(p, a, b, info);
     } else {
         PlannerBlendLimits lim[PLANNER_MAX_AXES];
         blend_limits(p, lim);
@@ -547,8 +578,8 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
 {
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     g->overlap = 0;
-    if (!p->no_blend && p->next_id > 1) {
-        const PlannerSegment *a = &p->ring[(h - 1) % (size_t)p->cfg.capacity];
+    const PlannerSegment *a = predecessor(p);
+    if (a) {
         int st = blend(p, a, g, cp, par, info);
         if (st < 0) return st;
     }
@@ -595,6 +626,7 @@ static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc sr
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     memset(info, 0, sizeof *info);
     info->kind = kind;
+    info->approx_why.axis = -1;
     PlannerSegment *g = &p->ring[h % (size_t)p->cfg.capacity];
     memset(g, 0, sizeof *g);
     g->kind = kind;

@@ -62,6 +62,18 @@ enum {
 /* A PTP with an approximation zone, on a device with IK (that can move in Cartesian space), plans its jerk at
  * 1 - PLANNER_JERK_RESERVE of every limit: the room a LIN/CIRC successor needs to blend in (docs/MOTION.md §2). */
 #define PLANNER_JERK_RESERVE 0.25
+/* Two PTPs blended: each plans its jerk at 1 - PLANNER_PTP_JERK_RESERVE of every limit (the one with the zone, and
+ * the successor blending into it), so that its first and the predecessor's last jerk ramp, of the same sign when an
+ * axis keeps its direction, may coincide in the overlap. */
+#define PLANNER_PTP_JERK_RESERVE 0.5
+
+/* Why a blend was shortened: the first limit the longest overlap o would break, at overlap time tau. */
+typedef struct {
+    int axis;            /* 0-based; -1: not known (a blend with a Cartesian segment) */
+    int qty;             /* 0: speed, 1: acceleration, 2: jerk */
+    double value, limit; /* the blended sum and the axis limit, in the axis's units (rad or m, per s^k) */
+    double o, tau;       /* s */
+} PlannerBlendWhy;
 
 typedef struct {
     int id;              /* segment number, from 1 */
@@ -78,6 +90,7 @@ typedef struct {
     double approx_req, approx_applied;
     int approx_ptp;
     PlannerSrc approx_src;
+    PlannerBlendWhy approx_why;
 } PlannerPushInfo;
 
 typedef struct {
