@@ -307,19 +307,23 @@ static const PlannerSegment *predecessor(const Planner *p)
 static double given(double v, double dflt) { return v > 0 ? v : dflt; }
 
 /* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). kacc scales
- * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. A PTP with an approximation zone
- * keeps PLANNER_PTP_JERK_RESERVE of every jerk limit free, and so does a PTP that a PTP with a zone precedes:
+ * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. On a device that can move in
+ * Cartesian space (its model has IK), a PTP with an approximation zone keeps PLANNER_JERK_RESERVE of every jerk
+ * limit free, and so does a PTP that a PTP with a zone precedes:
  * superposed, the predecessor's last jerk ramp and the successor's first (of the same sign where an axis keeps
  * its direction) may coincide, and each at half the limit keeps their sum within it. That reserve also leaves a
- * LIN/CIRC successor the room it needs (PLANNER_JERK_RESERVE: its joint jerk is nowhere exactly zero). */
+ * LIN/CIRC successor the room it needs (its joint jerk is nowhere exactly zero). A device that moves by PTP only
+ * plans at the full limit: its programs may shape blends exactly (freeflyer_pd.irl chains S-curves whose ramps
+ * cancel), and a short PTP-PTP overlap there is shortened to what the full ramps allow. */
 static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, double kacc, PlannerPushInfo *info)
 {
     int n = p->cfg.dof;
     double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0) * kacc, Tmin = 0;
     double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
     const PlannerSegment *a = predecessor(p);
+    Model *m = plan_model(p);
     int blended = f > 0 || (a && a->kind == PLANNER_PTP && a->zone_t < a->T);
-    double fj = blended ? fa * (1 - PLANNER_PTP_JERK_RESERVE) : fa;
+    double fj = blended && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
     g->acc_req = fa;
     g->approx_req = f;
     for (int i = 0; i < n; i++) {

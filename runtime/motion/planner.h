@@ -59,13 +59,10 @@ enum {
     PLANNER_LOWERED_ACC = 8,    /* acceleration and jerk (ACC, ACC_PTP) lowered so the blend keeps the limits */
 };
 
-/* A PTP with an approximation zone, on a device with IK (that can move in Cartesian space), plans its jerk at
- * 1 - PLANNER_JERK_RESERVE of every limit: the room a LIN/CIRC successor needs to blend in (docs/MOTION.md §2). */
-#define PLANNER_JERK_RESERVE 0.25
-/* Two PTPs blended: each plans its jerk at 1 - PLANNER_PTP_JERK_RESERVE of every limit (the one with the zone, and
- * the successor blending into it), so that its first and the predecessor's last jerk ramp, of the same sign when an
- * axis keeps its direction, may coincide in the overlap. */
-#define PLANNER_PTP_JERK_RESERVE 0.5
+/* On a device with IK, a PTP with an approximation zone, and a PTP blending into one, plan their jerk at
+ * 1 - PLANNER_JERK_RESERVE of every limit: the predecessor's last jerk ramp and the successor's first (of the same sign where an axis keeps its
+ * direction) may coincide in the overlap, and a LIN/CIRC successor needs room too (docs/MOTION.md §2). */
+#define PLANNER_JERK_RESERVE 0.5
 
 /* Why a blend was shortened: the first limit the longest overlap o would break, at overlap time tau. */
 typedef struct {

@@ -145,10 +145,10 @@ UTEST(ptp_synchronised_exact_stop)
     planner_free(&p);
 }
 
-/* APPROX_PTP 50 % between two ordinary PTPs with the PUMA cell's axis limits (models/puma560_cell.irm) is granted
- * whole: every axis keeps its direction, and each PTP of the pair plans its jerk at half the limit, so the
- * predecessor's last jerk ramp and the successor's first, coinciding in the overlap, keep their sum within it. The
- * stream keeps every limit. A pair where axis 1 reverses at its full acceleration is shortened, and the planner
+/* APPROX_PTP 50 % between two ordinary PTPs of the PUMA (a model with IK) with the cell's axis limits
+ * (models/puma560_cell.irm) is granted whole: every axis keeps its direction, and each PTP of the pair plans its
+ * jerk at half the limit, so the predecessor's last jerk ramp and the successor's first, coinciding in the overlap,
+ * keep their sum within it. The stream keeps every limit. A pair where axis 1 reverses at its full acceleration is shortened, and the planner
  * says why: axis 1's acceleration, the blended sum beyond its limit. */
 UTEST(ptp_pair_approx_granted)
 {
@@ -157,7 +157,14 @@ UTEST(ptp_pair_approx_granted)
     const double d = M_PI / 180;
     PlannerConfig c;
     Planner p;
+    Model m;
+    ModelDesc *md = malloc(sizeof *md);
+    char err[256];
+    puma_planner_desc(md);
+    CHECK(model_open(&m, md, err, sizeof err) >= 0);
+    free(md);
     planner_config_init(&c, 6);
+    c.model = &m;
     for (int i = 0; i < 6; i++) c.limits[i].vmax = v[i], c.limits[i].amax = a[i], c.limits[i].jmax = j[i];
     double home[6] = {0, 45 * d, -180 * d, 0, 45 * d, 0};
     memcpy(c.q_start, home, sizeof home);
@@ -193,6 +200,7 @@ UTEST(ptp_pair_approx_granted)
     CHECK(stream_limits(&p, &s, dt, 1e-9, 1e-6) == 0);
     free(s.sp);
     planner_free(&p);
+    model_close(&m);
 }
 
 UTEST(random_ptp_blends)
