@@ -178,6 +178,9 @@ typedef struct ModelType {
      * band instead. The proof must cover the rounding of the measure itself: a caller that skips on 1 must end in
      * the same state as one that computed every value. */
     int (*singularity)(void *s, const double *q, const double band[2], double *measure);
+    /* 1: the measure is the mechanism's own (a parallel machine's actuators lose control of the platform), checked
+     * on every motion; 0: a serial arm's loss of Cartesian mobility, checked where Cartesian motion or IK needs it. */
+    int singular_in_joint_space;
 
     /* tau = M(q) qdd + h(q, qd) */
     int (*inverse_dynamics)(void *s, const double *q, const double *qd, const double *qdd, double *tau);

@@ -691,6 +691,7 @@ const ModelType model_stewart = {
     .ik = stewart_ik,
     .jacobian = stewart_jacobian,
     .singularity = stewart_singularity,
+    .singular_in_joint_space = 1,
     .inverse_dynamics = stewart_inverse_dynamics,
     .mass_matrix = stewart_mass_matrix,
     .bias = stewart_bias,

@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* ORDER ChecksQty */
 static const char *const qty_names[CHK_NQTY] = {
@@ -211,9 +208,7 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
     ck->limited = calloc((size_t)ck->limited_cap, sizeof *ck->limited);
     ck->notes_cap = CHECKS_MAX_NOTES;
     ck->notes = calloc((size_t)ck->notes_cap, sizeof *ck->notes);
-    ck->qwlo = malloc((total ? (size_t)total : 1) * sizeof *ck->qwlo);
-    ck->qwhi = malloc((total ? (size_t)total : 1) * sizeof *ck->qwhi);
-    if (!ck->chan || !ck->viol || !ck->limited || !ck->notes || !ck->qwlo || !ck->qwhi) {
+    if (!ck->chan || !ck->viol || !ck->limited || !ck->notes) {
         checks_free(ck);
         snprintf(err, errlen, "checks: out of memory");
         return -1;
@@ -222,10 +217,6 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
         init_device(ck, d, ck->dev_base[d]);
         ck->sing_chan[d] = ck->dev_base[d] + CHK_NAXISQTY * lay->dev[d].naxes + 1;
     }
-    for (int i = 0; i < total; i++) ck->qwlo[i] = ck->chan[i].wlo, ck->qwhi[i] = ck->chan[i].whi;
-#if defined(__x86_64__)
-    ck->quiet_avx = __builtin_cpu_supports("avx");
-#endif
     ck->k = 1.0;
     ck->k_dev = -1;
     for (int d = 0; d < SAMPLE_MAX_DEVICES; d++) ck->dev_k[d] = 1.0;
@@ -239,9 +230,7 @@ void checks_free(Checks *ck)
     free(ck->viol);
     free(ck->limited);
     free(ck->notes);
-    free(ck->qwlo);
-    free(ck->qwhi);
-    ck->chan = NULL, ck->viol = NULL, ck->limited = NULL, ck->notes = NULL, ck->qwlo = ck->qwhi = NULL;
+    ck->chan = NULL, ck->viol = NULL, ck->limited = NULL, ck->notes = NULL;
 }
 
 /* }====================================================================== */
@@ -300,7 +289,6 @@ static void chan_window(const Checks *ck, ChecksChannel *c)
         c->wlo = c->min.v > c->lo_ok ? c->min.v : c->lo_ok;
         c->whi = c->max.v < c->hi_ok ? c->max.v : c->hi_ok;
     }
-    ck->qwlo[c - ck->chan] = c->wlo, ck->qwhi[c - ck->chan] = c->whi;
 }
 
 /* The full update of a channel by one value: extremes, violation runs, then the window. Returns 1 when v is out
@@ -425,102 +413,6 @@ static inline __attribute__((always_inline)) int axes_usual(Checks *ck, const Sa
     return torque_bad;
 }
 
-#ifdef __SSE2__
-/* acc AND (lo[0..1] <= x <= hi[0..1]) lane by lane; a NaN lane is never inside. */
-static inline __m128d inside2(__m128d acc, __m128d x, const double *lo, const double *hi)
-{
-    return _mm_and_pd(acc, _mm_and_pd(_mm_cmple_pd(_mm_loadu_pd(lo), x), _mm_cmple_pd(x, _mm_loadu_pd(hi))));
-}
-#endif
-
-/* quiet_axes6's outcome when every value lay inside: the 36 axis channels and the total power count a sample. */
-static inline int quiet_count6(Checks *ck, ChecksChannel *c)
-{
-#pragma GCC unroll 36
-    for (int j = 0; j < 36; j++) c[j].nsamples++;
-    c[CHK_NAXISQTY * 6].nsamples++;
-    ck->nquiet++;
-    return 1;
-}
-
-/* The usual cycle of a 6-axis device (axes_usual's) when every axis value and the total power lie inside their
- * channels' quiet windows (ck->qwlo, qwhi), as ~90 % of cycles do: then counting them is all chan_update would do,
- * and the 36 window tests go two at a time. Returns 0, having changed nothing, when some value lies outside (the
- * caller then takes the channels one by one, in axes_usual's order, the order violations are recorded in). The
- * jerk, power and total power are those axes_usual computes (the same operations). */
-static int quiet_axes6(Checks *ck, const SampleDevice *sd, int dev, ChecksChannel *c)
-{
-#ifdef __SSE2__
-    int base = ck->dev_base[dev];
-    const double *lo = ck->qwlo + base, *hi = ck->qwhi + base, *prev = ck->prev_qdd[dev];
-    __m128d in = _mm_castsi128_pd(_mm_set1_epi32(-1)), cyc = _mm_set1_pd(ck->cfg.cycle);
-    double ptotal = 0;
-#pragma GCC unroll 3
-    for (int i = 0; i < 6; i += 2) {
-        __m128d qdd = _mm_loadu_pd(sd->qdd + i), p = _mm_mul_pd(_mm_loadu_pd(sd->tau + i), _mm_loadu_pd(sd->qd + i));
-        in = inside2(in, _mm_loadu_pd(sd->q + i), lo + i, hi + i);
-        in = inside2(in, _mm_loadu_pd(sd->qd + i), lo + 6 + i, hi + 6 + i);
-        in = inside2(in, qdd, lo + 12 + i, hi + 12 + i);
-        in = inside2(in, _mm_div_pd(_mm_sub_pd(qdd, _mm_loadu_pd(prev + i)), cyc), lo + 18 + i, hi + 18 + i);
-        in = inside2(in, _mm_loadu_pd(sd->tau + i), lo + 24 + i, hi + 24 + i);
-        in = inside2(in, p, lo + 30 + i, hi + 30 + i);
-        ptotal += _mm_cvtsd_f64(p);
-        ptotal += _mm_cvtsd_f64(_mm_unpackhi_pd(p, p));
-    }
-    if (_mm_movemask_pd(in) != 3 || !(ptotal >= lo[CHK_NAXISQTY * 6] && ptotal <= hi[CHK_NAXISQTY * 6])) return 0;
-    return quiet_count6(ck, c);
-#else
-    (void)ck, (void)sd, (void)dev, (void)c;
-    return 0;
-#endif
-}
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-/* inside2 four at a time (AVX). */
-__attribute__((target("avx"))) static inline __m256d inside4(__m256d acc, __m256d x, const double *lo,
-                                                             const double *hi)
-{
-    return _mm256_and_pd(acc, _mm256_and_pd(_mm256_cmp_pd(x, _mm256_loadu_pd(lo), _CMP_GE_OQ),
-                                            _mm256_cmp_pd(x, _mm256_loadu_pd(hi), _CMP_LE_OQ)));
-}
-
-/* quiet_axes6 four at a time, where the CPU has AVX (ck->quiet_avx): each quantity's six values as the
- * overlapping quadruples 0-3 and 2-5 (a value tested twice is tested alike). */
-__attribute__((target("avx"))) static int quiet_axes6_avx(Checks *ck, const SampleDevice *sd, int dev,
-                                                          ChecksChannel *c)
-{
-    int base = ck->dev_base[dev];
-    const double *lo = ck->qwlo + base, *hi = ck->qwhi + base, *prev = ck->prev_qdd[dev];
-    __m256d in = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), cyc = _mm256_set1_pd(ck->cfg.cycle);
-#pragma GCC unroll 2
-    for (int i = 0; i <= 2; i += 2) {
-        __m256d qd = _mm256_loadu_pd(sd->qd + i), qdd = _mm256_loadu_pd(sd->qdd + i);
-        __m256d tau = _mm256_loadu_pd(sd->tau + i);
-        in = inside4(in, _mm256_loadu_pd(sd->q + i), lo + i, hi + i);
-        in = inside4(in, qd, lo + 6 + i, hi + 6 + i);
-        in = inside4(in, qdd, lo + 12 + i, hi + 12 + i);
-        in = inside4(in, _mm256_div_pd(_mm256_sub_pd(qdd, _mm256_loadu_pd(prev + i)), cyc), lo + 18 + i, hi + 18 + i);
-        in = inside4(in, tau, lo + 24 + i, hi + 24 + i);
-        in = inside4(in, _mm256_mul_pd(tau, qd), lo + 30 + i, hi + 30 + i);
-    }
-    if (_mm256_movemask_pd(in) != 15) return 0;
-    double ptotal = 0;
-    for (int i = 0; i < 6; i++) ptotal += sd->tau[i] * sd->qd[i];
-    if (!(ptotal >= lo[CHK_NAXISQTY * 6] && ptotal <= hi[CHK_NAXISQTY * 6])) return 0;
-    return quiet_count6(ck, c);
-}
-#endif
-
-/* The quiet test of a 6-axis device: four at a time where the CPU has AVX, else two (the same outcome). */
-static inline int quiet_axes6_any(Checks *ck, const SampleDevice *sd, int dev, ChecksChannel *c)
-{
-#if defined(__x86_64__)
-    if (ck->quiet_avx) return quiet_axes6_avx(ck, sd, dev, c);
-#endif
-    return quiet_axes6(ck, sd, dev, c);
-}
-
 /* The axis channels of one device for one cycle. */
 static void check_axes(Checks *ck, const Sample *s, int dev, ChecksChannel *c, SampleSrc src)
 {
@@ -529,7 +421,6 @@ static void check_axes(Checks *ck, const Sample *s, int dev, ChecksChannel *c, S
     int n = info->naxes, torque_bad = 0;
     double ptotal = 0;
     if (ck->have_prev && sd->tau_ok && !ck->nmotor[dev]) {
-        if (n == 6 && quiet_axes6_any(ck, sd, dev, c)) return;
         if (n == 6 ? axes_usual(ck, sd, dev, c, 6) : axes_usual(ck, sd, dev, c, n))
             torque_scale(ck, s, dev, c + CHK_TORQUE * n, src);
         return;
@@ -588,6 +479,19 @@ static void check_device_outputs(Checks *ck, const Sample *s, int dev, ChecksCha
     }
 }
 
+/* The cycles before the program's first statement (the start state at t = 0) have no statement: a violation they
+ * opened (and the torque time scale's note) is charged to the first statement that follows, so that no violation
+ * is reported at line 0. */
+static __attribute__((noinline)) void charge_unattributed(Checks *ck, SampleSrc src)
+{
+    for (int i = 0; i < ck->nviol; i++) {
+        if (ck->viol[i].src.line <= 0) ck->viol[i].src = src;
+        if (ck->viol[i].src_peak.line <= 0) ck->viol[i].src_peak = src;
+    }
+    if (ck->k_dev >= 0 && ck->k_src.line <= 0) ck->k_src = src;
+    ck->unattributed = 0;
+}
+
 /* Check one cycle of every device, then remember what the differentiated channels need. */
 void checks_sample(Checks *ck, const Sample *s)
 {
@@ -595,6 +499,8 @@ void checks_sample(Checks *ck, const Sample *s)
     for (int d = 0; d < lay->ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         SampleSrc src = sd->src.line > 0 ? sd->src : s->src;
+        if (src.line <= 0) ck->unattributed = 1;
+        else if (__builtin_expect(ck->unattributed, 0)) charge_unattributed(ck, src);
         ChecksChannel *c = ck->chan + ck->dev_base[d];
         ck->cur_t = s->t, ck->cur_src = src; /* for chan_full */
         check_axes(ck, s, d, c, src);

@@ -162,12 +162,8 @@ typedef struct {
     /* the motor of each axis whose voltage is checked (present, kt != 0), else NULL; how many per device */
     const ModelMotor *motor[SAMPLE_MAX_DEVICES][SAMPLE_MAX_AXES];
     int nmotor[SAMPLE_MAX_DEVICES];
-    /* every channel's quiet window again (ChecksChannel.wlo, whi), as two arrays in channel order that the usual
-     * cycle of a 6-axis device (quiet_axes6) reads two at a time; written with the channels' own, by chan_window */
-    double *qwlo, *qwhi;
     int sing_chan[SAMPLE_MAX_DEVICES]; /* the singularity channel of each device (checks_sing_band) */
-    long nquiet;               /* device cycles quiet_axes6 took (for tests) */
-    int quiet_avx;             /* quiet_axes6 four at a time: the CPU has AVX (tests may clear it) */
+    int unattributed;          /* a cycle without a statement (before the first) may have opened a violation */
 } Checks;
 
 /* A ChecksGravityFn for live models: ud is a `Model **` indexed by device; g = inverse dynamics at (q, 0, 0). */

@@ -28,7 +28,8 @@ typedef struct {
 
 typedef struct {
     SampleSrc src;
-    int ik_status;
+    int ik_status, sing_due;
+    double sing;
 } PipeDev;
 
 /* ---- Output folder. -------------------------------------------------------------------------------------- */
@@ -90,7 +91,9 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     MotionDevice *md = &ex->motion.dev[d];
     int n = ex->lay.dev[d].naxes;
     sp->has_pose = 0;
+    sp->sing_due = 0;
     sd->ik_status = 0;
+    sd->sing_due = 0;
     GmoveSample gs;
     SampleSrc src = {NULL, 0, 0};
     int g = motion_gmove_sample(&md->gm, t, &gs, &src);
@@ -100,12 +103,15 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
             sd->q[i] = gs.q[i], sd->qd[i] = gs.qd[i], sd->qdd[i] = gs.qdd[i], sd->jerk[i] = gs.qddd[i];
         }
         sd->src = src;
+        sd->sing_due = 1; /* a G-profile's gondola angles are solved from the commanded G, an IK */
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
     }
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    sd->sing_due = ex->models[d]->type->singular_in_joint_space ? 1 : sp->sing_due;
+    if (sp->sing_due == 2) sd->sing = sp->sing;
     if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
     if (rc == PLANNER_EIK) {
         /* controlled stop: the planner holds the last good setpoint; drop what is queued */
@@ -194,6 +200,11 @@ static void step_outputs(ExecOffline *ex, Sample *s, int d)
 static void step_singularity(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
+    if (sd->sing_due != 1) { /* not due (NAN), or given by the motion side (sample.h) */
+        if (sd->sing_due == 0) sd->sing = NAN;
+        sd->sing_bound = 0;
+        return;
+    }
     double lo, hi;
     checks_sing_band(&ex->ck, d, &lo, &hi);
     int st = model_singularity_within(ex->models_b[d], sd->q, lo, hi, &sd->sing);
@@ -249,7 +260,7 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        h->src = sd->src, h->ik_status = sd->ik_status;
+        h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
     }
 }
 
@@ -266,7 +277,7 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        sd->src = h->src, sd->ik_status = h->ik_status;
+        sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
     }
 }
 

@@ -309,6 +309,21 @@ static void note(Motion *m, int d, const char *what, double req, double applied,
     if (m->checks) checks_note_limited(m->checks, d, -1, what, req, applied, m->t, src);
 }
 
+/* Note an APPROX_PTP the planner shortened, naming the axis and the limit the requested blend would break. */
+static void approx_note(Motion *m, int d, const PlannerPushInfo *info, SampleSrc src)
+{
+    static const char *const qty[3] = {"speed", "acceleration", "jerk"};
+    static const char *const unit[2][3] = {{"rad/s", "rad/s^2", "rad/s^3"}, {"m/s", "m/s^2", "m/s^3"}};
+    const PlannerBlendWhy *w = &info->approx_why;
+    int prismatic = m->devs->dev[d].model.desc.joint[w->axis].type == MODEL_PRISMATIC;
+    const char *u = unit[prismatic][w->qty];
+    if (m->checks)
+        checks_note_text(m->checks, d, m->t, src,
+                         "%s APPROX_PTP %.4g %% lowered to %.4g %%: the blend asked for would take axis %d's %s to "
+                         "%.4g %s, beyond its limit %.4g %s", m->devs->dev[d].name, 100 * info->approx_req,
+                         100 * info->approx_applied, w->axis + 1, qty[w->qty], fabs(w->value), u, w->limit, u);
+}
+
 static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, const Stmt *st, const char *what,
                        char *msg, size_t msglen)
 {
@@ -325,7 +340,8 @@ static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, co
         note(m, d, info->kind == PLANNER_PTP ? "ACC_PTP" : "ACC", info->acc_req, info->acc_applied, st->src);
     if (info->lowered & PLANNER_LOWERED_APPROX) {  /* the predecessor's request, at its statement */
         SampleSrc a = {info->approx_src.file, info->approx_src.line, info->approx_src.col};
-        note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
+        if (info->approx_why.axis >= 0 && info->approx_ptp) approx_note(m, d, info, a);
+        else note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
     }
     return 0;
 }
@@ -355,6 +371,8 @@ static PlannerParams params_of(const Motion *m, const Stmt *st)
     p.time = st->has[MP_TIME] ? st->with[MP_TIME] * k : 0;
     p.approx = param(st, MP_APPROX, sys_real(m, SV_APPROX));
     p.approx_ptp = param(st, MP_APPROX_PTP, sys_real(m, SV_APPROX_PTP));
+    p.ik_target = 0;
+    p.sing_target = NAN;
     return p;
 }
 
@@ -414,6 +432,8 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
             ModelIkInfo ik;
             if (model_ik(mo, mt.p, mt.q, qlast, q, &ik) < 0)
                 return FAIL(IRL_ERR_IK, "%s: no inverse-kinematics solution for the target pose", what);
+            /* the IK's solution at a singular pose is one of many: its proximity is checked when the PTP arrives */
+            par.ik_target = model_singularity(mo, q, &par.sing_target) >= 0;
         }
         if ((e = check_joint_limits(m, d, q, what, msg, msglen))) return e;
         while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)

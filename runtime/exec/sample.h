@@ -95,6 +95,9 @@ typedef struct {
     double out[SAMPLE_MAX_OUTPUTS];
     double sing;                  /* singularity measure, NAN = none */
     int sing_bound;               /* 1: sing is a certified lower bound inside checks_sing_band, not the measure */
+    int sing_due;                 /* 1: the singularity measure is checked this cycle (a LIN/CIRC moves the device);
+                                   * 2: sing is the measure at a PTP's IK-solved target, given by the motion side;
+                                   * 0: sing is NAN (a joint-interpolated PTP may pass a singular pose) */
     int tau_ok;                   /* 1: tau is valid */
     int has_grav;                 /* 1: grav is valid */
     int ik_status;                /* 0 or MODEL_E* (< 0) when IK failed this cycle */

@@ -1,5 +1,6 @@
-/* planner.c — segment queue, PTP/LIN/CIRC planning with limits from the joint-space path, blending by
- * superposition, and per-cycle sampling. Design and formulas: docs/MOTION.md. */
+/* planner.c — the producer side of the planner: the segment queue, PTP/LIN/CIRC planning with limits from the
+ * joint-space path, blending by superposition (the checks with a Cartesian segment are planner_blend.c's). The
+ * per-cycle sampling is interpolator.c's. Design and formulas: docs/MOTION.md. */
 #include "motion/planner.h"
 
 #include <math.h>
@@ -8,24 +9,12 @@
 #include <string.h>
 
 #include "geom.h"
-#include "motion/planner_blend.h"
 
 #define NS PLANNER_PATH_SAMPLES
 #define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
 #define BLEND_MARGIN 0.995      /* the blended sum must stay below this fraction of each limit at those samples */
 #define LONE_MARGIN 0.99        /* a lone LIN/CIRC: 1 % below each limit (its peaks came up to 0.4 % below the stream) */
 #define LONE_ITER 8             /* at most this many slow-downs of a lone LIN/CIRC (one is the rule) */
-
-/* Two doubles operated on together (GCC vector extension: SSE2 on x86-64), for the cycle's loops over the axes and
- * its slerp; each lane rounds as the scalar code would (no contraction under -std=c11): the same bits. */
-typedef double PlannerV2 __attribute__((vector_size(16)));
-static inline PlannerV2 v2_load(const double *a)
-{
-    PlannerV2 r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-static inline void v2_store(double *a, PlannerV2 v) { memcpy(a, &v, sizeof v); }
 
 /* ---------------------------------------------------------------- configuration */
 
@@ -78,16 +67,6 @@ static Model *plan_model(Planner *p) { return p->cfg.plan_model ? p->cfg.plan_mo
 static void blend_limits(const Planner *p, PlannerBlendLimits *lim)
 {
     for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
-}
-
-/* Pose of the tool at q by forward kinematics (quaternion w >= 0). */
-static int fk_pose(Model *m, const double *q, double pos[3], double quat[4])
-{
-    double R[9];
-    int st = model_fk(m, q, -1, pos, R);
-    if (st < 0) return st;
-    m3_to_quat(quat, R);
-    return 0;
 }
 
 int planner_init(Planner *p, const PlannerConfig *cfg)
@@ -145,7 +124,7 @@ void planner_reset(Planner *p, const double *q)
     memcpy(p->q_hold, q, (size_t)p->cfg.dof * sizeof *q);
     memcpy(p->q_end, q, (size_t)p->cfg.dof * sizeof *q);
     Model *m = plan_model(p);
-    p->have_pose_end = m && fk_pose(m, q, p->pos_end, p->quat_end) == 0;
+    p->have_pose_end = m && planner_fk_pose(m, q, p->pos_end, p->quat_end) == 0;
 }
 
 const char *planner_error(const Planner *p) { return p->err; }
@@ -168,85 +147,7 @@ int planner_last_target(const Planner *p, double *q, double *pos, double *quat)
 
 void planner_flush(Planner *p) { p->no_blend = 1; }
 
-/* ---------------------------------------------------------------- path geometry */
-
-/* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
-static inline __attribute__((always_inline)) void slerp(double r[4], const double a[4], const double b[4], double omega, double s)
-{
-    double ka, kb;
-    if (omega < 1e-6) {         /* nearly equal: normalised linear interpolation (error O(omega^3)) */
-        ka = 1 - s;
-        kb = s;
-    } else {
-        double so = sin(omega);
-        ka = sin((1 - s) * omega) / so;
-        kb = sin(s * omega) / so;
-    }
-    /* two components at a time (r may alias a or b: all loaded first); the norm summed in component order */
-    PlannerV2 vka = {ka, ka}, vkb = {kb, kb};
-    PlannerV2 x01 = vka * v2_load(a) + vkb * v2_load(b), x23 = vka * v2_load(a + 2) + vkb * v2_load(b + 2);
-    PlannerV2 s01 = x01 * x01, s23 = x23 * x23;
-    double n = 1.0 / sqrt(s01[0] + s01[1] + s23[0] + s23[1]);
-    PlannerV2 vn = {n, n};
-    v2_store(r, x01 * vn);
-    v2_store(r + 2, x23 * vn);
-}
-
-/* The path pose at any s: the line, circle and slerp continued beyond [0, 1] (inline: slot_q's every cycle). */
-static inline __attribute__((always_inline)) void path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
-{
-    double x, y, z;
-    if (g->kind == PLANNER_CIRC) {
-        double a = g->phi * s, c, d;
-        if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {
-            /* cos and sin of a from the nearest node of the table (|u| <= pi / PLANNER_TRIG: the series' next terms,
-             * u^8 / 8! and u^9 / 9!, are below 4e-18) instead of libm's sincos (a third of its cost) */
-            int k = (int)(s * PLANNER_TRIG + 0.5);
-            double u = a - g->phi * k / PLANNER_TRIG, u2 = u * u;
-            double cu = 1 - u2 * (1.0 / 2 - u2 * (1.0 / 24 - u2 * (1.0 / 720)));
-            double su = u * (1 - u2 * (1.0 / 6 - u2 * (1.0 / 120 - u2 * (1.0 / 5040))));
-            const double *t = g->trig[k];
-            c = g->radius * (t[0] * cu - t[1] * su);
-            d = g->radius * (t[1] * cu + t[0] * su);
-        } else {
-            c = g->radius * cos(a);
-            d = g->radius * sin(a);
-        }
-        x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
-        y = g->centre[1] + c * g->e1[1] + d * g->e2[1];
-        z = g->centre[2] + c * g->e1[2] + d * g->e2[2];
-    } else {
-        x = g->p0[0] + s * (g->p1[0] - g->p0[0]);
-        y = g->p0[1] + s * (g->p1[1] - g->p0[1]);
-        z = g->p0[2] + s * (g->p1[2] - g->p0[2]);
-    }
-    pos[0] = x, pos[1] = y, pos[2] = z;
-    slerp(quat, g->quat0, g->quat1, g->omega, s);
-}
-
-void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
-{
-    path_pose_ext(g, s, pos, quat);
-}
-
-/* The path pose at s in [0, 1], the ends exact (inline: slot_q's every cycle). */
-static inline __attribute__((always_inline)) void path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
-{
-    if (s <= 0) {
-        v3_copy(pos, g->p0);
-        memcpy(quat, g->quat0, 4 * sizeof *quat);
-    } else if (s >= 1) {
-        v3_copy(pos, g->p1);
-        memcpy(quat, g->quat1, 4 * sizeof *quat);
-    } else {
-        path_pose_ext(g, s, pos, quat);
-    }
-}
-
-void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4])
-{
-    path_pose(g, s, pos, quat);
-}
+/* ---------------------------------------------------------------- circle geometry */
 
 /* Circle through a, b (via) and c: centre, radius, in-plane basis (e1 towards a) and the arc angle from a to
  * c passing b. Returns 0 or PLANNER_EGEOM. */
@@ -301,21 +202,37 @@ static void plan_eval(const Planner *p, const PlannerSegment *g, double t, doubl
     }
 }
 
-/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? */
-static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
-                            double tau)
+/* Does the sum s of two values x, y keep the limit lim? Below BLEND_MARGIN of it (room for the peaks between the
+ * samples), or no further from zero than one of them alone (a segment planned at its limit, the other adding
+ * nothing or pulling back: its own plan keeps the limit). */
+static int sum_fits(double x, double y, double lim)
 {
-    int n = p->cfg.dof;
+    double s = fabs(x + y);
+    return s <= BLEND_MARGIN * lim || s <= fmax(fabs(x), fabs(y)) * (1 + 1e-9);
+}
+
+/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? With why (not NULL)
+ * every axis is looked at, and the value furthest beyond its limit (relative) so far is kept in why. */
+static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                            double tau, PlannerBlendWhy *why)
+{
+    int n = p->cfg.dof, fits = 1;
     double va[PLANNER_MAX_AXES], aa[PLANNER_MAX_AXES], ja[PLANNER_MAX_AXES];
     double vb[PLANNER_MAX_AXES], ab[PLANNER_MAX_AXES], jb[PLANNER_MAX_AXES];
     plan_eval(p, a, a->T - o + tau, va, aa, ja);
     plan_eval(p, b, tau, vb, ab, jb);
     for (int i = 0; i < n; i++) {
-        if (fabs(va[i] + vb[i]) > BLEND_MARGIN * ax_v(p, i)) return 0;
-        if (fabs(aa[i] + ab[i]) > BLEND_MARGIN * ax_a(p, i)) return 0;
-        if (!isinf(ax_j(p, i)) && fabs(ja[i] + jb[i]) > ax_j(p, i) * (1 + 1e-9)) return 0;
+        double x[3] = {va[i], aa[i], ja[i]}, y[3] = {vb[i], ab[i], jb[i]}, l[3] = {ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+        for (int q = 0; q < 3; q++) {
+            if (q < 2 ? sum_fits(x[q], y[q], l[q]) : isinf(l[q]) || fabs(x[q] + y[q]) <= l[q] * (1 + 1e-9)) continue;
+            if (!why) return 0;
+            fits = 0;
+            double r = fabs(x[q] + y[q]) / l[q];
+            if (why->axis < 0 || r > fabs(why->value) / why->limit)
+                *why = (PlannerBlendWhy){i, q, x[q] + y[q], l[q], o, tau};
+        }
     }
-    return 1;
+    return fits;
 }
 
 /* The phase boundaries of a profile (local times). */
@@ -330,64 +247,83 @@ static void phase_bounds(const Profile *pr, double b[6])
  * own ends are boundaries too: at tau = 0 the successor reports the jerk of rest (0), not that of its first
  * phase, so the piece between the window start and the first phase boundary is sampled just inside it (that
  * piece was missed, and a blend with twice the jerk limit there was accepted); likewise just before the end. */
-static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o)
+static int blend_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
+                      PlannerBlendWhy *why)
 {
-    int n = p->cfg.dof;
+    int n = p->cfg.dof, fits = 1;   /* with why, every point is looked at (the worst is kept) */
     double eps = 1e-9 * o, bd[6];
-    if (!blend_point_fits(p, a, b, o, eps) || !blend_point_fits(p, a, b, o, o - eps)) return 0;
+#define POINT(tau) do { if (!blend_point_fits(p, a, b, o, (tau), why) && (fits = 0, !why)) return 0; } while (0)
+    POINT(eps);
+    POINT(o - eps);
     for (int i = 0; i < n; i++) {
         if (a->kind == PLANNER_PTP) {
             phase_bounds(&a->ax[i], bd);
             for (int k = 0; k < 6; k++) {
                 double tau = bd[k] - (a->T - o) + eps;
-                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+                if (tau > 0 && tau < o) POINT(tau);
             }
         }
         if (b->kind == PLANNER_PTP) {
             phase_bounds(&b->ax[i], bd);
             for (int k = 0; k < 6; k++) {
                 double tau = bd[k] + eps;
-                if (tau > 0 && tau < o && !blend_point_fits(p, a, b, o, tau)) return 0;
+                if (tau > 0 && tau < o) POINT(tau);
             }
         }
     }
-    for (int k = 0; k <= BLEND_SAMPLES; k++)
-        if (!blend_point_fits(p, a, b, o, o * k / BLEND_SAMPLES)) return 0;
-    return 1;
+    for (int k = 0; k <= BLEND_SAMPLES; k++) POINT(o * k / BLEND_SAMPLES);
+#undef POINT
+    return fits;
 }
 
 /* PTP with PTP: overlap of the new segment b with its predecessor a: the predecessor's approximation zone, at
- * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. */
-static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, int *lowered)
+ * most half of b, shortened (80 % steps) until the blended sum keeps every limit; 0 when nothing fits. When it is
+ * shortened, info->approx_why says which limit the longest overlap would break. */
+static double blend_overlap(const Planner *p, const PlannerSegment *a, const PlannerSegment *b,
+                            PlannerPushInfo *info)
 {
     double omax = fmin(a->T - a->zone_t, 0.5 * b->T);
     if (!(omax > 0)) return 0;
     double o = omax;
     for (int k = 0; k < 30; k++, o *= 0.8) {
-        if (blend_fits(p, a, b, o)) {
-            if (k > 0) *lowered |= PLANNER_LOWERED_APPROX;
+        if (blend_fits(p, a, b, o, k == 0 ? &info->approx_why : NULL)) {
+            if (k > 0) info->lowered |= PLANNER_LOWERED_APPROX;
             return o;
         }
     }
-    *lowered |= PLANNER_LOWERED_APPROX;
+    info->lowered |= PLANNER_LOWERED_APPROX;
     return 0;
+}
+
+/* The published segment the one being planned may blend with (NULL: it starts from rest). */
+static const PlannerSegment *predecessor(const Planner *p)
+{
+    if (p->no_blend || p->next_id <= 1) return NULL;
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    return &p->ring[(h - 1) % (size_t)p->cfg.capacity];
 }
 
 /* A requested value, or the default when it is not given (<= 0 or NaN). */
 static double given(double v, double dflt) { return v > 0 ? v : dflt; }
 
 /* Per-axis synchronised profiles: every axis stretched to the slowest axis' minimum time (or TIME). kacc scales
- * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. A PTP with an approximation zone
- * on a device that can move in Cartesian space (its model has IK) keeps PLANNER_JERK_RESERVE of every jerk limit
- * free: a LIN/CIRC successor's joint jerk is nowhere exactly zero, so it could not blend into a ramp at the
- * limit. */
+ * the acceleration and jerk fraction (ACC_PTP) when a blend needs it lowered. On a device that can move in
+ * Cartesian space (its model has IK), a PTP with an approximation zone keeps PLANNER_JERK_RESERVE of every jerk
+ * limit free, and so does a PTP that a PTP with a zone precedes:
+ * superposed, the predecessor's last jerk ramp and the successor's first (of the same sign where an axis keeps
+ * its direction) may coincide, and each at half the limit keeps their sum within it. That reserve also leaves a
+ * LIN/CIRC successor the room it needs (its joint jerk is nowhere exactly zero). A device that moves by PTP only
+ * plans at the full limit: its programs may shape blends exactly (freeflyer_pd.irl chains S-curves whose ramps
+ * cancel), and a short PTP-PTP overlap there is shortened to what the full ramps allow. */
 static int plan_ptp(Planner *p, PlannerSegment *g, const PlannerParams *par, double kacc, PlannerPushInfo *info)
 {
     int n = p->cfg.dof;
     double fv = fmin(given(par->speed_ptp, 1.0), 1.0), fa = fmin(given(par->acc_ptp, 1.0), 1.0) * kacc, Tmin = 0;
     double f = fmin(fmax(par->approx_ptp > 0 ? par->approx_ptp : 0, 0), 1);
+    const PlannerSegment *a = predecessor(p);
     Model *m = plan_model(p);
-    double fj = f > 0 && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
+    int blended = f > 0 || (a && a->kind == PLANNER_PTP && a->zone_t < a->T);
+    double fj = blended && m && m->type->ik ? fa * (1 - PLANNER_JERK_RESERVE) : fa;
     g->acc_req = fa;
     g->approx_req = f;
     for (int i = 0; i < n; i++) {
@@ -600,7 +536,7 @@ static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const C
     double o = 0, kbest = 1;
     PlannerPushInfo tmp = *info;
     if (a->kind == PLANNER_PTP && b->kind == PLANNER_PTP) {
-        o = blend_overlap(p, a, b, &info->lowered);
+        o = blend_overlap(p, a, b, info);
     } else {
         PlannerBlendLimits lim[PLANNER_MAX_AXES];
         blend_limits(p, lim);
@@ -646,8 +582,8 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
 {
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     g->overlap = 0;
-    if (!p->no_blend && p->next_id > 1) {
-        const PlannerSegment *a = &p->ring[(h - 1) % (size_t)p->cfg.capacity];
+    const PlannerSegment *a = predecessor(p);
+    if (a) {
         int st = blend(p, a, g, cp, par, info);
         if (st < 0) return st;
     }
@@ -663,7 +599,7 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
         p->have_pose_end = 1;
     } else {
         Model *m = plan_model(p);
-        p->have_pose_end = m && fk_pose(m, g->q1, p->pos_end, p->quat_end) == 0;
+        p->have_pose_end = m && planner_fk_pose(m, g->q1, p->pos_end, p->quat_end) == 0;
     }
     atomic_store_explicit(&p->head, h + 1, memory_order_release);
     return PLANNER_OK;
@@ -694,6 +630,7 @@ static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc sr
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     memset(info, 0, sizeof *info);
     info->kind = kind;
+    info->approx_why.axis = -1;
     PlannerSegment *g = &p->ring[h % (size_t)p->cfg.capacity];
     memset(g, 0, sizeof *g);
     g->kind = kind;
@@ -717,6 +654,8 @@ int planner_push_ptp(Planner *p, const double *q_target, const PlannerParams *pa
     PlannerSegment *g = slot_for_push(p, PLANNER_PTP, src, info);
     info->time_req = par->time > 0 ? par->time : 0;
     memcpy(g->q1, q_target, (size_t)p->cfg.dof * sizeof(double));
+    g->ik_target = par->ik_target;
+    g->sing_target = par->sing_target;
     int st = plan_ptp(p, g, par, 1, info);
     return st < 0 ? st : publish(p, g, NULL, par, info);
 }
@@ -801,299 +740,3 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     return push_circ(p, via, pos, quat, par, src, info);
 }
 
-/* ---------------------------------------------------------------- the cycle */
-
-/* r = a, whole rows of PLANNER_MAX_AXES: a constant size compiles to six moves, cheaper than a libc memcpy call
- * of n doubles (every row slot_q reads or writes is that wide, and set beyond n: zero or copied). */
-static inline void row_copy(double *restrict r, const double *restrict a)
-{
-    memcpy(r, a, PLANNER_MAX_AXES * sizeof *r);
-}
-
-/* The seed w0 q0 + w1 q1 + w2 q2 + w3 q3, axis by axis, summed in that order. Rows of PLANNER_MAX_AXES: an odd
- * axis count also fills the spare lane after the last axis (rows set beyond n, see row_copy). */
-static inline void seed_sum(double *restrict seed, const double *q0, const double *q1, const double *q2,
-                            const double *q3, double w0, double w1, double w2, double w3, int n)
-{
-    PlannerV2 v0 = {w0, w0}, v1 = {w1, w1}, v2 = {w2, w2}, v3 = {w3, w3};
-    for (int i = 0; i < n; i += 2)
-        v2_store(seed + i, v0 * v2_load(q0 + i) + v1 * v2_load(q1 + i) + v2 * v2_load(q2 + i) +
-                               v3 * v2_load(q3 + i));
-}
-
-/* Is x the usual next cycle of a full cache: beyond the entry ci written last by d0 > tol, with ci - 1, ci - 2,
- * ci - 3 (mod 4) at 2 d0, 3 d0, 4 d0 behind x? cache_seed would then sort them nearest first in that same order,
- * take the equally spaced weights by the same test and replace ci - 3 (the oldest): this gets there without the
- * search. */
-static inline int cache_usual(const PlannerSlot *s, double x, double tol)
-{
-    int c = s->ci;
-    double d0 = x - s->tc[c];
-    if (s->nc < 4 || !(d0 > tol)) return 0;
-    double d1 = x - s->tc[(c + 3) & 3], d2 = x - s->tc[(c + 2) & 3], d3 = x - s->tc[(c + 1) & 3];
-    return fabs(d1 - 2 * d0) <= 1e-9 * d0 && fabs(d2 - 3 * d0) <= 1e-9 * d0 && fabs(d3 - 4 * d0) <= 1e-9 * d0;
-}
-
-/* slot_q's seed at x from the cache in general (any times, any count), and the entry a new solution replaces
- * when the cache is full (*old: the earliest). Returns 1 when x is a cached time: q is then the solution. */
-static int cache_seed(const PlannerSlot *s, const PlannerSegment *g, double x, double tol, int n, double *seed,
-                      double *q, int *old)
-{
-    double dist[4];
-    int ord[4], m = 0;
-    *old = 0;
-    for (int k = 0; k < s->nc; k++) {   /* the cached solutions by distance from x, nearest first */
-        double d = fabs(s->tc[k] - x);
-        if (d <= tol) { row_copy(q, s->qc[k]); return 1; }
-        int j = m++;
-        for (; j > 0 && d < dist[j - 1]; j--) dist[j] = dist[j - 1], ord[j] = ord[j - 1];
-        dist[j] = d, ord[j] = k;
-        if (s->tc[k] < s->tc[*old]) *old = k;
-    }
-    /* seed: the solutions at the nearest m cached times extrapolated to x by the polynomial through them
-     * (Lagrange weights w): cubic through four, seed error ~ h^4 times the fourth derivative (~1e-12 in a 1 ms
-     * cycle, where one Newton step with a factorisation kept from an earlier cycle reaches ~1e-15; quadratic:
-     * ~ h^3 q''' ~ 1e-9). Only nearby points, so the weights stay small (4, -6, 4, -1 for the usual equally
-     * spaced cache: sum |w| = 15); otherwise fewer points. */
-    double w[4], t[4], d[4];
-    for (int k = 0; k < m; k++) t[k] = s->tc[ord[k]], d[k] = x - t[k];
-    if (m == 4 && fabs(d[1] - 2 * d[0]) <= 1e-9 * dist[0] && fabs(d[2] - 3 * d[0]) <= 1e-9 * dist[0] &&
-        fabs(d[3] - 4 * d[0]) <= 1e-9 * dist[0]) {   /* the usual cycle: the equally spaced weights, exactly */
-        w[0] = 4, w[1] = -6, w[2] = 4, w[3] = -1;
-        m = -4;
-    }
-    for (; m > 1; m--) {
-        double sum = 0;
-        for (int k = 0; k < m; k++) {
-            double num = 1, den = 1;
-            for (int j = 0; j < m; j++) {
-                if (j == k) continue;
-                num *= d[j];
-                den *= t[k] - t[j];
-            }
-            w[k] = num / den;
-            sum += fabs(w[k]);
-        }
-        if (sum <= 16) break;   /* also false for NaN (two equal times) */
-    }
-    if (m < 0) m = 4;
-    if (m == 0) {
-        row_copy(seed, g->q0);
-    } else if (m == 1) {
-        row_copy(seed, s->qc[ord[0]]);
-    } else {
-        const double *q0 = s->qc[ord[0]], *q1 = s->qc[ord[1]], *q2 = s->qc[ord[m > 2 ? 2 : 1]];
-        const double *q3 = s->qc[ord[m > 3 ? 3 : 1]];
-        seed_sum(seed, q0, q1, q2, q3, w[0], w[1], m > 2 ? w[2] : 0, m > 3 ? w[3] : 0, n);
-    }
-    return 0;
-}
-
-/* Joint position q (a row of PLANNER_MAX_AXES) of a Cartesian slot at local time x: the ends exactly, in between
- * IK seeded with the cached solutions extrapolated; solutions are cached (4 entries) so a cycle stepping by dt
- * computes one. pose (7 doubles) gets the path pose the IK solved for, or NaN first when none was solved. */
-static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot *s, double x, double *q,
-                                                        double *pose)
-{
-    const PlannerSegment *g = s->seg;
-    int n = p->cfg.dof;
-    if (x <= 0 || x >= g->T) {
-        row_copy(q, x <= 0 ? g->q0 : g->q1);
-        pose[0] = NAN;
-        return 0;
-    }
-    double tol = 1e-9 * p->cfg.dt, seed[PLANNER_MAX_AXES];
-    int old;
-    if (!p->cfg.cache_search && cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
-        int c = s->ci;
-        seed_sum(seed, s->qc[c], s->qc[(c + 3) & 3], s->qc[(c + 2) & 3], s->qc[(c + 1) & 3], 4, -6, 4, -1, n);
-        old = (c + 1) & 3;
-    } else if (cache_seed(s, g, x, tol, n, seed, q, &old)) {
-        pose[0] = NAN;   /* a cached solution: no pose solved here */
-        return 0;
-    }
-    ModelIkInfo ii;
-    path_pose(g, profile_pos(&g->path, x), pose, pose + 3);
-    int st = model_ik(p->cfg.model, pose, pose + 3, seed, q, &ii);
-    if (st < 0) return PLANNER_EIK;
-    int k = s->nc < 4 ? s->nc++ : old;
-    s->tc[k] = x;
-    s->ci = k;
-    row_copy(s->qc[k], q);
-    return 0;
-}
-
-/* slot_q out of line: the window's restarts (slot_q itself is inlined in the cycle's one call). */
-static int slot_q_restart(Planner *p, PlannerSlot *s, double x, double *q, double *pose)
-{
-    return slot_q(p, s, x, q, pose);
-}
-
-/* q, qd, qdd of one active slot at absolute time t; pose when Cartesian (and pos not NULL). Inlined in
- * planner_sample for the main slot (its call costs as much as a tenth of the cycle's own work). */
-static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSlot *s, double t, double *q,
-                                                           double *qd, double *qdd, double *pos, double *quat)
-{
-    const PlannerSegment *g = s->seg;
-    int n = p->cfg.dof;
-    double x = t - s->start;
-    if (g->kind == PLANNER_PTP) {
-        for (int i = 0; i < n; i++) {
-            ProfileState ps;
-            profile_at(&g->ax[i], x, &ps);
-            q[i] = ps.p;
-            qd[i] = ps.v;
-            qdd[i] = ps.a;
-        }
-        return 0;
-    }
-    /* central differences over one cycle of the IK solutions (exact rest outside the segment). The window of the
-     * cycle before, when it was one dt earlier (slot_q's tolerance), gives q(x - h) and q(x): only q(x + h) is
-     * new (slot_q would find the other two in its cache, at the cost of searching it) */
-    double h = p->cfg.dt;
-    int r0 = s->w0, r1 = r0 == 2 ? 0 : r0 + 1, r2 = r1 == 2 ? 0 : r1 + 1;
-    if (s->wn && fabs(x - h - s->wx) <= 1e-9 * h) {
-        r0 = r1, r1 = r2, r2 = s->w0;   /* slide by one: the oldest row takes q(x + h) */
-    } else if (slot_q_restart(p, s, x - h, s->wq[r0], s->wp[r0]) < 0 ||
-               slot_q_restart(p, s, x, s->wq[r1], s->wp[r1]) < 0) {
-        s->wn = 0;
-        return PLANNER_EIK;
-    }
-    if (slot_q(p, s, x + h, s->wq[r2], s->wp[r2]) < 0) {
-        s->wn = 0;
-        return PLANNER_EIK;
-    }
-    s->wn = 1, s->wx = x, s->w0 = r0;
-    const double *restrict qm = s->wq[r0], *restrict qc = s->wq[r1], *restrict qp = s->wq[r2];
-    double *restrict oq = q, *restrict oqd = qd, *restrict oqdd = qdd;   /* the setpoint's rows, not the window's */
-    if (x <= 0 || x >= g->T) {
-        for (int i = 0; i < n; i++) oq[i] = qc[i], oqd[i] = oqdd[i] = 0;
-    } else {   /* two axes at a time (q, qd, qdd are rows of PLANNER_MAX_AXES: an odd count fills a spare lane) */
-        double h2 = 2 * h, hh = h * h;
-        PlannerV2 vh2 = {h2, h2}, vhh = {hh, hh}, two = {2, 2};
-        for (int i = 0; i < n; i += 2) {
-            PlannerV2 a = v2_load(qm + i), b = v2_load(qc + i), c = v2_load(qp + i);
-            v2_store(oq + i, b);
-            v2_store(oqd + i, (c - a) / vh2);
-            v2_store(oqdd + i, (c - two * b + a) / vhh);
-        }
-    }
-    if (pos && !isnan(s->wp[r1][0])) {   /* the pose q(x) was solved for (the last cycle's x + dt, usually) */
-        memcpy(pos, s->wp[r1], 3 * sizeof *pos);
-        memcpy(quat, s->wp[r1] + 3, 4 * sizeof *quat);
-    } else if (pos) {
-        planner_path_pose(g, profile_pos(&g->path, x), pos, quat);
-    }
-    return 0;
-}
-
-/* slot_eval out of line: the segment blending in (no path pose). */
-static int slot_eval_next(Planner *p, double t, double *q, double *qd, double *qdd)
-{
-    return slot_eval(p, &p->next, t, q, qd, qdd, NULL, NULL);
-}
-
-/* Is the segment with ring index i published? */
-static const PlannerSegment *published(Planner *p, size_t i)
-{
-    if (i >= atomic_load_explicit(&p->head, memory_order_acquire)) return NULL;
-    return &p->ring[i % (size_t)p->cfg.capacity];
-}
-
-static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
-{
-    s->seg = g;
-    s->start = start;
-    s->wn = 0;
-    s->nc = 0;
-    s->ci = 0;
-}
-
-/* Advance the queue to time t: start, blend in and retire segments. */
-static void advance(Planner *p, double t)
-{
-    const PlannerSegment *cur = p->main.seg;
-    double xc = cur ? t - p->main.start : 0;
-    if (cur && (p->zone_decided || xc < cur->zone_t) && xc < cur->T) return;   /* the usual cycle: nothing to do */
-    size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
-    if (!p->main.seg) {
-        const PlannerSegment *g = published(p, tail);
-        if (g) { slot_start(&p->main, g, t); p->zone_decided = 0; }
-    }
-    for (int guard = 0; p->main.seg && guard <= p->cfg.capacity + 2; guard++) {
-        const PlannerSegment *g = p->main.seg;
-        double x = t - p->main.start;
-        if (!p->zone_decided && x >= g->zone_t) {
-            p->zone_decided = 1;
-            const PlannerSegment *nx = published(p, tail + 1);
-            if (nx && nx->overlap > 0) slot_start(&p->next, nx, p->main.start + g->T - nx->overlap);
-        }
-        if (x < g->T) break;
-        double end = p->main.start + g->T;
-        memcpy(p->q_hold, g->q1, (size_t)p->cfg.dof * sizeof(double));
-        atomic_store_explicit(&p->tail, ++tail, memory_order_release);
-        p->zone_decided = 0;
-        if (p->next.seg) {
-            p->main = p->next;
-            p->next.seg = NULL;
-        } else {
-            const PlannerSegment *nx = published(p, tail);
-            p->main.seg = NULL;
-            /* an exact stop next to a Cartesian segment rests one cycle: that segment's differences reach a
-             * cycle beyond its end (and before its start), where they would meet the other segment's first jerk
-             * ramp in one cycle (up to the limit plus a sixth of the Cartesian ramp; docs/MOTION.md §3) */
-            int rest = nx && (g->kind != PLANNER_PTP || nx->kind != PLANNER_PTP);
-            if (nx) slot_start(&p->main, nx, end + (rest ? p->cfg.dt : 0));
-        }
-    }
-}
-
-int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
-{
-    int n = p->cfg.dof;
-    sp->t = t;
-    sp->n = n;
-    sp->has_pose = 0;
-    p->t_last = t;
-    if (!p->fault) advance(p, t);
-    if (p->fault || !p->main.seg) {
-        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
-        memset(sp->qd, 0, (size_t)n * sizeof(double));
-        memset(sp->qdd, 0, (size_t)n * sizeof(double));
-        sp->seg_id = 0;
-        if (p->fault) { sp->src = p->fault_src; return p->fault; }
-        sp->src = (PlannerSrc){0};
-        if (p->cfg.pose_every_cycle && p->cfg.model)
-            sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
-        return PLANNER_IDLE;
-    }
-    PlannerSlot *cur = p->next.seg ? &p->next : &p->main;
-    sp->seg_id = cur->seg->id;
-    sp->src = cur->seg->src;
-    int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
-    sp->has_pose = p->main.seg->kind != PLANNER_PTP;
-    if (st == 0 && p->next.seg) {
-        double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
-        st = slot_eval_next(p, t, q, qd, qdd);   /* a blend has no path pose */
-        for (int i = 0; i < n && st == 0; i++) {
-            sp->q[i] += q[i] - p->next.seg->q0[i];
-            sp->qd[i] += qd[i];
-            sp->qdd[i] += qdd[i];
-        }
-        sp->has_pose = 0;
-        if (st < 0) sp->src = p->next.seg->src;
-    }
-    if (st < 0) {                /* hold the last good position, report the statement */
-        if (!p->next.seg) sp->src = p->main.seg->src;
-        p->fault = PLANNER_EIK;
-        p->fault_src = sp->src;
-        memset(sp->qd, 0, (size_t)n * sizeof(double));
-        memset(sp->qdd, 0, (size_t)n * sizeof(double));
-        for (int k = 0; k < p->main.nc; k++) memcpy(p->q_hold, p->main.qc[k], (size_t)n * sizeof(double));
-        memcpy(sp->q, p->q_hold, (size_t)n * sizeof(double));
-        return PLANNER_EIK;
-    }
-    if (!sp->has_pose && p->cfg.pose_every_cycle && p->cfg.model)
-        sp->has_pose = fk_pose(p->cfg.model, sp->q, sp->pos, sp->quat) == 0;
-    return PLANNER_OK;
-}

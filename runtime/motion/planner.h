@@ -1,4 +1,4 @@
-/* planner.h — the motion planner and interpolator: a fixed-capacity queue of time-parameterised segments
+/* planner.h — the motion planner: a fixed-capacity queue of time-parameterised segments
  * (PTP, LIN, CIRC) filled by the program side and sampled every cycle by an executor (offline: a virtual
  * clock; online: a real-time thread). See docs/MOTION.md.
  *
@@ -10,7 +10,9 @@
  * consumer may run in two threads, provided each side has its own Model (IK and FK use the model's
  * workspace): PlannerConfig.model is the cycle's, PlannerConfig.plan_model the producer's.
  *
- * Nothing in planner_sample allocates, prints or blocks; everything is allocated by planner_init. */
+ * The producer side is planner.c (with the blend checks of planner_blend.c), the consumer side interpolator.c;
+ * the segment and its path pose are path.h's. Nothing in planner_sample allocates, prints or blocks; everything
+ * is allocated by planner_init. */
 #ifndef IRL_PLANNER_H
 #define IRL_PLANNER_H
 
@@ -18,11 +20,9 @@
 #include <stddef.h>
 
 #include "model.h"
-#include "motion/profile.h"
-
-#define PLANNER_MAX_AXES 12       /* the language's JOINT holds at most 12 axes */
-#define PLANNER_PATH_SAMPLES 32   /* intervals of the joint-space pre-sampling of a Cartesian path */
-#define PLANNER_TRIG 128          /* intervals of a CIRC's table of cos, sin of its angle (the per-cycle path pose) */
+#include "motion/interpolator.h"
+#include "motion/path.h"
+#include "motion/planner_blend.h"
 
 enum {
     PLANNER_OK = 0,
@@ -33,14 +33,6 @@ enum {
     PLANNER_ENOMODEL = -4,   /* a Cartesian move without a model that offers IK and FK */
     PLANNER_EGEOM = -5,      /* CIRC: start, via and target collinear or coincident */
 };
-
-typedef enum { PLANNER_PTP, PLANNER_LIN, PLANNER_CIRC } PlannerKind;
-
-/* Where a segment came from: the MOVE statement's file, line and column (file is borrowed, not copied). */
-typedef struct {
-    const char *file;
-    int line, col;
-} PlannerSrc;
 
 /* The WITH parameters of one MOVE, already resolved against the modal defaults by the caller. A value <= 0 (or
  * NaN) means "not given": speeds and accelerations then take the configuration's defaults (PTP: 100 %), TIME
@@ -55,6 +47,8 @@ typedef struct {
                            its minimum */
     double approx;      /* LIN/CIRC: blend when the remaining path is shorter than this, m (APPROX) */
     double approx_ptp;  /* PTP: blend over this fraction of the half move, [0, 1] (APPROX_PTP) */
+    int ik_target;      /* PTP: 1 when the target is a pose solved by IK; its singularity proximity is checked */
+    double sing_target; /* ... the singularity measure at that solution */
 } PlannerParams;
 
 /* What the planner did with a request, for the check report. */
@@ -65,9 +59,18 @@ enum {
     PLANNER_LOWERED_ACC = 8,    /* acceleration and jerk (ACC, ACC_PTP) lowered so the blend keeps the limits */
 };
 
-/* A PTP with an approximation zone, on a device with IK (that can move in Cartesian space), plans its jerk at
- * 1 - PLANNER_JERK_RESERVE of every limit: the room a LIN/CIRC successor needs to blend in (docs/MOTION.md §2). */
-#define PLANNER_JERK_RESERVE 0.25
+/* On a device with IK, a PTP with an approximation zone, and a PTP blending into one, plan their jerk at
+ * 1 - PLANNER_JERK_RESERVE of every limit: the predecessor's last jerk ramp and the successor's first (of the same sign where an axis keeps its
+ * direction) may coincide in the overlap, and a LIN/CIRC successor needs room too (docs/MOTION.md §2). */
+#define PLANNER_JERK_RESERVE 0.5
+
+/* Why a blend was shortened: the first limit the longest overlap o would break, at overlap time tau. */
+typedef struct {
+    int axis;            /* 0-based; -1: not known (a blend with a Cartesian segment) */
+    int qty;             /* 0: speed, 1: acceleration, 2: jerk */
+    double value, limit; /* the blended sum and the axis limit, in the axis's units (rad or m, per s^k) */
+    double o, tau;       /* s */
+} PlannerBlendWhy;
 
 typedef struct {
     int id;              /* segment number, from 1 */
@@ -84,34 +87,8 @@ typedef struct {
     double approx_req, approx_applied;
     int approx_ptp;
     PlannerSrc approx_src;
+    PlannerBlendWhy approx_why;
 } PlannerPushInfo;
-
-/* One segment, immutable once published. */
-typedef struct {
-    PlannerKind kind;    /* the segment's kind */
-    int id;
-    PlannerSrc src;
-    int n;                           /* axes */
-    double T;                        /* duration, s */
-    double zone_t;                   /* local time from which a successor may blend in (T: exact stop) */
-    double overlap;                  /* s of overlap with the predecessor when blended (0: none) */
-    double acc_req;                  /* the acceleration planned: ACC (m/s^2) or the ACC_PTP fraction */
-    double approx_req;               /* APPROX (m) or APPROX_PTP (fraction) requested */
-    double length;                   /* LIN/CIRC: path length, m */
-    double q0[PLANNER_MAX_AXES];     /* joint start (the previous segment's programmed end) */
-    double q1[PLANNER_MAX_AXES];     /* joint end */
-    Profile ax[PLANNER_MAX_AXES];    /* PTP: one synchronised profile per axis */
-    Profile path;                    /* LIN/CIRC: the path parameter s from 0 to 1 */
-    double p0[3], p1[3];             /* LIN/CIRC: start and target position */
-    double quat0[4], quat1[4];       /* start and target orientation (quat1 on quat0's side of the sphere) */
-    double omega;                    /* half the rotation angle between them (slerp angle) */
-    double centre[3], e1[3], e2[3];  /* CIRC: p(s) = centre + r (cos(phi s) e1 + sin(phi s) e2) */
-    double radius, phi;
-    int ntrig;                       /* CIRC: PLANNER_TRIG when trig holds cos, sin of phi k / PLANNER_TRIG for k = 0 ..
-                                        PLANNER_TRIG (the path pose then steps from the nearest), 0: libm only */
-    double trig[PLANNER_TRIG + 1][2];
-    double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
-} PlannerSegment;
 
 typedef struct {
     int dof;                                   /* axes, 1..PLANNER_MAX_AXES */
@@ -130,35 +107,6 @@ typedef struct {
     double jerk, jerk_ori;         /* LIN/CIRC path jerk, m/s^3 and rad/s^3 */
     int pose_every_cycle;          /* also give the pose (by FK) during PTP moves and blends */
 } PlannerConfig;
-
-/* The setpoint of one cycle. */
-typedef struct {
-    double t;
-    int n;
-    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
-    int has_pose;                  /* pos/quat valid (Cartesian segments; with pose_every_cycle always) */
-    double pos[3], quat[4];
-    int seg_id;                    /* the segment driving the motion (the newer one in a blend), 0: idle */
-    PlannerSrc src;                /* its statement */
-} PlannerSetpoint;
-
-typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for blend checks (planner_blend.c) */
-
-/* Consumer state of one segment being executed. */
-typedef struct {
-    const PlannerSegment *seg;     /* NULL: free */
-    double start;                  /* absolute start time */
-    /* slot_eval's last window of three points (x - dt, x, x + dt): a cycle one dt later shares two of them */
-    double wx;                     /* its x (local time), when wn */
-    int wn, w0;                    /* wn: a window is kept; w0: the row of wq holding q(x - dt), then x, x + dt */
-    double wq[3][PLANNER_MAX_AXES];
-    double wp[3][7];               /* the path pose (x, y, z, qw, qx, qy, qz) slot_q solved each row for; wp[r][0]
-                                    * NaN: none (the row came from the segment's ends or the cache) */
-    double tc[4];                  /* cache of cycle IK solutions at local times tc */
-    double qc[4][PLANNER_MAX_AXES];
-    int nc;
-    int ci;                        /* the entry written last (slot_q's usual cycle: ci, ci - 1, .. back in time) */
-} PlannerSlot;
 
 typedef struct Planner {
     PlannerConfig cfg;
@@ -206,17 +154,7 @@ int planner_last_target(const Planner *p, double *q, double *pos, double *quat);
 /* Message of the last failed push. */
 const char *planner_error(const Planner *p);
 
-/* --- consumer side (the cycle) --- */
-/* The setpoint at absolute time t (non-decreasing from call to call). Returns PLANNER_OK while moving,
- * PLANNER_IDLE at rest, PLANNER_EIK when the cycle's IK failed (sp->src names the statement; the planner then
- * holds the last good position until planner_reset). */
-int planner_sample(Planner *p, double t, PlannerSetpoint *sp);
 /* Drop every queued segment and hold at q (after an error or a stop; both sides must be quiet). */
 void planner_reset(Planner *p, const double *q);
-
-/* Pose of a LIN/CIRC segment at path parameter s in [0, 1] (exact endpoints at 0 and 1). */
-void planner_path_pose(const PlannerSegment *g, double s, double pos[3], double quat[4]);
-/* The same path continued beyond [0, 1] (line, circle and slerp extended; no clamping, no exact endpoints). */
-void planner_path_pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4]);
 
 #endif

@@ -6,7 +6,6 @@
 #include "motion/planner_blend.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,8 +27,6 @@
 #define LONE_DT 2.5e-4   /* s: but nodes stay at least this far apart in time at the path's peak speed */
 
 #define MAX2(a, b) ((a) > (b) ? (a) : (b))   /* (fmax is a libm call here, and this is the inner loop) */
-typedef double BlendV2 __attribute__((vector_size(16)));   /* two doubles per operation (lone_fold) */
-typedef int64_t BlendI2 __attribute__((vector_size(16)));
 #define MIN2(a, b) ((a) < (b) ? (a) : (b))
 
 /* One side of the blend. */
@@ -482,23 +479,7 @@ static void lone_fold(const PlannerBlendWork *w, const double *il, const Profile
     double v = s->v, a = s->a, j = s->j, v2 = v * v, va3 = 3 * v * a, v3 = v2 * v;
     const double *d0 = w->ld + (size_t)k * 3 * (size_t)n, *d1 = d0 + 3 * n;
     double r0 = r[0], r1 = r[1], r2 = r[2];
-    int i = 0;
-    /* two axes per operation (GCC vector extension: SSE2), the scalar loop's operations on each; the peaks taken
-     * axis by axis in the scalar loop's order */
-    const BlendV2 absm = (BlendV2)(BlendI2){INT64_MAX, INT64_MAX};
-    for (; i + 2 <= n; i += 2) {
-        BlendV2 a0, a1, b0, b1, c0, c1, l0, l1, l2;
-        memcpy(&a0, d0 + i, 16), memcpy(&a1, d1 + i, 16), memcpy(&b0, d0 + n + i, 16), memcpy(&b1, d1 + n + i, 16);
-        memcpy(&c0, d0 + 2 * n + i, 16), memcpy(&c1, d1 + 2 * n + i, 16);
-        memcpy(&l0, il + i, 16), memcpy(&l1, il + n + i, 16), memcpy(&l2, il + 2 * n + i, 16);
-        BlendV2 q1 = t * a0 + u * a1, q2 = t * b0 + u * b1, q3 = t * c0 + u * c1;
-        BlendV2 o0 = (BlendV2)((BlendI2)(q1 * v) & (BlendI2)absm) * l0;
-        BlendV2 o1 = (BlendV2)((BlendI2)(q1 * a + q2 * v2) & (BlendI2)absm) * l1;
-        BlendV2 o2 = (BlendV2)((BlendI2)(q1 * j + q2 * va3 + q3 * v3) & (BlendI2)absm) * l2;
-        r0 = MAX2(r0, o0[0]), r1 = MAX2(r1, o1[0]), r2 = MAX2(r2, o2[0]);
-        r0 = MAX2(r0, o0[1]), r1 = MAX2(r1, o1[1]), r2 = MAX2(r2, o2[1]);
-    }
-    for (; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         double q1 = t * d0[i] + u * d1[i], q2 = t * d0[n + i] + u * d1[n + i];
         double q3 = t * d0[2 * n + i] + u * d1[2 * n + i];
         double o0 = fabs(q1 * v) * il[i], o1 = fabs(q1 * a + q2 * v2) * il[n + i];

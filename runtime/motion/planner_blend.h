@@ -1,6 +1,6 @@
-/* planner_blend.h — internal to the planner (planner.c): the plan-time checks of the sampled stream of Cartesian
- * (LIN/CIRC) segments: a blend in which at least one of the two segments is Cartesian (docs/MOTION.md §3), and a
- * LIN/CIRC alone (§2).
+/* planner_blend.h — internal to the planner (planner.c; it knows segments, path.h, not the planner): the plan-time
+ * checks of the sampled stream of Cartesian (LIN/CIRC) segments: a blend in which at least one of the two segments
+ * is Cartesian (docs/MOTION.md §3), and a LIN/CIRC alone (§2).
  *
  * The check bounds what the executor's stream will show, not only the plan: a Cartesian segment's joint speed,
  * acceleration and jerk are central differences of its cycle IK solutions (their jerk, the difference of two
@@ -13,7 +13,10 @@
 #ifndef IRL_PLANNER_BLEND_H
 #define IRL_PLANNER_BLEND_H
 
-#include "motion/planner.h"
+#include "model.h"
+#include "motion/path.h"
+
+typedef struct PlannerBlendWork PlannerBlendWork; /* the producer's scratch for the checks */
 
 /* Per-axis limits the blended sum must keep (speed, acceleration, jerk; jerk may be INFINITY). */
 typedef struct {

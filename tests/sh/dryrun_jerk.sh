@@ -6,7 +6,8 @@
 # by design; the others pass); independently of runtime/exec/checks.c, the jerk recomputed from trace.csv
 # ((qdd_k - qdd_k-1) / cycle, the trace's 12 digits) stays within the limits to 1e-6 relative (the checks' own
 # tolerance for differentiated channels); and the report names the requests the planner lowered for the blends
-# (demo.irl: ACC_PTP at line 14, the PTP blending out of a LIN into another LIN).
+# (demo.irl: APPROX at line 13, the LIN whose blend into the PTP of line 14 was shortened, and APPROX_PTP at line 14,
+# that PTP's blend into the next LIN).
 # Then a lone LIN that passes 0.4 deg from the wrist singularity, on the cell with its wrist jerk limits at 50 rad/s^3:
 # the planner's lone stream check must slow it down so that no speed, acceleration or jerk limit is exceeded, and
 # the report must say so (SPEED lowered). The 33-sample bounds alone sampled 1.26 times axis 4's jerk limit (this
@@ -56,8 +57,10 @@ for p in demo pick_place lin_circ torque_violation; do
 done
 
 # the blend reshaping is reported with the statement's line
-grep -q 'demo.irl:14:3: note: arm ACC_PTP 1 lowered to' "$tmp/demo/report.txt" \
-    || note "demo: report.txt does not name the ACC_PTP lowered at line 14"
+grep -q 'demo.irl:13:3: note: arm APPROX 0.02 lowered to' "$tmp/demo/report.txt" \
+    || note "demo: report.txt does not name the APPROX lowered at line 13"
+grep -q 'demo.irl:14:3: note: arm APPROX_PTP 0.6 lowered to' "$tmp/demo/report.txt" \
+    || note "demo: report.txt does not name the APPROX_PTP lowered at line 14"
 
 # a lone LIN near the wrist singularity (q5 comes within 0.4 deg of 0; axes 4 and 6 turn by 2.9 rad)
 sed 's/jerk = 300 rad\/s^3;/jerk = 50 rad\/s^3;/' ../models/puma560_cell.irm >"$tmp/wrist.irm"

@@ -47,9 +47,10 @@ cd programs
 sed "s|DEVICE ff : FREEFLYER \"../models/freeflyer_vm.irm\"|DEVICE ff : CHAIN \"$root/models/freeflyer_dem_chain.irm\"|" \
     freeflyer_swing.irl >"$tmp/chain_swing.irl"
 grep -q 'DEVICE ff : CHAIN' "$tmp/chain_swing.irl" || fail "could not make the chain variant of freeflyer_swing.irl"
-# the chain's singularity measure (6 x 3 Jacobian of a planar arm) is 0 everywhere: that violation, and only it
+# the chain's singularity measure (6 x 3 Jacobian of a planar arm) is 0 everywhere, but the program moves by PTP
+# only, where singularity proximity is not checked (docs/RUNNING.md): no violation
 "$IRL" run --no-plots --out "$tmp/ch" "$tmp/chain_swing.irl" >"$tmp/ch.out" 2>&1
-[ $? -eq 1 ] && [ "$(grep -c ': error: ' "$tmp/ch.out")" -eq 1 ] && grep -q 'error: ff singularity' "$tmp/ch.out" ||
+[ $? -eq 0 ] && ! grep -q ': error: ' "$tmp/ch.out" && grep -q '^verdict: PASS' "$tmp/ch/report.txt" ||
     fail "chain twin: $(cat "$tmp/ch.out")"
 cd "$root"
 for d in ol dem sw; do grep -q '^verdict: PASS' "$tmp/$d/report.txt" || fail "$d: the checks do not pass"; done

@@ -145,6 +145,64 @@ UTEST(ptp_synchronised_exact_stop)
     planner_free(&p);
 }
 
+/* APPROX_PTP 50 % between two ordinary PTPs of the PUMA (a model with IK) with the cell's axis limits
+ * (models/puma560_cell.irm) is granted whole: every axis keeps its direction, and each PTP of the pair plans its
+ * jerk at half the limit, so the predecessor's last jerk ramp and the successor's first, coinciding in the overlap,
+ * keep their sum within it. The stream keeps every limit. A pair where axis 1 reverses at its full acceleration is shortened, and the planner
+ * says why: axis 1's acceleration, the blended sum beyond its limit. */
+UTEST(ptp_pair_approx_granted)
+{
+    static const double v[6] = {2.0, 2.0, 2.5, 4.0, 4.0, 4.0}, a[6] = {6, 5, 8, 15, 15, 15};
+    static const double j[6] = {60, 50, 80, 300, 300, 300};
+    const double d = M_PI / 180;
+    PlannerConfig c;
+    Planner p;
+    Model m;
+    ModelDesc *md = malloc(sizeof *md);
+    char err[256];
+    puma_planner_desc(md);
+    CHECK(model_open(&m, md, err, sizeof err) >= 0);
+    free(md);
+    planner_config_init(&c, 6);
+    c.model = &m;
+    for (int i = 0; i < 6; i++) c.limits[i].vmax = v[i], c.limits[i].amax = a[i], c.limits[i].jmax = j[i];
+    double home[6] = {0, 45 * d, -180 * d, 0, 45 * d, 0};
+    memcpy(c.q_start, home, sizeof home);
+    CHECK(planner_init(&p, &c) == PLANNER_OK);
+    double q1[6] = {20 * d, 55 * d, -170 * d, 10 * d, 60 * d, 0}, q2[6] = {50 * d, 70 * d, -150 * d, 30 * d, 80 * d, 20 * d};
+    PlannerParams par = no_params;
+    par.approx_ptp = 0.5;
+    PlannerPushInfo i1, i2;
+    CHECK(planner_push_ptp(&p, q1, &par, (PlannerSrc){"t.irl", 5, 3}, &i1) == PLANNER_OK);
+    CHECK(planner_push_ptp(&p, q2, &no_params, (PlannerSrc){"t.irl", 6, 3}, &i2) == PLANNER_OK);
+    double zone = fmin(0.25 * i1.duration, 0.5 * i2.duration);
+    printf("#   same directions: overlap %.6f s of the zone %.6f s, lowered %d\n", i2.overlap, zone, i2.lowered);
+    CHECK(i2.overlap == zone && !(i2.lowered & PLANNER_LOWERED_APPROX));
+    Stream s = {0};
+    double dt = 1e-3;
+    run(&p, dt, &s);
+    CHECK(s.status == 0);
+    CHECK(stream_limits(&p, &s, dt, 1e-9, 1e-6) == 0);
+    /* axis 1 there and back, each way at its full acceleration: the overlap sums two decelerations */
+    planner_reset(&p, home);
+    double r1[6], r2[6];
+    memcpy(r1, home, sizeof home), memcpy(r2, home, sizeof home);
+    r1[0] = 1.0;
+    CHECK(planner_push_ptp(&p, r1, &par, (PlannerSrc){"t.irl", 8, 3}, &i1) == PLANNER_OK);
+    CHECK(planner_push_ptp(&p, r2, &no_params, (PlannerSrc){"t.irl", 9, 3}, &i2) == PLANNER_OK);
+    const PlannerBlendWhy *w = &i2.approx_why;
+    printf("#   axis 1 reversing: overlap %.6f s of %.6f s; why: axis %d quantity %d, %.6g beyond %.6g\n", i2.overlap,
+           fmin(0.25 * i1.duration, 0.5 * i2.duration), w->axis + 1, w->qty, w->value, w->limit);
+    CHECK((i2.lowered & PLANNER_LOWERED_APPROX) && i2.approx_ptp && i2.approx_src.line == 8);
+    CHECK(i2.approx_applied < 0.5 && w->axis == 0 && w->qty == 1 && fabs(w->value) > a[0] && w->limit == a[0]);
+    run(&p, dt, &s);
+    CHECK(s.status == 0);
+    CHECK(stream_limits(&p, &s, dt, 1e-9, 1e-6) == 0);
+    free(s.sp);
+    planner_free(&p);
+    model_close(&m);
+}
+
 UTEST(random_ptp_blends)
 {
     PlannerConfig c;
@@ -993,6 +1051,7 @@ UTEST(cycle_shortcut_and_differences)
 int main(void)
 {
     RUN(ptp_synchronised_exact_stop);
+    RUN(ptp_pair_approx_granted);
     RUN(random_ptp_blends);
     RUN(queue_full_and_flush);
     RUN(blend_window_start_jerk);

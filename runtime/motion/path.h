@@ -1,0 +1,136 @@
+/* path.h — one planned segment (PlannerSegment: PTP, LIN or CIRC, immutable once published) and the pose of a
+ * LIN/CIRC segment at its path parameter s (a line or a circle, the orientation by slerp). Shared by the planner
+ * (planner.c), its blend checks (planner_blend.c) and the interpolator (interpolator.c); the pose functions are
+ * inline because the interpolator's IK point calls them every cycle. */
+#ifndef IRL_PATH_H
+#define IRL_PATH_H
+
+#include <math.h>
+#include <string.h>
+
+#include "geom.h"
+#include "model.h"
+#include "motion/profile.h"
+
+#define PLANNER_MAX_AXES 12       /* the language's JOINT holds at most 12 axes */
+#define PLANNER_PATH_SAMPLES 32   /* intervals of the joint-space pre-sampling of a Cartesian path */
+#define PLANNER_TRIG 128          /* intervals of a CIRC's table of cos, sin of its angle (the per-cycle path pose) */
+
+typedef enum { PLANNER_PTP, PLANNER_LIN, PLANNER_CIRC } PlannerKind;
+
+/* Where a segment came from: the MOVE statement's file, line and column (file is borrowed, not copied). */
+typedef struct {
+    const char *file;
+    int line, col;
+} PlannerSrc;
+
+/* One segment, immutable once published. */
+typedef struct {
+    PlannerKind kind;    /* the segment's kind */
+    int id;
+    PlannerSrc src;
+    int n;                           /* axes */
+    double T;                        /* duration, s */
+    double zone_t;                   /* local time from which a successor may blend in (T: exact stop) */
+    double overlap;                  /* s of overlap with the predecessor when blended (0: none) */
+    double acc_req;                  /* the acceleration planned: ACC (m/s^2) or the ACC_PTP fraction */
+    double approx_req;               /* APPROX (m) or APPROX_PTP (fraction) requested */
+    double length;                   /* LIN/CIRC: path length, m */
+    int ik_target;                   /* PTP: its target was a pose solved by IK (PlannerParams.ik_target) */
+    double sing_target;              /* ... and the singularity measure there */
+    double q0[PLANNER_MAX_AXES];     /* joint start (the previous segment's programmed end) */
+    double q1[PLANNER_MAX_AXES];     /* joint end */
+    Profile ax[PLANNER_MAX_AXES];    /* PTP: one synchronised profile per axis */
+    Profile path;                    /* LIN/CIRC: the path parameter s from 0 to 1 */
+    double p0[3], p1[3];             /* LIN/CIRC: start and target position */
+    double quat0[4], quat1[4];       /* start and target orientation (quat1 on quat0's side of the sphere) */
+    double omega;                    /* half the rotation angle between them (slerp angle) */
+    double centre[3], e1[3], e2[3];  /* CIRC: p(s) = centre + r (cos(phi s) e1 + sin(phi s) e2) */
+    double radius, phi;
+    int ntrig;                       /* CIRC: PLANNER_TRIG when trig holds cos, sin of phi k / PLANNER_TRIG for k = 0 ..
+                                        PLANNER_TRIG (the path pose then steps from the nearest), 0: libm only */
+    double trig[PLANNER_TRIG + 1][2];
+    double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
+} PlannerSegment;
+
+/* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
+static inline __attribute__((always_inline)) void planner_slerp(double r[4], const double a[4], const double b[4],
+                                                                double omega, double s)
+{
+    double ka, kb;
+    if (omega < 1e-6) {         /* nearly equal: normalised linear interpolation (error O(omega^3)) */
+        ka = 1 - s;
+        kb = s;
+    } else {
+        double so = sin(omega);
+        ka = sin((1 - s) * omega) / so;
+        kb = sin(s * omega) / so;
+    }
+    double x[4];   /* r may alias a or b: every component computed first */
+    for (int i = 0; i < 4; i++) x[i] = ka * a[i] + kb * b[i];
+    double n = 1.0 / sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+    for (int i = 0; i < 4; i++) r[i] = x[i] * n;
+}
+
+
+/* The same path continued beyond [0, 1] (line, circle and slerp extended; no clamping, no exact endpoints). */
+static inline __attribute__((always_inline)) void planner_path_pose_ext(const PlannerSegment *g, double s,
+                                                                        double pos[3], double quat[4])
+{
+    double x, y, z;
+    if (g->kind == PLANNER_CIRC) {
+        double a = g->phi * s, c, d;
+        if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {
+            /* cos and sin of a from the nearest node of the table (|u| <= pi / PLANNER_TRIG: the series' next terms,
+             * u^8 / 8! and u^9 / 9!, are below 4e-18) instead of libm's sincos (a third of its cost) */
+            int k = (int)(s * PLANNER_TRIG + 0.5);
+            double u = a - g->phi * k / PLANNER_TRIG, u2 = u * u;
+            double cu = 1 - u2 * (1.0 / 2 - u2 * (1.0 / 24 - u2 * (1.0 / 720)));
+            double su = u * (1 - u2 * (1.0 / 6 - u2 * (1.0 / 120 - u2 * (1.0 / 5040))));
+            const double *t = g->trig[k];
+            c = g->radius * (t[0] * cu - t[1] * su);
+            d = g->radius * (t[1] * cu + t[0] * su);
+        } else {
+            c = g->radius * cos(a);
+            d = g->radius * sin(a);
+        }
+        x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
+        y = g->centre[1] + c * g->e1[1] + d * g->e2[1];
+        z = g->centre[2] + c * g->e1[2] + d * g->e2[2];
+    } else {
+        x = g->p0[0] + s * (g->p1[0] - g->p0[0]);
+        y = g->p0[1] + s * (g->p1[1] - g->p0[1]);
+        z = g->p0[2] + s * (g->p1[2] - g->p0[2]);
+    }
+    pos[0] = x, pos[1] = y, pos[2] = z;
+    planner_slerp(quat, g->quat0, g->quat1, g->omega, s);
+}
+
+
+/* Pose of a LIN/CIRC segment at path parameter s in [0, 1] (exact endpoints at 0 and 1). */
+static inline __attribute__((always_inline)) void planner_path_pose(const PlannerSegment *g, double s, double pos[3],
+                                                                    double quat[4])
+{
+    if (s <= 0) {
+        v3_copy(pos, g->p0);
+        memcpy(quat, g->quat0, 4 * sizeof *quat);
+    } else if (s >= 1) {
+        v3_copy(pos, g->p1);
+        memcpy(quat, g->quat1, 4 * sizeof *quat);
+    } else {
+        planner_path_pose_ext(g, s, pos, quat);
+    }
+}
+
+
+/* Pose of the tool at q by forward kinematics (quaternion w >= 0). */
+static inline int planner_fk_pose(Model *m, const double *q, double pos[3], double quat[4])
+{
+    double R[9];
+    int st = model_fk(m, q, -1, pos, R);
+    if (st < 0) return st;
+    m3_to_quat(quat, R);
+    return 0;
+}
+
+#endif
