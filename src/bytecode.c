@@ -15,7 +15,7 @@
 /* ---- Layout constants (docs/BYTECODE.md). ------------------------------------------------------------------ */
 static const unsigned char bc_magic[8] = {'I', 'R', 'L', 'C', '\r', '\n', 0x1a, '\n'};
 enum {
-    BC_VERSION = 1,
+    BC_VERSION = 2,
     BC_HEADER = 24,        /* magic 8, version 4, flags 4, length 4, crc 4 */
     BC_CRC_AT = 20,        /* offset of the checksum field; the CRC covers [BC_HEADER, length) */
     BC_SECTION_HEAD = 12,  /* tag 4, count 4, size 4 */

@@ -18,7 +18,7 @@ const VmBuiltinInfo irl_builtininfo[VB_COUNT] = {
 };
 
 const VmSysvarInfo irl_sysvarinfo[SV_COUNT] = {
-#define X(name, nslots, ro) {#name, nslots, ro},
+#define X(name, nslots, ro) {#name, nslots, ro, SVO_##name},
     IRL_SYSVARS(X)
 #undef X
 };

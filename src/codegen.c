@@ -351,21 +351,11 @@ static int place_load(Gen *g, Place *p, int n, int dst)
         emit_abc(g, OP_LOADR, dst, a, n);
         return dst;
     }
-    case PL_SYS: {
-        int full = irl_sysvarinfo[p->index].nslots;
+    case PL_SYS:
         if (p->index == SV_TIME) motion_sync(g);
-        if (p->off == 0 && n == full) {
-            if (dst < 0) dst = alloc_regs(g, n);
-            emit_abc(g, OP_GETSYS, dst, p->index, n);
-            return dst;
-        }
-        int t = alloc_regs(g, full);
-        emit_abc(g, OP_GETSYS, t, p->index, full);
-        if (dst < 0) return t + p->off;
-        if (n == 1) emit_abc(g, OP_MOV, dst, t + p->off, 0);
-        else emit_abc(g, OP_MOVN, dst, t + p->off, n);
+        if (dst < 0) dst = alloc_regs(g, n);
+        emit_abc(g, OP_GETSYS, dst, irl_sysvarinfo[p->index].offset + p->off, n);
         return dst;
-    }
     case PL_IO: {
         if (dst < 0) dst = alloc_regs(g, 1);
         emit_abx(g, OP_LOADI, dst, (uint32_t)p->index);
@@ -404,19 +394,7 @@ static void place_store(Gen *g, Place *p, int src, int n)
         emit_abc(g, OP_STORER, a, src, n);
         return;
     }
-    case PL_SYS: {
-        int full = irl_sysvarinfo[p->index].nslots;
-        if (p->off == 0 && n == full) {
-            emit_abc(g, OP_SETSYS, src, p->index, n);
-            return;
-        }
-        int t = alloc_regs(g, full);
-        emit_abc(g, OP_GETSYS, t, p->index, full);
-        if (n == 1) emit_abc(g, OP_MOV, t + p->off, src, 0);
-        else emit_abc(g, OP_MOVN, t + p->off, src, n);
-        emit_abc(g, OP_SETSYS, t, p->index, full);
-        return;
-    }
+    case PL_SYS: emit_abc(g, OP_SETSYS, src, irl_sysvarinfo[p->index].offset + p->off, n); return;
     case PL_IO: {
         int t = alloc_regs(g, 2);
         emit_abx(g, OP_LOADI, t, (uint32_t)p->index);
@@ -1064,8 +1042,15 @@ static void stmt_for(Gen *g, Node *s)
     loop_body(g, &s->list, &exits);
     at(g, s->loc);
     if (!direct) place_load(g, &p, 1, c);
-    emit_abc(g, OP_FORLOOP, c, lim, 0);
-    patch_to(g, emit_jump(g), top);
+    int back = top - (here(g) + 1);
+    if (back >= INT16_MIN) {
+        emit_abc(g, OP_FORLOOP, c, lim, (unsigned)back);
+    } else { /* beyond sC's reach: FORLOOP steps over its exit JMP onto a JMP back */
+        emit_abc(g, OP_FORLOOP, c, lim, 1);
+        int exit = emit_jump(g);
+        patch_to(g, emit_jump(g), top);
+        patch_here(g, exit);
+    }
     patch_here(g, out);
     patch_here(g, exits);
 }

@@ -1,6 +1,6 @@
 /* disasm.c — the disassembler, table-driven from opcodes.h: each operand printed by its kind (registers R3,
- * register runs R3..R6, constants by value, jumps by target pc, routines, built-ins and system variables by name),
- * then the instruction's source position. It trusts nothing it prints: out-of-range operands show as such, so it
+ * register runs R3..R6, constants by value, jumps by target pc, routines, built-ins and system variables by name,
+ * a part of one as $TOOL+3), then the instruction's source position. It trusts nothing it prints: out-of-range operands show as such, so it
  * can also list a chunk the verifier rejected. */
 #include "disasm.h"
 
@@ -104,10 +104,17 @@ static void print_operand(const Chunk *c, int pc, Instr ins, int k, uint32_t x, 
         if (x < VB_COUNT) fputs(irl_builtininfo[x].name, out);
         else fprintf(out, "builtin%u?", x);
         break;
-    case OPK_SYSVAR:
-        if (x < SV_COUNT) fprintf(out, "$%s", irl_sysvarinfo[x].name);
-        else fprintf(out, "sysvar%u?", x);
+    case OPK_SYSSLOT: {
+        if (x >= SV_SLOTS) {
+            fprintf(out, "sys%u?", x);
+            break;
+        }
+        int i = SV_COUNT - 1;
+        while (irl_sysvarinfo[i].offset > (int)x) i--;
+        fprintf(out, "$%s", irl_sysvarinfo[i].name);
+        if (x > (uint32_t)irl_sysvarinfo[i].offset) fprintf(out, "+%u", x - (uint32_t)irl_sysvarinfo[i].offset);
         break;
+    }
     case OPK_MOTION:
         if (x < MK_COUNT) fprintf(out, "\"%s\"", irl_motion_names[x]);
         else fprintf(out, "motion%u?", x);

@@ -22,12 +22,16 @@
  * instruction when a jump offset is added (jump target = pc of the instruction + 1 + sBx).
  *
  * Test instructions (flag OPF_TEST) are always followed by a JMP: when their condition holds the VM takes that
- * jump, otherwise it skips it (Lua's "test, then jump" pair, executed in one dispatch).
+ * jump, otherwise it skips it (Lua's "test, then jump" pair, executed in one dispatch). FORLOOP, which closes
+ * every pass of a loop, carries its own backward offset in sC instead (a body longer than sC reaches gets a
+ * forward sC onto a JMP back, see codegen.c's stmt_for).
  *
  * Operand kinds (OPK_*) say what each field means so the verifier can check it against the chunk and the
  * routine it belongs to: registers < frame size, register runs A..A+count within the frame, constant indices
- * < pool size, jump targets inside the same routine and onto an instruction that is not the JMP of a test pair,
- * routine / built-in / system-variable / motion ids < their table sizes, globals < nglobals. */
+ * < pool size, jump targets (JMP, FORLOOP) inside the same routine and onto an instruction that is not the JMP of
+ * a test pair,
+ * routine / built-in / motion ids < their table sizes, system-variable slots inside one variable, globals <
+ * nglobals. */
 #ifndef IRL_OPCODES_H
 #define IRL_OPCODES_H
 
@@ -45,13 +49,14 @@ typedef enum {
     OPK_KINT,    /* index into the INT constant pool */
     OPK_KREAL,   /* index into the REAL constant pool */
     OPK_KSTR,    /* index into the STRING constant pool */
-    OPK_JUMP,    /* sBx: signed jump offset (iABx only) */
+    OPK_JUMP,    /* signed jump offset: sBx (JMP, wide) or sC (FORLOOP) */
     OPK_SIMM,    /* signed immediate (sB, sC, or sBx when wide) */
     OPK_UIMM,    /* unsigned immediate (a length, an offset, a bound) */
     OPK_BOOL,    /* 0 or 1 */
     OPK_ROUTINE, /* index into the routine table */
     OPK_BUILTIN, /* VmBuiltin id (IRL_VM_BUILTINS below) */
-    OPK_SYSVAR,  /* VmSysvar id (IRL_SYSVARS below) */
+    OPK_SYSSLOT, /* slot offset in the system-variable block (SVO_* below); the run (OPK_COUNT) stays inside
+                    one variable */
     OPK_MOTION,  /* MotionKind (IRL_MOTION_KINDS below) */
     OPK_WIDE,    /* this field is the high half of Bx */
 } OpndKind;
@@ -138,8 +143,8 @@ enum {
     X(JMP, OPK_NONE, OPK_JUMP, OPK_WIDE, OPF_END, "pc += sBx")                                                 \
     X(FORPREP, OPK_REG, OPK_RUN, OPK_NONE, OPF_TEST | OPF_CHECK,                                               \
       "FOR counter R[A], limit R[B], step R[B+1]: step 0 raises ERR_MATH; jump (out) if the loop runs 0 times") \
-    X(FORLOOP, OPK_REG, OPK_RUN, OPK_NONE, OPF_TEST,                                                           \
-      "n := R[A].i + R[B+1].i; if n within the limit R[B].i (no overflow): R[A].i := n, jump (back)")          \
+    X(FORLOOP, OPK_REG, OPK_RUN, OPK_JUMP, 0,                                                                  \
+      "n := R[A].i + R[B+1].i; if n within the limit R[B].i (no overflow): R[A].i := n, pc += sC")             \
     X(CALL, OPK_RUN, OPK_ROUTINE, OPK_NONE, OPF_CHECK,                                                         \
       "call routine B with a new frame at R[A] (arguments already there); the result comes back in R[A..)")    \
     X(RET, OPK_RUN, OPK_COUNT, OPK_NONE, OPF_END, "return R[A..A+B) to the caller (into the frame's first B slots)") \
@@ -165,8 +170,8 @@ enum {
     X(SKIP, OPK_NONE, OPK_NONE, OPK_NONE, OPF_END, "in a handler: resume after the failed statement")          \
     X(ERRNO, OPK_REG, OPK_NONE, OPK_NONE, 0, "R[A].i := the code of the error last handled (0: none)")         \
     /* system variables and the motion door */                                                                 \
-    X(GETSYS, OPK_RUN, OPK_SYSVAR, OPK_COUNT, 0, "R[A..A+C) := system variable B (C = its slot count)")        \
-    X(SETSYS, OPK_RUN, OPK_SYSVAR, OPK_COUNT, OPF_CHECK, "system variable B := R[A..A+C)")                     \
+    X(GETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "R[A..A+C) := SYS[B..B+C) (a system variable or part of it)") \
+    X(SETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "SYS[B..B+C) := R[A..A+C) (not of a read-only variable)")     \
     X(MOTION, OPK_RUN, OPK_MOTION, OPK_COUNT, OPF_CHECK,                                                       \
       "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")
 
@@ -278,9 +283,20 @@ typedef enum {
     SV_COUNT
 } VmSysvar;
 
+/* Where each system variable lives in the VM's block SYS of SV_SLOTS slots, in IRL_SYSVARS order: SVO_SPEED,
+ * SVO_TOOL, ... (the *_LAST names only make the next offset follow). The code generator puts these offsets into
+ * GETSYS/SETSYS, so the VM does one load or store. */
+enum {
+#define X(name, nslots, ro) SVO_##name, SVO_##name##_LAST = SVO_##name + (nslots) - 1,
+    IRL_SYSVARS(X)
+#undef X
+    SV_SLOTS
+};
+
 typedef struct VmSysvarInfo {
     const char *name;
     int nslots, readonly;
+    int offset; /* SVO_NAME */
 } VmSysvarInfo;
 extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
 

@@ -149,6 +149,14 @@ static uint32_t field(Instr ins, int f, bool wide)
     return f == 0 ? INSTR_A(ins) : f == 1 ? INSTR_B(ins) : INSTR_C(ins);
 }
 
+/* The system variable whose slots include slot x (< SV_SLOTS). */
+static const VmSysvarInfo *sysvar_at(unsigned x)
+{
+    int i = SV_COUNT - 1;
+    while (irl_sysvarinfo[i].offset > (int)x) i--;
+    return &irl_sysvarinfo[i];
+}
+
 /* Number of slots the register run starting in field f of ins covers; -1 after reporting an inconsistency. */
 static int64_t run_length(Verifier *v, Instr ins, int f)
 {
@@ -173,11 +181,13 @@ static int64_t run_length(Verifier *v, Instr ins, int f)
         return (int64_t)INSTR_C(ins) > b->nresult ? INSTR_C(ins) : (unsigned)b->nresult;
     }
     case OP_GETSYS: case OP_SETSYS: {
-        const VmSysvarInfo *s = &irl_sysvarinfo[INSTR_B(ins)];
-        if ((int)INSTR_C(ins) != s->nslots)
-            return fail(v, "$%s has %d slots, not %u", s->name, s->nslots, INSTR_C(ins));
+        const VmSysvarInfo *s = sysvar_at(INSTR_B(ins)); /* B checked before the runs */
+        unsigned first = INSTR_B(ins) - (unsigned)s->offset, n = INSTR_C(ins);
+        if (n < 1) return fail(v, "moves no slot of $%s", s->name);
+        if (first + n > (unsigned)s->nslots)
+            return fail(v, "slots %u..%u of $%s, which has %d", first, first + n - 1, s->name, s->nslots);
         if (op == OP_SETSYS && s->readonly) return fail(v, "$%s is read-only", s->name);
-        return s->nslots;
+        return n;
     }
     default:
         (void)f;
@@ -225,14 +235,14 @@ static int check_operands(Verifier *v, const ChunkRoutine *r, int pc)
         case OPK_BUILTIN:
             if (x >= VB_COUNT) return fail(v, "built-in %u (there are %d)", x, VB_COUNT);
             break;
-        case OPK_SYSVAR:
-            if (x >= SV_COUNT) return fail(v, "system variable %u (there are %d)", x, SV_COUNT);
+        case OPK_SYSSLOT:
+            if (x >= SV_SLOTS) return fail(v, "system-variable slot %u (there are %d)", x, SV_SLOTS);
             break;
         case OPK_MOTION:
             if (x >= MK_COUNT) return fail(v, "motion statement kind %u (there are %d)", x, MK_COUNT);
             break;
         case OPK_JUMP:
-            if (!wide) return fail(v, "a jump offset must be a wide operand");
+            if (f != (wide ? 1 : 2)) return fail(v, "a jump offset must be sBx or sC");
             break;
         default: /* registers below; SIMM, UIMM, COUNT, WIDE: any value */
             break;
@@ -259,8 +269,19 @@ static int check_operands(Verifier *v, const ChunkRoutine *r, int pc)
     return 0;
 }
 
-/* The target of the jump at pc (JMP: pc + 1 + sBx), in 64 bits so no offset overflows. */
-static int64_t jump_target(const Chunk *c, int pc) { return (int64_t)pc + 1 + INSTR_SBX(c->code[pc]); }
+/* The target of the jump at pc (JMP: pc + 1 + sBx, FORLOOP: pc + 1 + sC), in 64 bits so no offset overflows. */
+static int64_t jump_target(const Chunk *c, int pc)
+{
+    Instr ins = c->code[pc];
+    return (int64_t)pc + 1 + (irl_opinfo[INSTR_OP(ins)].kc == OPK_WIDE ? INSTR_SBX(ins) : INSTR_SC(ins));
+}
+
+/* Does the instruction jump (JMP, FORLOOP)? */
+static bool is_jump(Instr ins)
+{
+    const OpInfo *info = &irl_opinfo[INSTR_OP(ins)];
+    return info->kb == OPK_JUMP || info->kc == OPK_JUMP;
+}
 
 /* One routine: operands, test pairs, jump targets, no falling off the end, the handler entered only by an error,
  * RETRY/SKIP/RERAISE only inside the handler. pair[] marks the JMPs that belong to a test. */
@@ -285,7 +306,7 @@ static int check_routine_code(Verifier *v, int ri, unsigned char *pair)
     for (int pc = r->entry; pc < r->end; pc++) {
         v->pc = pc;
         unsigned op = INSTR_OP(c->code[pc]);
-        if (op == OP_JMP) {
+        if (is_jump(c->code[pc])) {
             int64_t t = jump_target(c, pc);
             int lo = pc < body_end ? r->entry : body_end, hi = pc < body_end ? body_end : r->end;
             if (t < r->entry || t >= r->end) return fail(v, "jumps to %lld, outside its routine", (long long)t);

@@ -37,7 +37,7 @@ typedef struct Vm {
     VmFrame *frames;
     int32_t nframes;
     int64_t errno_;          /* the code of the error last taken by a handler (ERRNO outside handlers) */
-    Value *sys;              /* system variables, laid out in IRL_SYSVARS order */
+    Value *sys;              /* system variables: SV_SLOTS slots at their SVO_* offsets (opcodes.h) */
     FILE *out, *err;         /* PRINT output, error reports */
     VmTraceFn trace;
     void *trace_ctx;

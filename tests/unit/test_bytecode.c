@@ -75,6 +75,23 @@ UTEST(valid_chunk_verifies)
     chunk_free(&c);
 }
 
+/* The forms the code generator emits beside the valid chunk's: a FORLOOP jumping back by sC, a part of a
+ * system variable, a whole one. */
+UTEST(verifier_accepts_forloop_and_sysvar_parts)
+{
+    const Instr forms[] = {instr_abc(OP_FORLOOP, 1, 2, (uint16_t)-2), instr_abc(OP_GETSYS, 0, SVO_TOOL + 3, 4),
+                           instr_abc(OP_SETSYS, 1, SVO_BASE + 6, 1), instr_abc(OP_GETSYS, 3, SVO_TIME, 1)};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        Chunk c;
+        make_valid(&c);
+        c.code[7] = forms[i];
+        int rc = verify_chunk(&c, msg, sizeof msg);
+        if (rc) printf("#   form %zu: %s\n", i, msg);
+        CHECK(rc == 0);
+        chunk_free(&c);
+    }
+}
+
 /* One verifier rule: build the valid chunk, break it with `stmt`, expect a message containing `want`. */
 #define REJECT(want, ...)                                                                                      \
     do {                                                                                                       \
@@ -111,10 +128,12 @@ UTEST(verifier_operands)
     REJECT("built-in SIN takes 1 argument slots, not 2", c.code[7] = instr_abc(OP_BUILTIN, 0, VB_SIN, 2));
     REJECT("R1..R4 are outside", c.code[7] = instr_abc(OP_BUILTIN, 1, VB_ORIZYX, 3));
     REJECT("R0..R12 are outside", c.code[7] = instr_abc(OP_BUILTIN, 0, VB_JOINT, 2));
-    REJECT("system variable 40", c.code[7] = instr_abc(OP_GETSYS, 0, 40, 1));
-    REJECT("$SPEED has 1 slots, not 2", c.code[7] = instr_abc(OP_GETSYS, 0, SV_SPEED, 2));
-    REJECT("R0..R6 are outside", c.code[7] = instr_abc(OP_GETSYS, 0, SV_TOOL, 7));
-    REJECT("$TIME is read-only", c.code[7] = instr_abc(OP_SETSYS, 0, SV_TIME, 1));
+    REJECT("system-variable slot 40 (there are 22)", c.code[7] = instr_abc(OP_GETSYS, 0, 40, 1));
+    REJECT("slots 0..1 of $SPEED, which has 1", c.code[7] = instr_abc(OP_GETSYS, 0, SVO_SPEED, 2));
+    REJECT("slots 4..7 of $TOOL, which has 7", c.code[7] = instr_abc(OP_GETSYS, 0, SVO_TOOL + 4, 4));
+    REJECT("moves no slot of $BASE", c.code[7] = instr_abc(OP_SETSYS, 0, SVO_BASE + 2, 0));
+    REJECT("R0..R6 are outside", c.code[7] = instr_abc(OP_GETSYS, 0, SVO_TOOL, 7));
+    REJECT("$TIME is read-only", c.code[7] = instr_abc(OP_SETSYS, 0, SVO_TIME, 1));
     REJECT("motion statement kind 200", c.code[7] = instr_abc(OP_MOTION, 0, 200, 0));
     REJECT("R2..R5 are outside", c.code[7] = instr_abc(OP_MOTION, 2, MK_WAIT, 4));
     REJECT("R3..R4 are outside the frame", c.code[7] = instr_abc(OP_FORLOOP, 0, 3, 0));
@@ -138,6 +157,13 @@ UTEST(verifier_control_flow)
     REJECT("the body runs into the ON ERROR handler", c.routines[0].handler = 8);
     REJECT("when the test skips its jump", c.routines[0].handler = 5);
     REJECT("into the ON ERROR handler", (c.code[8] = instr_abc(OP_HALT, 0, 0, 0), c.routines[0].handler = 6));
+    /* FORLOOP at 7 over R1 with limit and step in R2..R3, jumping back by its own sC */
+    REJECT("jumps to 18, outside its routine", c.code[7] = instr_abc(OP_FORLOOP, 1, 2, 10));
+    REJECT("jumps to -1, outside", c.code[7] = instr_abc(OP_FORLOOP, 1, 2, (uint16_t)-9));
+    REJECT("jumps to 4, into the middle of a test-and-jump pair", c.code[7] = instr_abc(OP_FORLOOP, 1, 2, (uint16_t)-4));
+    REJECT("jumps to 9, into the ON ERROR handler",
+           (c.code[7] = instr_abc(OP_FORLOOP, 1, 2, 1), c.code[8] = instr_abc(OP_HALT, 0, 0, 0),
+            c.routines[0].handler = 9));
     /* A proper handler: the body ends, the handler may RETRY, SKIP, RERAISE and jump back into the body. */
     Chunk c;
     make_valid(&c);
@@ -282,7 +308,7 @@ UTEST(reader_rejects_damage)
 {
     DAMAGED("bad magic", 0, b[1] = 'X');
     DAMAGED("bad magic", 0, n = 5);
-    DAMAGED("format version 2", 0, wr32(b + 8, 2));
+    DAMAGED("bytecode format version 1, this irl reads version 2 (recompile the program)", 0, wr32(b + 8, 1));
     DAMAGED("unknown flags 0x4", 0, wr32(b + 12, 4));
     DAMAGED("truncated: 20 bytes", 0, n = 20);
     DAMAGED("truncated: 100 bytes of the", 0, n = 100);
@@ -516,6 +542,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "mutate") == 0) return mutate_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "flips") == 0) return flips_main(argc, argv);
     RUN(valid_chunk_verifies);
+    RUN(verifier_accepts_forloop_and_sysvar_parts);
     RUN(verifier_operands);
     RUN(verifier_control_flow);
     RUN(verifier_tables);
