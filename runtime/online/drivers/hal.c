@@ -91,7 +91,8 @@ typedef struct {
     double dt, scale[DRIVER_MAX_AXES], q0[DRIVER_MAX_AXES];
     long low, high, maxdepth;
     long written, consumed;                /* samples written; taken by the servo thread */
-    int underruns0;                        /* the streamer's count once the stream was filled */
+    const hal_data_u *underruns;           /* streamer.N.underruns (the stream's own count stays 0) */
+    int underruns0;                        /* its value once the servo thread took from the filled stream */
     int64_t progress_at;                   /* when the servo thread last took a sample, ns */
     HalSample *ring;                       /* maxdepth + 1 samples, indexed by sample number */
     long nring;
@@ -320,14 +321,20 @@ static int hal_enable(void *state, char *err, size_t errlen)
     if (hal_stream_depth(&h->stream) != 0)
         return snprintf(err, errlen, "hal: streamer channel %d already holds %d samples: another writer "
                         "(halstreamer?) uses it", h->o.channel, hal_stream_depth(&h->stream)), -1;
+    char pin[HAL_NAME_LEN + 1];
+    hal_type_t type;
+    hal_data_u *under;
+    snprintf(pin, sizeof pin, "streamer.%d.underruns", h->o.channel);
+    if (hal_get_pin_value_by_name(pin, &type, &under, NULL) < 0 || type != HAL_S32)
+        return snprintf(err, errlen, "hal: no s32 pin %s: is this stream streamer's?", pin), -1;
+    h->underruns = under;
     double zero[DRIVER_MAX_AXES] = {0};
     for (long k = 0, fill = (h->low + h->high) / 2; k < fill; k++)
         if (put_sample(h, h->q0, zero, 0) < 0) return snprintf(err, errlen, "hal: cannot pre-fill the stream"), -1;
-    h->underruns0 = hal_stream_num_underruns(&h->stream);
     if (!wait_for(h, fmax(h->o.stall, 50 * h->dt), taken_two))
         return snprintf(err, errlen, "hal: the servo thread does not read streamer channel %d (addf streamer.%d "
                         "to a thread, then start)", h->o.channel, h->o.channel), -1;
-    h->underruns0 = hal_stream_num_underruns(&h->stream);
+    h->underruns0 = h->underruns->s;
     h->consumed = h->written - hal_stream_depth(&h->stream);
     h->progress_at = rt_os_now();
     *h->p->enable = 1;
@@ -340,11 +347,13 @@ static void check_faults(Hal *h, int64_t now)
     const char *nm = h->o.name;
     char *f = h->fault_text;
     size_t n = sizeof h->fault_text;
-    int under = hal_stream_num_underruns(&h->stream) - h->underruns0;
+    int under = h->underruns->s - h->underruns0;
     if (*h->p->estop) snprintf(f, n, "hal: E-stop (%s.estop)", nm);
     else if (*h->p->fault) snprintf(f, n, "hal: %s.fault is TRUE (drive fault)", nm);
     else if (!*h->p->enable_in) snprintf(f, n, "hal: %s.enable-in fell (the machine withdrew its enable)", nm);
-    else if (under > 0) snprintf(f, n, "hal: underrun: the servo thread found streamer channel %d empty", h->o.channel);
+    else if (under > 0)
+        snprintf(f, n, "hal: underrun: the servo thread found streamer channel %d empty (%d periods)", h->o.channel,
+                 under);
     else if ((double)(now - h->progress_at) * 1e-9 > h->o.stall)
         snprintf(f, n, "hal: the servo thread took no sample from streamer channel %d for %.3g s", h->o.channel,
                  (double)(now - h->progress_at) * 1e-9);
