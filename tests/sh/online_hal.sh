@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/sh/online_hal.sh: the hal driver (runtime/online/drivers/hal.c) against LinuxCNC 2.9's own HAL
-# (linuxcnc-uspace), built from docs/ONLINE-DRIVERS.md's two HAL files, run as an unprivileged user it creates.
+# (linuxcnc-uspace), built from docs/ONLINE-DRIVERS.md's two HAL files, run as an unprivileged user it creates
+# (irl itself runs as root: SCHED_FIFO and locked memory; the servo thread is given SCHED_FIFO with chrt).
 #   1. programs/lin_circ.irl at 1 ms: the samples the servo thread received (a sampler, x 1e9) are the pre-fill at
 #      the start position, then online.csv's rows, whose run rows are the dry-run trace's (within 1e-9), with no
 #      underrun and no empty period from the first to the last sample;
@@ -120,7 +121,7 @@ run_irl() {
     local name=$1 spec=$2 during=${3:-}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
-    (cd "$root" && "$IRL" run --online --driver "$spec" --no-plots --no-progress --out "$tmp/$name" \
+    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" \
         programs/lin_circ.irl >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
@@ -265,7 +266,7 @@ for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf stre
 done
 for spec in hal hal:channel=3; do
     d="$tmp/ns.${spec#*:}"
-    (cd "$root" && timeout 30 "$IRL" run --online --driver "$spec" --no-plots --no-progress --out "$d" \
+    (cd "$root" && timeout 30 "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
         programs/lin_circ.irl >/dev/null 2>"$d.err")
     rc=$?
     [ $rc = 1 ] || note "$spec with a 5-pin stream: exit $rc"

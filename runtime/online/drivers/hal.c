@@ -63,6 +63,7 @@ const DriverType driver_hal = {
 #define HAL_STREAMER_KEY 0x48535430   /* streamer's shared-memory key for channel 0 (LinuxCNC's streamer.h) */
 #define HAL_STREAMER_MAX 8            /* streamer channels */
 #define HAL_DIO_MAX 64
+#define HAL_PREFILL 0.2               /* s of the start position written into the stream at the enable */
 
 /* The pin pointers: HAL requires them in its own shared memory (hal_malloc). */
 typedef struct {
@@ -112,7 +113,7 @@ static int hal_options(HalOpts *o, const char *opts, char *err, size_t errlen)
         driver_opt_num("hal", opts, "stall", 1, &o->stall, err, errlen) < 0)
         return -1;
     if (channel != floor(channel) || channel < 0 || channel >= HAL_STREAMER_MAX)
-        return snprintf(err, errlen, "--driver hal: channel must be 0..%d (streamer's channels)", HAL_STREAMER_MAX - 1), -1;
+        return snprintf(err, errlen, "--driver hal: channel must be 0..%d", HAL_STREAMER_MAX - 1), -1;
     if (dio != floor(dio) || dio < 0 || dio > HAL_DIO_MAX)
         return snprintf(err, errlen, "--driver hal: dio must be 0..%d", HAL_DIO_MAX), -1;
     if (o->low != floor(o->low) || o->high != floor(o->high) || o->low < 0 || o->high < 0 ||
@@ -225,14 +226,16 @@ static void hal_close(void *state)
     free(h);
 }
 
-/* The water marks: given, or 20 and 40 ms of samples; high below the stream's depth. 0, or -1 with a message. */
+/* The water marks: as given; else low 20 ms of samples (half of high when only high is given) and high twice low
+ * or 40 ms, whichever is more; high below the stream's depth. 0, or -1 with a message. */
 static int water_marks(Hal *h, char *err, size_t errlen)
 {
     h->maxdepth = hal_stream_maxdepth(&h->stream);
-    h->low = h->o.low ? (long)h->o.low : (long)ceil(0.02 / h->dt - 1e-9);
-    h->high = h->o.high ? (long)h->o.high : h->low > (long)ceil(0.02 / h->dt - 1e-9) ? 2 * h->low
-              : (long)ceil(0.04 / h->dt - 1e-9);
-    if (h->high <= h->low) h->high = h->low + 1;
+    h->low = h->o.low ? (long)h->o.low : h->o.high ? (long)h->o.high / 2 : (long)ceil(0.02 / h->dt - 1e-9);
+    h->high = h->o.high ? (long)h->o.high : (long)fmax(2.0 * (double)h->low, ceil(0.04 / h->dt - 1e-9));
+    if (h->low < 1 || h->high <= h->low)
+        return snprintf(err, errlen, "--driver hal: water marks low=%ld, high=%ld: give 1 <= low < high", h->low,
+                        h->high), -1;
     if (h->high >= h->maxdepth)
         return snprintf(err, errlen, "hal: streamer channel %d holds %ld samples; the high water mark (%ld) needs "
                         "more (loadrt streamer depth=...)", h->o.channel, h->maxdepth, h->high), -1;
@@ -252,12 +255,12 @@ static int hal_open(const DriverConfig *cfg, void **state, DriverCaps *caps, cha
     for (int i = 0; i < h->n; i++) h->scale[i] = !h->o.linuxcnc ? 1 : cfg->linear[i] ? 1000.0 : 180.0 / M_PI;
     h->comp = hal_init(h->o.name);
     if (h->comp < 0)
-        return snprintf(err, errlen, "hal: cannot join HAL as component '%s' (hal_init: %s): is a HAL running, "
-                        "started by this user, and the name free?", h->o.name, strerror(-h->comp)), free(h), -1;
+        return snprintf(err, errlen, "hal: cannot join HAL as component '%s' (hal_init: %s): is the name taken, or "
+                        "HAL's shared memory closed to this user?", h->o.name, strerror(-h->comp)), free(h), -1;
     int r = hal_stream_attach(&h->stream, h->comp, HAL_STREAMER_KEY + h->o.channel, NULL);
     if (r < 0) {
-        snprintf(err, errlen, "hal: no streamer channel %d in the running HAL (%s): loadrt streamer depth=... "
-                 "cfg=..., then addf streamer.%d to the servo thread (docs/ONLINE-DRIVERS.md)", h->o.channel,
+        snprintf(err, errlen, "hal: no streamer channel %d (%s): is a HAL running, with loadrt streamer depth=... "
+                 "cfg=... and addf streamer.%d to its servo thread? (docs/ONLINE-DRIVERS.md)", h->o.channel,
                  strerror(-r), h->o.channel);
         return hal_close(h), -1;
     }
@@ -307,8 +310,8 @@ static int gate_open(Hal *h) { return *h->p->enable_in || *h->p->estop || *h->p-
 static int taken_two(Hal *h) { return h->written - hal_stream_depth(&h->stream) >= 2; }
 static int drained(Hal *h) { return hal_stream_depth(&h->stream) == 0; }
 
-/* Wait for NAME.enable-in, pre-fill the stream with the start position between the water marks, see the servo
- * thread take from it, then raise NAME.enable. */
+/* Wait for NAME.enable-in, pre-fill the stream with the start position (HAL_PREFILL, at most the stream's depth),
+ * see the servo thread take from it, then raise NAME.enable. */
 static int hal_enable(void *state, char *err, size_t errlen)
 {
     Hal *h = state;
@@ -329,7 +332,10 @@ static int hal_enable(void *state, char *err, size_t errlen)
         return snprintf(err, errlen, "hal: no s32 pin %s: is this stream streamer's?", pin), -1;
     h->underruns = under;
     double zero[DRIVER_MAX_AXES] = {0};
-    for (long k = 0, fill = (h->low + h->high) / 2; k < fill; k++)
+    /* enough to cover the normal thread's way to the first real-time cycle on a busy machine; the first cycles
+     * then wait (pace) until the stream is down between the marks, before any motion */
+    long fill = (long)fmin((double)h->maxdepth - 1, fmax((double)(h->low + h->high) / 2, ceil(HAL_PREFILL / h->dt)));
+    for (long k = 0; k < fill; k++)
         if (put_sample(h, h->q0, zero, 0) < 0) return snprintf(err, errlen, "hal: cannot pre-fill the stream"), -1;
     if (!wait_for(h, fmax(h->o.stall, 50 * h->dt), taken_two))
         return snprintf(err, errlen, "hal: the servo thread does not read streamer channel %d (addf streamer.%d "
