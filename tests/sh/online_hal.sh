@@ -7,7 +7,8 @@
 #      underrun and no empty period from the first to the last sample;
 #   2. `halcmd sets estop 1` mid-run: a controlled stop (exit 1, online.json "stopped", one ramp within the limits)
 #      that brings the axes to rest within the stream's lead plus that ramp;
-#   3. an underrun (streamer.0.underruns raised) and a following error (a feedback pin unlinked) stop the run too;
+#   3. an underrun (irl held up by SIGSTOP beyond the stream's lead), a following error (a feedback pin unlinked
+#      and set away) and a servo thread that stops (halcmd stop) stop the run too;
 #   4. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start.
 # Skips (exit 0, saying why) only when linuxcnc-uspace is absent and cannot be installed. It stops the rtapi_app
 # it started by pid, and runs under a child subreaper so that process is reaped here (PID 1 may not reap).
@@ -147,14 +148,17 @@ underrun_mid() {
     kill -STOP $p; sleep 0.2; kill -CONT $p
 }
 ferror_mid() { sleep 1.5; as halcmd unlinkp irl.arm.1.pos-fb; as halcmd setp irl.arm.1.pos-fb 3; }
+# the servo thread stops (a reader that goes away): no sample taken for `stall`
+stall_mid() { sleep 1.5; as halcmd stop; sleep 0.5; as halcmd start; }
 
 run_irl full hal
 run_irl estop hal estop_mid
 run_irl under hal underrun_mid
 run_irl ferr hal ferror_mid
+run_irl stall hal stall_mid
 
 [ "$(cat "$tmp/full.rc")" = 0 ] || note "full run: exit $(cat "$tmp/full.rc"): $(grep -v '^done' "$tmp/full.err" | head -3)"
-for r in estop under ferr; do
+for r in estop under ferr stall; do
     [ "$(cat "$tmp/$r.rc")" = 1 ] || note "$r: exit $(cat "$tmp/$r.rc"), expected 1: $(head -3 "$tmp/$r.err")"
 done
 
@@ -246,7 +250,8 @@ if r:
         print("E-stop: at rest %.3f s after estop rose (ramp %.3f s, stream lead %.3f s), %d underruns" %
               ((rest - e) * dt, ramp * dt, (rest - e - ramp) * dt, r["under"]))
 
-for name, cause, text in (("under", "driver_fault", "underrun"), ("ferr", "following_error", "axis arm.1")):
+for name, cause, text in (("under", "driver_fault", "underrun"), ("ferr", "following_error", "axis arm.1"),
+                          ("stall", "driver_fault", "took no sample")):
     j = json.load(open("%s/%s/online.json" % (tmp, name)))
     if j["status"] != "stopped" or j["stop"]["cause"] != cause or text not in j["stop"]["message"]:
         bad.append("%s: online.json %s %s" % (name, j["status"], j["stop"]))
@@ -257,7 +262,8 @@ EOF
 vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 # models/puma560_cell.irm, rad/s, rad/s^2
 msg=$(python3 "$root/tests/online/online_check.py" \
     stopped "$tmp/estop" driver_fault "E-stop (irl.estop)" $vmax $amax + \
-    stopped "$tmp/under" driver_fault "underrun" + stopped "$tmp/ferr" following_error "axis arm.1") || note "$msg"
+    stopped "$tmp/under" driver_fault "underrun" + stopped "$tmp/ferr" following_error "axis arm.1" + \
+    stopped "$tmp/stall" driver_fault "took no sample") || note "$msg"
 
 # A stream that does not fit the axes, and a channel with no stream: the run does not start.
 for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf streamer.0 servo" start; do

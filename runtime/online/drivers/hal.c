@@ -393,9 +393,12 @@ static int hal_read(void *state, DriverFeedback *fb)
     return active ? -1 : 0;
 }
 
+/* The stream's depth against the marks; 0 once the servo thread has stalled (nothing would drain it: the stop
+ * ramp is then written at irl's own pace until the stream is full). */
 static int hal_pace(void *state)
 {
     Hal *h = state;
+    if ((double)(rt_os_now() - h->progress_at) * 1e-9 > h->o.stall) return 0;
     long depth = hal_stream_depth(&h->stream);
     return depth > h->high ? (int)(depth - h->high) : depth < h->low ? -1 : 0;
 }
