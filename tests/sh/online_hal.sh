@@ -9,7 +9,9 @@
 #      that brings the axes to rest within the stream's lead plus that ramp;
 #   3. an underrun (irl held up by SIGSTOP beyond the stream's lead), a following error (a feedback pin unlinked
 #      and set away) and a servo thread that stops (halcmd stop) stop the run too;
-#   4. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start.
+#   4. the program's I/O as pins: a program waits for irl.digital-in-01, moves, switches its output 2
+#      (irl.digital-out-02) and moves back;
+#   5. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start.
 # Skips (exit 0, saying why) only when linuxcnc-uspace is absent and cannot be installed. It stops the rtapi_app
 # it started by pid, and runs under a child subreaper so that process is reaped here (PID 1 may not reap).
 # Needs $IRL. Prints the measured figures on stdout.
@@ -116,14 +118,14 @@ rtapi=$(ps -eo pid=,ppid=,comm= | awk -v p="$PPID" '$2 == p && $3 == "rtapi_app"
 # non-realtime", under the normal policy, where the busy machine may hold it up beyond the stream's lead).
 [ -n "$rtapi" ] && { chrt -f -a -p 70 "$rtapi" || note "chrt: the servo thread stays under the normal policy"; }
 
-# One run of irl as the HAL user: $1 name, $2 driver spec; then the commands of $3 (a function) during the run.
-# Leaves $tmp/$1/ (outputs), $tmp/$1.rc, $tmp/$1.err, $tmp/$1.samples.
+# One run of irl: $1 name, $2 driver spec, then the commands of $3 (a function) during the run, $4 the program
+# (default programs/lin_circ.irl). Leaves $tmp/$1/ (outputs), $tmp/$1.rc, .out, .err and .samples.
 run_irl() {
-    local name=$1 spec=$2 during=${3:-}
+    local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
     (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" \
-        programs/lin_circ.irl >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
+        "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
         as halcmd list pin irl.enable-in 2>/dev/null | grep -q enable-in && break
@@ -151,6 +153,32 @@ ferror_mid() { sleep 1.5; as halcmd unlinkp irl.arm.1.pos-fb; as halcmd setp irl
 # the servo thread stops (a reader that goes away): no sample taken for `stall`
 stall_mid() { sleep 1.5; as halcmd stop; sleep 0.5; as halcmd start; }
 
+# the program's I/O as pins: the input it waits for, the output it switches after its move
+io_mid() {
+    sleep 0.3
+    as halcmd setp irl.digital-in-01 1
+    local i
+    for i in $(seq 200); do
+        [ "$(as halcmd getp irl.digital-out-02 2>/dev/null)" = TRUE ] && { echo TRUE >"$tmp/io.lamp"; break; }
+        kill -0 "$irl_pid" 2>/dev/null || break
+        sleep 0.02
+    done
+}
+
+cat >"$tmp/io.irl" <<EOF
+PROGRAM io_pins;
+  DEVICE arm : CHAIN "$root/models/puma560_cell.irm";
+  IO part : DIN 1;
+  IO lamp : DOUT 2;
+BEGIN
+  WAIT FOR part TIMEOUT 3 s;
+  PRINT "part at", \$TIME;
+  MOVE PTP JOINT(5 deg, 45 deg, -180 deg, 0, 45 deg, 0);
+  lamp := TRUE;
+  MOVE PTP JOINT(0 deg, 45 deg, -180 deg, 0, 45 deg, 0);
+ENDPROGRAM
+EOF
+run_irl io hal io_mid "$tmp/io.irl"
 run_irl full hal
 run_irl estop hal estop_mid
 run_irl under hal underrun_mid
@@ -158,6 +186,9 @@ run_irl ferr hal ferror_mid
 run_irl stall hal stall_mid
 
 [ "$(cat "$tmp/full.rc")" = 0 ] || note "full run: exit $(cat "$tmp/full.rc"): $(grep -v '^done' "$tmp/full.err" | head -3)"
+[ "$(cat "$tmp/io.rc")" = 0 ] || note "io run: exit $(cat "$tmp/io.rc"): $(head -3 "$tmp/io.err")"
+grep -q "^part at" "$tmp/io.out" || note "io run: the program did not see irl.digital-in-01: $(head -2 "$tmp/io.out")"
+[ -s "$tmp/io.lamp" ] || note "io run: irl.digital-out-02 never went TRUE"
 for r in estop under ferr stall; do
     [ "$(cat "$tmp/$r.rc")" = 1 ] || note "$r: exit $(cat "$tmp/$r.rc"), expected 1: $(head -3 "$tmp/$r.err")"
 done
