@@ -84,10 +84,15 @@ if ps -C rtapi_app -o stat= | grep -qv '^Z'; then
     exit 1
 fi
 
-user=irlhal
-id "$user" >/dev/null 2>&1 || useradd -m "$user" || { echo "FAIL useradd $user"; exit 1; }
-home=$(getent passwd "$user" | cut -d: -f6)
-as=(setpriv --reuid="$user" --regid="$user" --init-groups env HOME="$home")
+if [ "$(id -u)" = 0 ]; then         # HAL refuses root: an unprivileged user of our own
+    user=irlhal
+    id "$user" >/dev/null 2>&1 || useradd -m "$user" || { echo "FAIL useradd $user"; exit 1; }
+    home=$(getent passwd "$user" | cut -d: -f6)
+    as=(setpriv --reuid="$user" --regid="$user" --init-groups env HOME="$home")
+else                                # already one: HAL and irl both run as this user
+    user=$(id -un)
+    as=(env)
+fi
 as() { "${as[@]}" "$@"; }
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -116,7 +121,10 @@ rtapi=$(ps -eo pid=,ppid=,comm= | awk -v p="$PPID" '$2 == p && $3 == "rtapi_app"
 [ -n "$rtapi" ] || note "no rtapi_app child of this test after irl-servo.hal"
 # The servo thread as a PREEMPT_RT kernel would run it (this kernel is not one: rtapi_app runs "POSIX
 # non-realtime", under the normal policy, where the busy machine may hold it up beyond the stream's lead).
-[ -n "$rtapi" ] && { chrt -f -a -p 70 "$rtapi" || note "chrt: the servo thread stays under the normal policy"; }
+if [ -n "$rtapi" ] && ! chrt -f -a -p 70 "$rtapi" 2>/dev/null; then
+    [ "$(id -u)" = 0 ] && note "chrt: the servo thread stays under the normal policy"
+    echo "warning: the servo thread runs under the normal policy (no permission for SCHED_FIFO): underruns may come"
+fi
 
 # One run of irl: $1 name, $2 driver spec, then the commands of $3 (a function) during the run, $4 the program
 # (default programs/lin_circ.irl). Leaves $tmp/$1/ (outputs), $tmp/$1.rc, .out, .err and .samples.
@@ -141,6 +149,9 @@ run_irl() {
     kill "$sampler"; wait "$sampler" 2>/dev/null; sampler=""
 }
 
+# The stream's water marks, in samples: this machine is a VM whose vCPUs the host takes away now and then (irl's
+# SCHED_FIFO thread woke 25 ms late once, beyond the default 20/40 ms lead: an underrun); 60/100 ms cover that.
+marks=low=60,high=100
 estop_mid() { sleep 2.5; as halcmd sets estop 1; }
 # irl held up (SIGSTOP) beyond the stream's lead: the servo thread finds the stream empty
 underrun_mid() {
@@ -178,12 +189,12 @@ BEGIN
   MOVE PTP JOINT(0 deg, 45 deg, -180 deg, 0, 45 deg, 0);
 ENDPROGRAM
 EOF
-run_irl io hal io_mid "$tmp/io.irl"
-run_irl full hal
-run_irl estop hal estop_mid
-run_irl under hal underrun_mid
-run_irl ferr hal ferror_mid
-run_irl stall hal stall_mid
+run_irl io "hal:$marks" io_mid "$tmp/io.irl"
+run_irl full "hal:$marks"
+run_irl estop "hal:$marks" estop_mid
+run_irl under "hal:$marks" underrun_mid
+run_irl ferr "hal:$marks" ferror_mid
+run_irl stall "hal:$marks" stall_mid
 
 [ "$(cat "$tmp/full.rc")" = 0 ] || note "full run: exit $(cat "$tmp/full.rc"): $(grep -v '^done' "$tmp/full.err" | head -3)"
 [ "$(cat "$tmp/io.rc")" = 0 ] || note "io run: exit $(cat "$tmp/io.rc"): $(head -3 "$tmp/io.err")"
@@ -194,8 +205,8 @@ for r in estop under ferr stall; do
 done
 
 # What the servo thread received against online.csv and the trace; the E-stop's stop time.
-python3 - "$tmp" <<'EOF' || fail=1
-import csv, json, sys
+HIGH=${marks##*high=} python3 - "$tmp" <<'EOF' || fail=1
+import csv, json, os, sys
 tmp = sys.argv[1]
 n, dt, bad = 6, 0.001, []
 trace = list(csv.reader(open(tmp + "/dry/trace.csv")))
@@ -270,7 +281,7 @@ if r:
         states = [row[3] for row in ol]
         first_stop = states.index("stop") if "stop" in states else len(states)
         ramp = sum(1 for row in ol if row[3] == "stop" and any(float(row[10 + k]) for k in range(n)))
-        lead = 40                                        # the high water mark at 1 ms (the default)
+        lead = int(os.environ["HIGH"])                   # the high water mark, samples
         if any(s != "stop" for s in states[first_stop:]) or first_stop == len(states):
             bad.append("estop: online.csv's stop rows are not one ramp to the end")
         if (rest - e) > lead + ramp + 3:

@@ -358,8 +358,8 @@ static void check_faults(Hal *h, int64_t now)
     else if (*h->p->fault) snprintf(f, n, "hal: %s.fault is TRUE (drive fault)", nm);
     else if (!*h->p->enable_in) snprintf(f, n, "hal: %s.enable-in fell (the machine withdrew its enable)", nm);
     else if (under > 0)
-        snprintf(f, n, "hal: underrun: the servo thread found streamer channel %d empty (%d periods)", h->o.channel,
-                 under);
+        snprintf(f, n, "hal: underrun: streamer channel %d ran empty for %d periods (irl was held up beyond the "
+                 "stream's lead: raise low and high)", h->o.channel, under);
     else if ((double)(now - h->progress_at) * 1e-9 > h->o.stall)
         snprintf(f, n, "hal: the servo thread took no sample from streamer channel %d for %.3g s", h->o.channel,
                  (double)(now - h->progress_at) * 1e-9);
