@@ -19,6 +19,13 @@ PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus 2>/dev/null || echo -lgsl 
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')
 
+# LinuxCNC's HAL (Debian linuxcnc-uspace-dev): the hal driver is built against it where it is installed; without
+# it the driver is a stub whose every use says so.
+HAL_H    := $(wildcard /usr/include/linuxcnc/hal.h)
+ifeq ($(HAL_H),)
+  $(info irl: /usr/include/linuxcnc/hal.h not found: --driver hal is built as a stub (install linuxcnc-uspace-dev and rebuild))
+endif
+
 WARN     := -Wall -Wextra -Werror -Wno-error=unused-parameter
 COMMON   := -std=c11 -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
 ifeq ($(CFG),release)
@@ -34,7 +41,7 @@ else
 endif
 CFLAGS   += $(COMMON) $(WARN) $(OPT)
 LDFLAGS  += $(filter -fsanitize%,$(OPT))
-LDLIBS   += $(PKG_LIBS) -ldl -lpthread -lm
+LDLIBS   += $(PKG_LIBS) $(if $(HAL_H),-llinuxcnchal) -ldl -lpthread -lm
 
 B        := $(BUILD_ROOT)/$(CFG)
 GEN      := $(BUILD_ROOT)/gen
@@ -74,6 +81,8 @@ $(B)/tests/%: tests/unit/%.c $(B)/libirl.a tests/unit/utest.h
 $(B)/%.o: %.c | $(GEN_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/runtime/online/drivers/hal.o: CFLAGS += $(if $(HAL_H),-DIRL_HAVE_HAL -DULAPI -isystem $(dir $(HAL_H)))
 
 $(B)/src/xml_loader.o: CFLAGS += $(if $(XML2_SONAME),-DXML2_SONAME='"$(XML2_SONAME)"',\
     $(warning libxml2.so's soname not found (objdump, pkg-config libxml-2.0): URDF files will look for libxml2.so.2))

@@ -85,10 +85,21 @@ static void step_wait(RtLoop *rt)
     rt->stats.cycles++;
 }
 
+/* Step: a driver whose reader paces the run (DriverType.pace) moves the deadline: later while the reader's
+ * buffer is above its high water mark, to now while below its low one. */
+static void step_pace(RtLoop *rt)
+{
+    if (!rt->cfg.drv->pace) return;
+    int p = rt->cfg.drv->pace(rt->cfg.drv_state);
+    if (p > 0) rt->deadline += p * rt->dt_ns;
+    else if (p < 0 && rt->deadline > rt_os_now()) rt->deadline = rt_os_now();
+}
+
 /* Step: the driver's feedback (actual positions, inputs, fault). */
 static void step_feedback(RtLoop *rt)
 {
     rt->fb.fault = 0;
+    rt->fb.has_cmd = 0;
     if (rt->cfg.drv->read(rt->cfg.drv_state, &rt->fb) < 0) rt->fb.fault = 1;
     if (rt->cfg.caps.has_inputs) atomic_store_explicit(&rt->din, rt->fb.din, memory_order_release);
 }
@@ -106,8 +117,9 @@ static void step_monitors(RtLoop *rt)
         return;
     }
     SafetyViolation v;
+    const double *cmd = rt->fb.has_cmd ? rt->fb.cmd : rt->q; /* the setpoint the feedback answers */
     if (rt->cfg.caps.has_feedback && rt->have_written &&
-        safety_following(rt->cfg.axes, rt->cfg.naxes, rt->q, rt->fb.q, &v) != SAFETY_OK)
+        safety_following(rt->cfg.axes, rt->cfg.naxes, cmd, rt->fb.q, &v) != SAFETY_OK)
         begin_stop(rt, RT_STOP_FOLLOWING, &v, 0);
 }
 
@@ -244,6 +256,7 @@ static void step_timing(RtLoop *rt)
 /* One cycle. */
 static void rt_cycle(RtLoop *rt)
 {
+    step_pace(rt);
     step_wait(rt);
     step_feedback(rt);
     step_monitors(rt);

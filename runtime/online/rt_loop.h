@@ -3,7 +3,7 @@
  * driver, reads the feedback, runs the monitors, logs the cycle and counts its timing; and a watcher thread that
  * turns SIGINT/SIGTERM into an E-stop request.
  *
- * The cycle is a list of steps (rt_loop.c): wait for the deadline, read the driver, monitors (signal, driver
+ * The cycle is a list of steps (rt_loop.c): pace (a driver whose reader sets the rhythm), wait for the deadline, read the driver, monitors (signal, driver
  * fault, following error), next setpoint (queue, hold, stop ramp or settle), limit re-check, write, log, timing.
  * Nothing in it allocates, prints or takes a lock.
  *

@@ -1,6 +1,6 @@
 /* test_online.c — the online mode's parts that need no real time: the SPSC ring (alone and across two threads),
  * the limit re-check, the following-error test, the stop ramp, the cycle histogram, the driver option parser,
- * the sim driver's dynamics, the stream driver's lines and the Modbus register packing. */
+ * the sim driver's dynamics, the stream driver's lines, the Modbus register packing and the hal driver's options. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -274,6 +274,27 @@ UTEST(modbus_map_packing)
     CHECK(modbus_map_wcount(MODBUS_MAP_MAX_AXES) <= 121 && modbus_map_rcount(MODBUS_MAP_MAX_AXES) <= 125);
 }
 
+/* The hal driver's options (a build without LinuxCNC's HAL refuses every use, saying so). */
+UTEST(hal_driver_options)
+{
+    const DriverType *d = driver_find("hal");
+    char err[300];
+    CHECK(d != NULL);
+    if (d->check("", err, sizeof err) < 0) {
+        CHECK(strstr(err, "built without LinuxCNC's HAL (install linuxcnc-uspace-dev and rebuild)") != NULL);
+        return;
+    }
+    CHECK(d->pace != NULL);
+    CHECK(d->check("channel=7,name=cell-2,units=linuxcnc,dio=64,low=5,high=9,wait=2s,stall=50ms,feedback=no", err,
+                   sizeof err) == 0);
+    CHECK(d->check("channel=8", err, sizeof err) < 0 && strstr(err, "channel must be 0..7"));
+    CHECK(d->check("low=9,high=9", err, sizeof err) < 0 && strstr(err, "low < high"));
+    CHECK(d->check("name=a.b", err, sizeof err) < 0 && strstr(err, "name"));
+    CHECK(d->check("units=inch", err, sizeof err) < 0 && strstr(err, "units=inch"));
+    CHECK(d->check("feedback=maybe", err, sizeof err) < 0 && strstr(err, "yes or no"));
+    CHECK(d->check("depth=9", err, sizeof err) < 0 && strstr(err, "unknown option 'depth'"));
+}
+
 int main(void)
 {
     RUN(spsc_fifo_order_and_capacity);
@@ -287,5 +308,6 @@ int main(void)
     RUN(sim_driver_dynamics);
     RUN(stream_driver_lines);
     RUN(modbus_map_packing);
+    RUN(hal_driver_options);
     return utest_done();
 }

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const DriverType driver_sim, driver_stream, driver_modbus;
+extern const DriverType driver_sim, driver_stream, driver_modbus, driver_hal;
 
-static const DriverType *const builtin[] = {&driver_sim, &driver_stream, &driver_modbus};
+static const DriverType *const builtin[] = {&driver_sim, &driver_stream, &driver_modbus, &driver_hal};
 
 const DriverType *driver_find(const char *name)
 {
@@ -18,7 +18,7 @@ const DriverType *driver_find(const char *name)
     return NULL;
 }
 
-const char *driver_names(void) { return "sim, stream, modbus"; }
+const char *driver_names(void) { return "sim, stream, modbus, hal"; }
 
 /* The next "key=value" item of opts from *p: key and value bounds; 0 at the end. */
 static int next_item(const char **p, const char **k, size_t *kn, const char **v, size_t *vn)

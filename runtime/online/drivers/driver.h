@@ -3,12 +3,14 @@
  * descriptor per driver (DriverType, found by name) plus its opaque state, like the model back-ends.
  *
  * Built-in drivers (docs/ONLINE-DRIVERS.md): "sim" (virtual axes with a first- or second-order lag), "stream"
- * (one line of joint positions per cycle, the format LinuxCNC's halstreamer reads) and "modbus" (Modbus TCP
- * drives through libmodbus; register map in modbus_map.h).
+ * (one line of joint positions per cycle, the format LinuxCNC's halstreamer reads), "modbus" (Modbus TCP
+ * drives through libmodbus; register map in modbus_map.h) and "hal" (a LinuxCNC HAL component writing to
+ * streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
  *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, enable
- *   real-time thread, every cycle:  read (feedback of the previous cycle), write (this cycle's setpoint)
+ *   real-time thread, every cycle:  pace (when given), read (feedback of the previous cycle), write (this
+ *                                   cycle's setpoint)
  *   real-time thread, after its last cycle:  disable (axes disabled)
  *   normal thread:   close
  * read and write must not allocate, print or block beyond the bus transfer itself. Units are SI (rad or m). */
@@ -44,6 +46,9 @@ typedef struct {
     double q[DRIVER_MAX_AXES];  /* actual positions, when has_feedback */
     uint64_t din;               /* digital inputs: bit c = channel c (0..63), when has_inputs */
     int fault;                  /* 1: the drive reports a fault (text: DriverType.fault) */
+    int has_cmd;                /* 1: cmd holds the setpoint q answers (a driver with a buffer between it and the
+                                 * axes); 0: q answers the last written one */
+    double cmd[DRIVER_MAX_AXES];
 } DriverFeedback;
 
 typedef struct DriverType {
@@ -65,6 +70,10 @@ typedef struct DriverType {
     /* The text of the last fault ("" none); valid until close. */
     const char *(*fault)(void *state);
     void (*close)(void *state);
+    /* Optional (NULL: the cycle keeps its own clock). Real time, before the cycle's sleep, for a driver whose
+     * reader paces the run: > 0 the reader's buffer is above its high water mark by that many setpoints (the
+     * deadline moves that many cycles later), < 0 it is below its low one (the cycle runs at once), 0 neither. */
+    int (*pace)(void *state);
 } DriverType;
 
 /* The driver called name, or NULL. */

@@ -1,0 +1,336 @@
+#!/usr/bin/env bash
+# tests/sh/online_hal.sh: the hal driver (runtime/online/drivers/hal.c) against LinuxCNC 2.9's own HAL
+# (linuxcnc-uspace), built from docs/ONLINE-DRIVERS.md's two HAL files, run as an unprivileged user it creates
+# (irl itself runs as root: SCHED_FIFO and locked memory; the servo thread is given SCHED_FIFO with chrt).
+#   1. programs/lin_circ.irl at 1 ms: the samples the servo thread received (a sampler, x 1e9) are the pre-fill at
+#      the start position, then online.csv's rows, whose run rows are the dry-run trace's (within 1e-9), with no
+#      underrun and no empty period from the first to the last sample;
+#   2. `halcmd sets estop 1` mid-run: a controlled stop (exit 1, online.json "stopped", one ramp within the limits)
+#      that brings the axes to rest within the stream's lead plus that ramp;
+#   3. an underrun (irl held up by SIGSTOP beyond the stream's lead), a following error (a feedback pin unlinked
+#      and set away) and a servo thread that stops (halcmd stop) stop the run too;
+#   4. the program's I/O as pins: a program waits for irl.digital-in-01, moves, switches its output 2
+#      (irl.digital-out-02) and moves back;
+#   5. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start.
+# Skips (exit 0, saying why) only when linuxcnc-uspace is absent and cannot be installed. It stops the rtapi_app
+# it started by pid, and runs under a child subreaper so that process is reaped here (PID 1 may not reap).
+# Needs $IRL. Prints the measured figures on stdout.
+set -u
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+
+if ! command -v halcmd >/dev/null || [ ! -x /usr/bin/halsampler ]; then
+    if [ "$(id -u)" = 0 ]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linuxcnc-uspace >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 &&
+              DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linuxcnc-uspace >/dev/null 2>&1; }
+    fi
+    command -v halcmd >/dev/null || { echo "SKIP: linuxcnc-uspace is not installed and could not be installed"; exit 0; }
+fi
+
+# Run the rest under a child subreaper: rtapi_app daemonises, and its orphans come back to us to be reaped.
+if [ -z "${IRL_HAL_REAPER:-}" ]; then
+    exec python3 - "$0" <<'EOF'
+import ctypes, os, signal, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)                  # PR_SET_CHILD_SUBREAPER
+pid = os.fork()
+if pid == 0:
+    os.execvpe("bash", ["bash", sys.argv[1]], dict(os.environ, IRL_HAL_REAPER="1"))
+rc = 1
+while True:
+    p, st = os.waitpid(-1, 0)
+    if p == pid:
+        rc = os.waitstatus_to_exitcode(st)
+        break
+def left():                                             # our children still alive (not yet reaped)
+    me, out = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                f = open("/proc/%s/stat" % d).read()
+            except OSError:
+                continue
+            rest = f[f.rindex(")") + 2:].split()
+            if int(rest[1]) == me:
+                out.append((int(d), f[f.index("(") + 1:f.rindex(")")], rest[0]))
+    return out
+end = time.time() + 5
+while time.time() < end:
+    while True:
+        try:
+            p, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            p = 0
+        if p == 0:
+            break
+    if not left():
+        break
+    time.sleep(0.1)
+for p, name, state in left():
+    print("FAIL left running: pid %d (%s)" % (p, name))
+    os.kill(p, signal.SIGKILL)
+    os.waitpid(p, 0)
+    rc = 1
+sys.exit(rc)
+EOF
+fi
+
+fail=0
+note() { echo "FAIL $*"; fail=1; }
+# One HAL at a time in this IPC namespace: its shared-memory keys are fixed.
+exec 9>/tmp/irl-online-hal.lock
+flock -w 900 9 || { echo "FAIL another online_hal.sh held the lock for 15 min"; exit 1; }
+if ps -C rtapi_app -o stat= | grep -qv '^Z'; then
+    echo "FAIL a HAL is already running here (rtapi_app $(ps -C rtapi_app -o pid=,stat= | tr '\n' ' ')): stop it first"
+    exit 1
+fi
+
+if [ "$(id -u)" = 0 ]; then         # HAL refuses root: an unprivileged user of our own
+    user=irlhal
+    id "$user" >/dev/null 2>&1 || useradd -m "$user" || { echo "FAIL useradd $user"; exit 1; }
+    home=$(getent passwd "$user" | cut -d: -f6)
+    as=(setpriv --reuid="$user" --regid="$user" --init-groups env HOME="$home")
+else                                # already one: HAL and irl both run as this user
+    user=$(id -un)
+    as=(env)
+fi
+as() { "${as[@]}" "$@"; }
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+chown "$user:" "$tmp"
+rtapi=""
+sampler=""
+cleanup() {
+    [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
+    (cd "$tmp" && as halrun -U >/dev/null 2>&1)
+    if [ -n "$rtapi" ] && kill -0 "$rtapi" 2>/dev/null && [ "$(ps -o stat= -p "$rtapi")" != Z ]; then
+        kill "$rtapi" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The HAL files, exactly as docs/ONLINE-DRIVERS.md gives them.
+for f in irl-servo.hal irl-wire.hal; do
+    awk -v f="$f" '$0 ~ "^# " f ":" { on = 1 } on && /^```/ { exit } on' "$root/docs/ONLINE-DRIVERS.md" >"$tmp/$f"
+    [ -s "$tmp/$f" ] || { echo "FAIL docs/ONLINE-DRIVERS.md has no $f"; exit 1; }
+done
+"$IRL" run --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
+
+(cd "$tmp" && as halcmd -f irl-servo.hal) >"$tmp/servo.log" 2>&1 || { echo "FAIL irl-servo.hal: $(tail -3 "$tmp/servo.log")"; exit 1; }
+rtapi=$(ps -eo pid=,ppid=,comm= | awk -v p="$PPID" '$2 == p && $3 == "rtapi_app" { print $1 }' | head -1)
+[ -n "$rtapi" ] || note "no rtapi_app child of this test after irl-servo.hal"
+# The servo thread as a PREEMPT_RT kernel would run it (this kernel is not one: rtapi_app runs "POSIX
+# non-realtime", under the normal policy, where the busy machine may hold it up beyond the stream's lead).
+if [ -n "$rtapi" ] && ! chrt -f -a -p 70 "$rtapi" 2>/dev/null; then
+    [ "$(id -u)" = 0 ] && note "chrt: the servo thread stays under the normal policy"
+    echo "warning: the servo thread runs under the normal policy (no permission for SCHED_FIFO): underruns may come"
+fi
+
+# One run of irl: $1 name, $2 driver spec, then the commands of $3 (a function) during the run, $4 the program
+# (default programs/lin_circ.irl). Leaves $tmp/$1/ (outputs), $tmp/$1.rc, .out, .err and .samples.
+run_irl() {
+    local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl}
+    as halcmd sets estop 0 2>/dev/null
+    "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
+    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" \
+        "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
+    local i
+    for i in $(seq 100); do
+        as halcmd list pin irl.enable-in 2>/dev/null | grep -q enable-in && break
+        kill -0 "$irl_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if as halcmd list pin irl.enable-in 2>/dev/null | grep -q enable-in; then
+        (cd "$tmp" && as halcmd -f irl-wire.hal) >"$tmp/$name.wire" 2>&1 || note "$name: irl-wire.hal: $(head -2 "$tmp/$name.wire")"
+        [ -n "$during" ] && $during
+    fi
+    wait "$irl_pid"
+    sleep 0.3                          # the sampler's last samples
+    kill "$sampler"; wait "$sampler" 2>/dev/null; sampler=""
+}
+
+# The stream's water marks, in samples: this machine is a VM whose vCPUs the host takes away now and then (irl's
+# SCHED_FIFO thread woke 25 ms late once, beyond the default 20/40 ms lead: an underrun); 60/100 ms cover that.
+marks=low=60,high=100
+estop_mid() { sleep 2.5; as halcmd sets estop 1; }
+# irl held up (SIGSTOP) beyond the stream's lead: the servo thread finds the stream empty
+underrun_mid() {
+    sleep 1.5
+    local p
+    p=$(ps -o pid= --ppid "$irl_pid")
+    kill -STOP $p; sleep 0.2; kill -CONT $p
+}
+ferror_mid() { sleep 1.5; as halcmd unlinkp irl.arm.1.pos-fb; as halcmd setp irl.arm.1.pos-fb 3; }
+# the servo thread stops (a reader that goes away): no sample taken for `stall`
+stall_mid() { sleep 1.5; as halcmd stop; sleep 0.5; as halcmd start; }
+
+# the program's I/O as pins: the input it waits for, the output it switches after its move
+io_mid() {
+    sleep 0.3
+    as halcmd setp irl.digital-in-01 1
+    local i
+    for i in $(seq 200); do
+        [ "$(as halcmd getp irl.digital-out-02 2>/dev/null)" = TRUE ] && { echo TRUE >"$tmp/io.lamp"; break; }
+        kill -0 "$irl_pid" 2>/dev/null || break
+        sleep 0.02
+    done
+}
+
+cat >"$tmp/io.irl" <<EOF
+PROGRAM io_pins;
+  DEVICE arm : CHAIN "$root/models/puma560_cell.irm";
+  IO part : DIN 1;
+  IO lamp : DOUT 2;
+BEGIN
+  WAIT FOR part TIMEOUT 3 s;
+  PRINT "part at", \$TIME;
+  MOVE PTP JOINT(5 deg, 45 deg, -180 deg, 0, 45 deg, 0);
+  lamp := TRUE;
+  MOVE PTP JOINT(0 deg, 45 deg, -180 deg, 0, 45 deg, 0);
+ENDPROGRAM
+EOF
+run_irl io "hal:$marks" io_mid "$tmp/io.irl"
+run_irl full "hal:$marks"
+run_irl estop "hal:$marks" estop_mid
+run_irl under "hal:$marks" underrun_mid
+run_irl ferr "hal:$marks" ferror_mid
+run_irl stall "hal:$marks" stall_mid
+
+[ "$(cat "$tmp/full.rc")" = 0 ] || note "full run: exit $(cat "$tmp/full.rc"): $(grep -v '^done' "$tmp/full.err" | head -3)"
+[ "$(cat "$tmp/io.rc")" = 0 ] || note "io run: exit $(cat "$tmp/io.rc"): $(head -3 "$tmp/io.err")"
+grep -q "^part at" "$tmp/io.out" || note "io run: the program did not see irl.digital-in-01: $(head -2 "$tmp/io.out")"
+[ -s "$tmp/io.lamp" ] || note "io run: irl.digital-out-02 never went TRUE"
+for r in estop under ferr stall; do
+    [ "$(cat "$tmp/$r.rc")" = 1 ] || note "$r: exit $(cat "$tmp/$r.rc"), expected 1: $(head -3 "$tmp/$r.err")"
+done
+
+# What the servo thread received against online.csv and the trace; the E-stop's stop time.
+HIGH=${marks##*high=} python3 - "$tmp" <<'EOF' || fail=1
+import csv, json, os, sys
+tmp = sys.argv[1]
+n, dt, bad = 6, 0.001, []
+trace = list(csv.reader(open(tmp + "/dry/trace.csv")))
+tq = [trace[0].index("arm.q%d" % (k + 1)) for k in range(n)]
+trace = trace[1:]
+
+def received(name):
+    """The samples (positions back in rad, empty, underruns, estop), and the delivered ones."""
+    rows = [l.split() for l in open("%s/%s.samples" % (tmp, name)) if len(l.split()) == n + 4]
+    num = [int(r[0]) for r in rows]
+    rx = [[float(v) * 1e-9 for v in r[1:1 + n]] for r in rows]
+    empty, under, estop = ([int(r[c]) for r in rows] for c in (n + 1, n + 2, n + 3))
+    idx = [i for i, e in enumerate(empty) if e == 0]
+    if not idx:
+        bad.append("%s: the servo thread received nothing" % name)
+        return None
+    a, b = idx[0], idx[-1]
+    if num[b] - num[a] != b - a:
+        bad.append("%s: the sampler lost samples" % name)
+    return dict(rx=rx, idx=idx, a=a, b=b, estop=estop, gaps=sum(empty[a:b + 1]), under=under[b] - under[a])
+
+def compare(name, r):
+    """Delivered = pre-fill at the start + online.csv rows; run rows = trace rows. Max differences."""
+    ol = list(csv.reader(open("%s/%s/online.csv" % (tmp, name))))
+    h, ol = ol[0], ol[1:]
+    qc = [h.index("arm.q%d" % (k + 1)) for k in range(n)]
+    rec = [r["rx"][i] for i in r["idx"]]
+    pre = len(rec) - len(ol)
+    q0 = [float(ol[0][c]) for c in qc]
+    if pre < 1 or any(abs(rec[j][k] - q0[k]) > 1e-9 for j in range(pre) for k in range(n)):
+        bad.append("%s: %d samples before online.csv's first row, not all the start position" % (name, pre))
+        return None, None, ol
+    d_on = max(abs(rec[pre + j][k] - float(ol[j][qc[k]])) for j in range(len(ol)) for k in range(n))
+    d_tr, cycles = 0.0, []
+    for j, row in enumerate(ol):
+        c = int(row[1])
+        if c >= 0:
+            cycles.append(c)
+            d_tr = max(d_tr, max(abs(rec[pre + j][k] - float(trace[c][tq[k]])) for k in range(n)))
+    if cycles != list(range(len(cycles))):
+        bad.append("%s: online.csv's cycles are not 0, 1, 2, ..." % name)
+    if d_on > 1e-9 or d_tr > 1e-9:
+        bad.append("%s: received vs online.csv %.3g, vs trace %.3g (limit 1e-9)" % (name, d_on, d_tr))
+    return d_on, d_tr, ol
+
+r = received("full")
+if r:
+    d_on, d_tr, ol = compare("full", r)
+    if len([1 for row in ol if int(row[1]) >= 0]) != len(trace):
+        bad.append("full: online.csv does not carry every trace row")
+    if r["gaps"] or r["under"]:
+        bad.append("full: %d empty periods, %d underruns between the first and last sample" % (r["gaps"], r["under"]))
+    print("lin_circ: %d samples received (%d trace rows), %d underruns, %d empty periods; max |received - trace| "
+          "%.3g rad, max |received - online.csv| %.3g rad" % (len(r["idx"]), len(trace), r["under"], r["gaps"],
+                                                              d_tr or 0, d_on or 0))
+    j = json.load(open(tmp + "/full/online.json"))
+    if not j["complete"]:
+        bad.append("full: online.json not complete")
+
+r = received("estop")
+if r:
+    d_on, d_tr, ol = compare("estop", r)
+    j = json.load(open(tmp + "/estop/online.json"))
+    if j["status"] != "stopped" or j["stop"]["cause"] != "driver_fault" or "E-stop" not in j["stop"]["message"]:
+        bad.append("estop: online.json %s %s" % (j["status"], j["stop"]))
+    if 1 not in r["estop"]:
+        bad.append("estop: the sampler never saw the E-stop")
+    else:
+        e = r["estop"].index(1)
+        moves = [i for i in r["idx"][1:] if r["rx"][i] != r["rx"][i - 1]]
+        rest = moves[-1] + 1 if moves else e
+        states = [row[3] for row in ol]
+        first_stop = states.index("stop") if "stop" in states else len(states)
+        ramp = sum(1 for row in ol if row[3] == "stop" and any(float(row[10 + k]) for k in range(n)))
+        lead = int(os.environ["HIGH"])                   # the high water mark, samples
+        if any(s != "stop" for s in states[first_stop:]) or first_stop == len(states):
+            bad.append("estop: online.csv's stop rows are not one ramp to the end")
+        if (rest - e) > lead + ramp + 3:
+            bad.append("estop: at rest %d ms after the E-stop; the lead (%d) and the ramp (%d) allow %d" %
+                       (rest - e, lead, ramp, lead + ramp + 3))
+        if r["gaps"] or r["under"]:
+            bad.append("estop: %d empty periods, %d underruns" % (r["gaps"], r["under"]))
+        print("E-stop: at rest %.3f s after estop rose (ramp %.3f s, stream lead %.3f s), %d underruns" %
+              ((rest - e) * dt, ramp * dt, (rest - e - ramp) * dt, r["under"]))
+
+for name, cause, text in (("under", "driver_fault", "underrun"), ("ferr", "following_error", "axis arm.1"),
+                          ("stall", "driver_fault", "took no sample")):
+    j = json.load(open("%s/%s/online.json" % (tmp, name)))
+    if j["status"] != "stopped" or j["stop"]["cause"] != cause or text not in j["stop"]["message"]:
+        bad.append("%s: online.json %s %s" % (name, j["status"], j["stop"]))
+for b in bad:
+    print("FAIL " + b)
+sys.exit(1 if bad else 0)
+EOF
+vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 # models/puma560_cell.irm, rad/s, rad/s^2
+msg=$(python3 "$root/tests/online/online_check.py" \
+    stopped "$tmp/estop" driver_fault "E-stop (irl.estop)" $vmax $amax + \
+    stopped "$tmp/under" driver_fault "underrun" + stopped "$tmp/ferr" following_error "axis arm.1" + \
+    stopped "$tmp/stall" driver_fault "took no sample") || note "$msg"
+
+# A stream that does not fit the axes, and a channel with no stream: the run does not start.
+for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf streamer.0 servo" start; do
+    # shellcheck disable=SC2086
+    (cd "$tmp" && as halcmd $c) >>"$tmp/bad.log" 2>&1 || note "halcmd $c: $(tail -2 "$tmp/bad.log")"
+done
+for spec in hal hal:channel=3; do
+    d="$tmp/ns.${spec#*:}"
+    (cd "$root" && timeout 30 "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
+        programs/lin_circ.irl >/dev/null 2>"$d.err")
+    rc=$?
+    [ $rc = 1 ] || note "$spec with a 5-pin stream: exit $rc"
+    want="carries 5 elements (cfg=fffff); the program has 6 axes"
+    [ "$spec" = hal ] || want="no streamer channel 3"
+    grep -q "$want" "$d.err" || note "$spec: stderr lacks '$want': $(head -2 "$d.err")"
+    grep -q '"status": "not_started"' "$d/online.json" 2>/dev/null || note "$spec: online.json not not_started"
+done
+
+# Tear down: stop, unload, rtapi_app exits (and is reaped by our subreaper).
+(cd "$tmp" && as halrun -U) >/dev/null 2>&1
+for i in $(seq 50); do
+    [ -n "$rtapi" ] && kill -0 "$rtapi" 2>/dev/null && [ "$(ps -o stat= -p "$rtapi" 2>/dev/null)" != Z ] || break
+    sleep 0.1
+done
+if [ -n "$rtapi" ] && kill -0 "$rtapi" 2>/dev/null && [ "$(ps -o stat= -p "$rtapi" 2>/dev/null)" != Z ]; then
+    note "rtapi_app $rtapi still running after halrun -U"
+fi
+exit $fail
