@@ -92,7 +92,7 @@ static void step_pace(RtLoop *rt)
     if (!rt->cfg.drv->pace) return;
     int p = rt->cfg.drv->pace(rt->cfg.drv_state);
     if (p > 0) rt->deadline += p * rt->dt_ns;
-    else if (p < 0 && rt->deadline > rt_os_now()) rt->deadline = rt_os_now();
+    else if (p < 0 && rt->deadline > osal_now()) rt->deadline = osal_now();
 }
 
 /* Step: the driver's feedback (actual positions, inputs, fault). */

@@ -298,10 +298,10 @@ static int put_sample(Hal *h, const double *q, const double *qd, uint64_t dout)
 /* Wait up to t seconds for cond(h) (polled every 1 ms). 1 met, 0 not. */
 static int wait_for(Hal *h, double t, int (*cond)(Hal *))
 {
-    int64_t end = rt_os_now() + (int64_t)(t * 1e9);
+    int64_t end = osal_now() + (int64_t)(t * 1e9);
     while (!cond(h)) {
-        if (rt_os_now() >= end) return 0;
-        rt_os_sleep(1000000);
+        if (osal_now() >= end) return 0;
+        osal_sleep(1000000);
     }
     return 1;
 }
@@ -342,7 +342,7 @@ static int hal_enable(void *state, char *err, size_t errlen)
                         "to a thread, then start)", h->o.channel, h->o.channel), -1;
     h->underruns0 = h->underruns->s;
     h->consumed = h->written - hal_stream_depth(&h->stream);
-    h->progress_at = rt_os_now();
+    h->progress_at = osal_now();
     *h->p->enable = 1;
     return 0;
 }
@@ -369,7 +369,7 @@ static int hal_read(void *state, DriverFeedback *fb)
 {
     Hal *h = state;
     HalPins *p = h->p;
-    int64_t now = rt_os_now();
+    int64_t now = osal_now();
     for (int i = 0; i < h->n; i++) fb->q[i] = *p->pos_fb[i] / h->scale[i];
     long consumed = h->written - hal_stream_depth(&h->stream);
     if (consumed != h->consumed) h->consumed = consumed, h->progress_at = now;
@@ -398,7 +398,7 @@ static int hal_read(void *state, DriverFeedback *fb)
 static int hal_pace(void *state)
 {
     Hal *h = state;
-    if ((double)(rt_os_now() - h->progress_at) * 1e-9 > h->o.stall) return 0;
+    if ((double)(osal_now() - h->progress_at) * 1e-9 > h->o.stall) return 0;
     long depth = hal_stream_depth(&h->stream);
     return depth > h->high ? (int)(depth - h->high) : depth < h->low ? -1 : 0;
 }
