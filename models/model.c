@@ -315,6 +315,129 @@ int model_outputs(Model *m, const double *q, const double *qd, const double *qdd
     return MODEL_CALL(outputs, q, qd, qdd, out);
 }
 
+/* {====================================================================== validation */
+
+/* The eigenvalues of a symmetric 3x3 matrix, ascending (the trigonometric closed form). */
+static void sym3_eigenvalues(const double A[9], double e[3])
+{
+    double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5], q = (A[0] + A[4] + A[8]) / 3;
+    double p2 = (A[0] - q) * (A[0] - q) + (A[4] - q) * (A[4] - q) + (A[8] - q) * (A[8] - q) + 2 * p1;
+    if (!(p2 > 0)) {
+        e[0] = e[1] = e[2] = q;
+        return;
+    }
+    if (p1 == 0) { /* diagonal: exact */
+        double a = fmin(A[0], fmin(A[4], A[8])), c = fmax(A[0], fmax(A[4], A[8]));
+        e[0] = a;
+        e[2] = c;
+        e[1] = A[0] + A[4] + A[8] - a - c;
+        return;
+    }
+    double p = sqrt(p2 / 6), B[9];
+    for (int k = 0; k < 9; k++) B[k] = (A[k] - (k % 4 == 0 ? q : 0)) / p;
+    double r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                B[2] * (B[3] * B[7] - B[4] * B[6])) / 2;
+    double phi = acos(fmin(1, fmax(-1, r))) / 3;
+    e[2] = q + 2 * p * cos(phi);
+    e[0] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    e[1] = 3 * q - e[0] - e[2];
+}
+
+/* Planar back-ends read izz alone (the freeflyer: bodies turning about parallel z axes). */
+static int planar_backend(const ModelDesc *d) { return strcmp(d->backend, "freeflyer") == 0; }
+
+int model_body_check(const ModelDesc *d, int i, char *why, size_t n)
+{
+    const ModelJoint *j = &d->joint[i];
+    const double *I = j->inertia;
+    if (!isfinite(j->mass) || j->mass < 0)
+        return snprintf(why, n, "mass %g kg: must be finite and >= 0", j->mass), MODEL_EINVAL;
+    if (planar_backend(d)) {
+        if (!isfinite(I[8]) || I[8] < 0)
+            return snprintf(why, n, "inertia izz %g kg m^2: must be finite and >= 0", I[8]), MODEL_EINVAL;
+        return MODEL_OK;
+    }
+    double big = 0;
+    for (int k = 0; k < 9; k++) {
+        if (!isfinite(I[k])) return snprintf(why, n, "inertia: not finite"), MODEL_EINVAL;
+        big = fmax(big, fabs(I[k]));
+    }
+    double tol = 1e-6 * big; /* values printed to six digits, a thin rod's or disc's equality */
+    for (int r = 0; r < 3; r++)
+        for (int c = r + 1; c < 3; c++)
+            if (fabs(I[3 * r + c] - I[3 * c + r]) > tol)
+                return snprintf(why, n, "inertia: not symmetric (%g and %g kg m^2)", I[3 * r + c], I[3 * c + r]),
+                       MODEL_EINVAL;
+    if (big == 0) return MODEL_OK;
+    double e[3];
+    sym3_eigenvalues(I, e);
+    if (e[0] < -tol)
+        return snprintf(why, n, "inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g kg m^2) is not positive "
+                        "semi-definite: principal moments %g, %g, %g kg m^2", I[0], I[4], I[8], I[1], I[2], I[5],
+                        e[0], e[1], e[2]), MODEL_EINVAL;
+    if (j->mass == 0) {
+        /* a rotor's inertia J a a' about the joint axis a: a massless disc that only spins (Corke's PUMA link 1) */
+        const double *a = j->axis;
+        double J = 0;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) J += a[r] * I[3 * r + c] * a[c];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                if (fabs(I[3 * r + c] - J * a[r] * a[c]) > tol)
+                    return snprintf(why, n, "mass 0 kg with an inertia (principal moments %g, %g, %g kg m^2) that is "
+                                    "not a rotor's about the joint axis: a body with inertia has a mass > 0",
+                                    e[0], e[1], e[2]), MODEL_EINVAL;
+        return MODEL_OK;
+    }
+    /* measured data break it a little (Armstrong's PUMA link 3: 0.066 + 0.0125 < 0.086 kg m^2, by 9 %) */
+    if (e[0] + e[1] < e[2] - MODEL_TRIANGLE_TOL * e[2])
+        return snprintf(why, n, "inertia violates the triangle inequality: principal moments %g + %g < %g kg m^2 (by "
+                        "more than %g %%: no rigid body has them)", e[0], e[1], e[2], 100 * MODEL_TRIANGLE_TOL),
+               MODEL_EINVAL;
+    return MODEL_OK;
+}
+
+int model_limits_check(const ModelDesc *d, int i, int *which, char *why, size_t n)
+{
+    int spare;
+    if (!which) which = &spare;
+    const ModelJoint *j = &d->joint[i];
+    const ModelAxisLimits *l = &j->limits;
+    int rev = j->type == MODEL_REVOLUTE;
+    const char *names[4] = {"speed", "acc", "jerk", "effort"};
+    const char *units[4] = {rev ? "rad/s" : "m/s", rev ? "rad/s^2" : "m/s^2", rev ? "rad/s^3" : "m/s^3",
+                            rev ? "Nm" : "N"};
+    double v[4] = {l->vmax, l->amax, l->jmax, l->effort};
+    *which = 0;
+    if (isnan(l->min) || isnan(l->max) || l->min > l->max)
+        return snprintf(why, n, "min %g %s is above max %g %s", l->min, rev ? "rad" : "m", l->max, rev ? "rad" : "m"),
+               MODEL_EINVAL;
+    for (int k = 0; k < 4; k++) {
+        *which = k + 1;
+        if (isnan(v[k]) || v[k] <= 0)
+            return snprintf(why, n, "%s %g %s: a limit must be > 0 (INF, or leaving it out, means none)", names[k],
+                            v[k], units[k]), MODEL_EINVAL;
+        if (v[k] < MODEL_LIMIT_FLOOR)
+            return snprintf(why, n, "%s %g %s: absurdly small (below %g %s): a slip of units?", names[k], v[k],
+                            units[k], MODEL_LIMIT_FLOOR, units[k]), MODEL_EINVAL;
+    }
+    return MODEL_OK;
+}
+
+int model_desc_check(const ModelDesc *d, char *err, size_t errlen)
+{
+    char why[384];
+    for (int i = 0; i < d->njoints && i < MODEL_MAX_DOF; i++)
+        if (model_body_check(d, i, why, sizeof why) < 0 || model_limits_check(d, i, NULL, why, sizeof why) < 0) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: joint %s: %s", d->source[0] ? d->source : d->name, d->joint[i].name, why);
+            return MODEL_EINVAL;
+        }
+    return MODEL_OK;
+}
+
+/* }====================================================================== */
+
 const char *model_strerror(int status)
 {
     switch (status) {

@@ -123,6 +123,8 @@ typedef struct {
     ModelParam param[MODEL_MAX_PARAMS];
     int noutput_limits;
     ModelOutputLimit output_limit[MODEL_MAX_OUTPUTS];
+    char inertia_missing[256];     /* moving links the file gives no inertial data for, comma-separated; "": none.
+                                    * Their bodies count as massless, so the torque check is incomplete (added last) */
 } ModelDesc;
 
 /* Result of inverse kinematics. */
@@ -203,7 +205,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 1
+#define MODEL_PLUGIN_ABI 2
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -254,6 +256,21 @@ void model_friction(const Model *m, const double *qd, double *tau_f);
 /* Check a description's friction values (>= 0, finite): 0, or MODEL_EINVAL with a message naming the joint.
  * Called by model_open (which also refuses friction on the coordinates that are not joints). */
 int model_friction_check(const ModelDesc *d, char *err, size_t errlen);
+
+/* Physical plausibility of joint i of d (docs/MODELS.md, "Validation"): its body (mass >= 0; inertia finite,
+ * symmetric, positive semi-definite, principal moments obeying the triangle inequality A + B >= C within
+ * MODEL_TRIANGLE_TOL of C; a body of zero mass carries no inertia but a rotor's about its joint axis; the freeflyer
+ * back-end, planar, reads izz alone) and its limits (speed, acceleration, jerk, effort > 0 and not below
+ * MODEL_LIMIT_FLOOR in SI: INFINITY is "none"). 0, or MODEL_EINVAL with the reason, its values and units in why (no
+ * file or joint name: the caller adds them). */
+int model_body_check(const ModelDesc *d, int i, char *why, size_t n);
+int model_limits_check(const ModelDesc *d, int i, int *which, char *why, size_t n); /* which (may be NULL): the
+                                                  * failing limit, 0 min/max, 1 speed, 2 acc, 3 jerk, 4 effort */
+/* Both checks on every joint: 0, or MODEL_EINVAL with "source: joint NAME: why" in err. The readers (.irm, URDF)
+ * check as they read, at file:line; model_open does not (tests build bodies no rigid body has, for the maths). */
+int model_desc_check(const ModelDesc *d, char *err, size_t errlen);
+#define MODEL_LIMIT_FLOOR 1e-6 /* a speed, acceleration, jerk or effort limit below this (SI) is a slip, refused */
+#define MODEL_TRIANGLE_TOL 0.1 /* measured inertias break A + B >= C by up to 9 % (Armstrong's PUMA link 3) */
 
 /* A message for a status code. */
 const char *model_strerror(int status);

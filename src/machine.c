@@ -323,6 +323,7 @@ static void mjoint(MCtx *m, Node *blk)
     Dim effort = q == 3 ? mdim(2, 1, -2, 0) : mdim(1, 1, -2, 0);
     Dim inertia = mdim(2, 1, 0, 0);
     bool coulomb_neg_given = false;
+    Node *mass_at = NULL, *inertia_at = NULL, *lim_at[5] = {NULL}; /* where each was given, for the checks */
     for (int i = 0; i < blk->list.count; i++) {
         Node *it = blk->list.items[i];
         if (it->kind != D_CONST || it->lit.s) {
@@ -335,6 +336,11 @@ static void mjoint(MCtx *m, Node *blk)
         const char *p = it->name, *nm;
         Node *v = it->a;
         double x;
+        static const char *const lim_names[] = {"min", "max", "speed", "acc", "jerk", "effort"};
+        for (int k = 0; k < 6; k++)
+            if (strcasecmp(p, lim_names[k]) == 0) lim_at[k < 2 ? 0 : k - 1] = it;
+        if (strcasecmp(p, "mass") == 0) mass_at = it;
+        if (strcasecmp(p, "inertia") == 0) inertia_at = it;
         if (strcasecmp(p, "link") == 0) {
             if (mname(m, v, "link", &nm))
                 mcopy(m, v->loc, j->link, nm);
@@ -357,9 +363,8 @@ static void mjoint(MCtx *m, Node *blk)
             else
                 v3_scale(j->axis, a, 1 / norm);
         } else if (strcasecmp(p, "mass") == 0) {
-            if (mnum(m, v, mdim(0, 1, 0, 0), "mass", &x) && x < 0)
-                merr(m, v->loc, "mass: must not be negative");
-            j->mass = x;
+            if (mnum(m, v, mdim(0, 1, 0, 0), "mass", &x))
+                j->mass = x;
         } else if (strcasecmp(p, "com") == 0) {
             mvec3(m, v, mdim(1, 0, 0, 0), "com", j->com);
         } else if (strcasecmp(p, "inertia") == 0) {
@@ -421,8 +426,13 @@ static void mjoint(MCtx *m, Node *blk)
                  "min max speed acc jerk effort ferror motor_* friction_*)", p);
         }
     }
-    if (j->limits.min > j->limits.max)
-        merr(m, blk->loc, "joint '%s': min is above max", blk->name);
+    char why[384];
+    int which, st = model_body_check(d, idx, why, sizeof why);
+    Node *body_at = strncmp(why, "mass", 4) == 0 || !inertia_at ? mass_at : inertia_at;
+    SrcLoc at = body_at ? body_at->a->loc : blk->loc;
+    if (st < 0) merr(m, at, "joint '%s': %s", blk->name, why);
+    if (model_limits_check(d, idx, &which, why, sizeof why) < 0)
+        merr(m, lim_at[which] ? lim_at[which]->a->loc : blk->loc, "joint '%s': %s", blk->name, why);
     if (!coulomb_neg_given)
         j->friction.coulomb_neg = j->friction.coulomb_pos;
 }

@@ -80,7 +80,7 @@ UTEST(every_field_with_units)
                        "  JOINT a : PRISMATIC;\n"
                        "    origin = POSE(POS(1 m, 20 mm, 0), ORIZYX(90 deg, 0, 0));\n"
                        "    axis = POS(0, 2, 0);  mass = 2 kg;  com = POS(0, 0, 5 mm);\n"
-                       "    inertia = INERTIA(1, 2, 3, 0.4, 0.5, 0.6);  powered = FALSE;  home = 10 mm;\n"
+                       "    inertia = INERTIA(2, 2.5, 3, 0.4, 0.5, 0.6);  powered = FALSE;  home = 10 mm;\n"
                        "    min = -0.5 m;  max = 500 mm;  speed = 2 m/s;  acc = 1 G;  jerk = 3;  effort = 100 N;\n"
                        "  ENDJOINT;\n"
                        "  JOINT b : REVOLUTE;\n"
