@@ -42,6 +42,7 @@ typedef struct {
 
 typedef struct {
     const char *path;
+    FILE *warn;                /* where warnings go */
     char *err;
     size_t errlen;
     int failed;
@@ -395,7 +396,7 @@ static int urdf_check(Urdf *u, ModelDesc *d)
         if (!first) first = u->link[urdf_find_link(u, d->joint[b].link)].line;
     }
     if (len)
-        fprintf(stderr, "%s:%d: warning: no <inertial> for link%s %s: counted as massless, the torque check is "
+        fprintf(u->warn, "%s:%d: warning: no <inertial> for link%s %s: counted as massless, the torque check is "
                 "incomplete\n", u->path, first, strchr(d->inertia_missing, ',') ? "s" : "", d->inertia_missing);
     return 0;
 }
@@ -441,6 +442,11 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
 
 int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
 {
+    return urdf_read_to(path, d, err, errlen, stderr);
+}
+
+int urdf_read_to(const char *path, ModelDesc *d, char *err, size_t errlen, FILE *warn)
+{
     model_desc_init(d);
     char why[256];
     const XmlApi *xml = xml_api(why, sizeof why);
@@ -464,6 +470,7 @@ int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
         return MODEL_ENOMEM;
     }
     u->path = path;
+    u->warn = warn;
     u->err = err;
     u->errlen = errlen;
     xmlNode *robot = xml->doc_get_root_element(doc);
