@@ -36,7 +36,7 @@ typedef struct {
     int parent, child;         /* link indices */
     double xyz[3], R[9], axis[3];
     double lower, upper, velocity, effort;
-    int has_limit;
+    int has_limit, limit_line;
     double damping, friction;  /* <dynamics>: viscous (Nm s/rad, N s/m) and Coulomb (Nm, N) friction, default 0 */
 } UrdfJoint;
 
@@ -225,8 +225,10 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     j->lower = -INFINITY;
     j->upper = j->velocity = j->effort = INFINITY;
     xmlNode *lim = urdf_child(n, "limit");
+    j->limit_line = j->line;
     if (lim) {
         j->has_limit = 1;
+        j->limit_line = line_of(lim);
         if (urdf_numbers(u, lim, "velocity", &j->velocity, 1) < 0 || urdf_numbers(u, lim, "effort", &j->effort, 1) < 0)
             return MODEL_EINVAL;
         if (j->velocity < 0 || j->effort < 0)
@@ -385,7 +387,7 @@ static int urdf_check(Urdf *u, ModelDesc *d)
         const UrdfJoint *j = &u->joint[k];
         int b = u->link[j->child].body;
         if (j->kind == 0 || model_limits_check(d, b, NULL, why, sizeof why) >= 0) continue;
-        return urdf_error(u, j->line, "joint '%s': %s", j->name, why);
+        return urdf_error(u, j->limit_line, "joint '%s': %s", j->name, why);
     }
     size_t len = 0;
     for (int b = 0; b < d->njoints; b++) {

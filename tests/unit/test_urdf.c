@@ -230,9 +230,62 @@ UTEST(error_messages)
     CHECK(strstr(err, "/nonexistent/robot.urdf") == err);
 }
 
+/* A two-link robot: one revolute joint with `limit` attributes, the child link's <inertial> (or none). */
+static void two_links(char *out, size_t n, const char *limit, const char *inertial)
+{
+    snprintf(out, n,
+             "<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\">%s</link>\n"
+             "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
+             "<limit lower=\"-1\" upper=\"1\" %s/>\n</joint>\n</robot>\n", inertial, limit);
+}
+
+/* ROS-Industrial's conventions: effort="0"/velocity="0" are "not given", negative values and impossible bodies are
+ * errors at their line, links without <inertial> are named. */
+UTEST(real_file_conventions)
+{
+    static const char *I = "\n<inertial><mass value=\"2\"/>"
+                           "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n";
+    char text[1024], err[512];
+    ModelDesc d;
+    two_links(text, sizeof text, "effort=\"0\" velocity=\"0\"", I);
+    CHECK(read_text(text, &d, err, sizeof err) == 0);
+    CHECK(isinf(d.joint[0].limits.effort) && isinf(d.joint[0].limits.vmax));
+    CHECK(d.inertia_missing[0] == '\0');
+    two_links(text, sizeof text, "effort=\"-1\" velocity=\"2\"", I);
+    expect_error(text, 8, "negative effort -1 Nm");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"1e-300\"", I);
+    expect_error(text, 8, "speed 1e-300 rad/s: absurdly small");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"2\"/>"
+              "<inertia ixx=\"0.13\" ixy=\"2\" ixz=\"2\" iyy=\"0.524\" iyz=\"2\" izz=\"0.539\"/></inertial>\n");
+    expect_error(text, 4, "not positive semi-definite: principal moments -1.74206, -1.46844, 4.40351 kg m^2");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"2\"/>"
+              "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
+    expect_error(text, 4, "triangle inequality: principal moments 0.01 + 0.01 < 0.1 kg m^2");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"0\"/>"
+              "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
+    expect_error(text, 4, "mass 0 kg with an inertia");
+    /* no <inertial>: loads, the body is named in the description and in one warning at the link's line */
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"", "");
+    char path[64], *msgs = NULL;
+    size_t len;
+    write_tmp(path, text);
+    FILE *warn = open_memstream(&msgs, &len);
+    CHECK(urdf_read_to(path, &d, err, sizeof err, warn) == 0);
+    fclose(warn);
+    unlink(path);
+    CHECK(strstr(msgs, ":3: warning: no <inertial> for link b: counted as massless, the torque check is incomplete"));
+    free(msgs);
+    CHECK(strcmp(d.inertia_missing, "b") == 0);
+    CHECK(d.joint[0].mass == 0);
+}
+
 int main(void)
 {
     RUN(puma560_urdf_matches_c_description);
+    RUN(real_file_conventions);
     RUN(fixed_joint_lumping_vs_held_joint);
     RUN(fixed_joint_lumping_is_linear);
     RUN(error_messages);
