@@ -184,6 +184,44 @@ static int friction_allowed(const ModelType *t, const ModelDesc *d, int *any, ch
     return MODEL_OK;
 }
 
+/* Mimic joints: the maps of Model (nfull, src, full, mult, off) and the planner's description in m->desc (the
+ * independent joints, each parent the nearest independent ancestor). 0 or MODEL_EINVAL. */
+static int mimic_setup(Model *m, const ModelDesc *d, char *err, size_t errlen)
+{
+    int n = d->njoints, axis[MODEL_MAX_DOF], dof = 0;
+    for (int k = 0; k < n; k++) axis[k] = d->joint[k].mimic_of ? -1 : dof++;
+    if (dof == n) return MODEL_OK;
+    for (int k = 0; k < n; k++) {
+        const ModelJoint *j = &d->joint[k];
+        int lead = j->mimic_of - 1;
+        if (j->mimic_of && (lead < 0 || lead >= n || axis[lead] < 0 || !isfinite(j->mimic_mult) ||
+                            !isfinite(j->mimic_offset))) {
+            snprintf(err, errlen, "%s: joint %s: a mimic joint follows an independent joint of the machine, with "
+                     "finite multiplier and offset", d->source[0] ? d->source : d->name, j->name);
+            return MODEL_EINVAL;
+        }
+        m->src[k] = j->mimic_of ? axis[lead] : axis[k];
+        m->mult[k] = j->mimic_of ? j->mimic_mult : 1;
+        m->off[k] = j->mimic_of ? j->mimic_offset : 0;
+        if (!j->mimic_of) m->full[axis[k]] = k;
+    }
+    m->nfull = n;
+    m->dof = dof;
+    for (int i = 0; i < dof; i++) {
+        ModelJoint *j = &m->desc.joint[i];
+        *j = d->joint[m->full[i]];
+        int p = j->parent;
+        while (p >= 0 && axis[p] < 0) p = d->joint[p].parent;
+        j->parent = p < 0 ? -1 : axis[p];
+    }
+    int t = d->tool_link;
+    while (t >= 0 && axis[t] < 0) t = d->joint[t].parent;
+    m->desc.tool_link = d->tool_link < 0 ? -1 : t < 0 ? -1 : axis[t];
+    for (int i = dof; i < n; i++) model_joint_init(&m->desc.joint[i]);
+    m->desc.njoints = dof;
+    return MODEL_OK;
+}
+
 /* Find the back-end named in the description and create its state; m->desc keeps a copy. */
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
 {
@@ -206,6 +244,10 @@ int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
     m->desc = *d;
     m->dof = d->njoints;
     m->has_friction = friction;
+    if (mimic_setup(m, d, err, errlen) < 0) {
+        model_close(m);
+        return MODEL_EINVAL;
+    }
     return MODEL_OK;
 }
 
@@ -221,26 +263,79 @@ void model_close(Model *m)
 #define MODEL_CALL(op, ...) \
     ((m && m->type && m->type->op) ? m->type->op(m->state, __VA_ARGS__) : MODEL_ENOTSUP)
 
+/* The back-end's joint vector of a model with mimic joints, buf[k] = mult[k] x[src[k]] (+ off[k] for positions);
+ * x itself without them. */
+static const double *full_of(const Model *m, const double *x, double *buf, int pos)
+{
+    if (!m || !m->nfull || !x) return x;
+    for (int k = 0; k < m->nfull; k++) buf[k] = m->mult[k] * x[m->src[k]] + (pos ? m->off[k] : 0);
+    return buf;
+}
+/* The buffers full_of writes into, one per argument (uninitialised: a model without mimic joints never reads them). */
+#define FULL_BUFS double fb0_[MODEL_MAX_DOF], fb1_[MODEL_MAX_DOF] __attribute__((unused)), \
+                        fb2_[MODEL_MAX_DOF] __attribute__((unused))
+#define FULLQ(x) full_of(m, x, fb0_, 1)
+#define FULLD1(x) full_of(m, x, fb1_, 0)
+#define FULLD2(x) full_of(m, x, fb2_, 0)
+
+/* Generalized forces of the back-end's joints summed onto the axes (C' f), after a successful call. */
+static int to_axes(const Model *m, int st, const double *f, double *out)
+{
+    if (st < 0) return st;
+    for (int i = 0; i < m->dof; i++) out[i] = 0;
+    for (int k = 0; k < m->nfull; k++) out[m->src[k]] += m->mult[k] * f[k];
+    return st;
+}
+
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9])
 {
-    return MODEL_CALL(fk, q, link, pos, R);
+    FULL_BUFS;
+    if (m && m->nfull && link >= 0) link = link < m->dof ? m->full[link] : m->nfull;
+    return MODEL_CALL(fk, FULLQ(q), link, pos, R);
 }
+/* With mimic joints the back-end solves for all its joints from the seed's full vector; an answer whose mimic
+ * joints do not follow their leaders (they move the tool) is refused as unreached. */
 int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
              ModelIkInfo *info)
 {
-    return MODEL_CALL(ik, pos, quat, q_seed, q, info);
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(ik, pos, quat, q_seed, q, info);
+    double qf[MODEL_MAX_DOF];
+    int st = MODEL_CALL(ik, pos, quat, FULLQ(q_seed), qf, info);
+    if (st < 0) return st;
+    for (int i = 0; i < m->dof; i++) q[i] = qf[m->full[i]];
+    for (int k = 0; k < m->nfull; k++)
+        if (fabs(qf[k] - (m->mult[k] * q[m->src[k]] + m->off[k])) > 1e-9) return MODEL_EUNREACH;
+    return st;
 }
-int model_jacobian(Model *m, const double *q, double *J) { return MODEL_CALL(jacobian, q, J); }
-int model_singularity(Model *m, const double *q, double *measure) { return MODEL_CALL(singularity, q, measure); }
+int model_jacobian(Model *m, const double *q, double *J)
+{
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(jacobian, q, J);
+    double Jf[6 * MODEL_MAX_DOF];
+    int st = MODEL_CALL(jacobian, FULLQ(q), Jf);
+    if (st < 0) return st;
+    for (int r = 0; r < 6; r++) to_axes(m, st, Jf + r * m->nfull, J + r * m->dof);
+    return st;
+}
+int model_singularity(Model *m, const double *q, double *measure)
+{
+    FULL_BUFS;
+    return MODEL_CALL(singularity, FULLQ(q), measure);
+}
 int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure)
 {
-    if (m && m->type && m->type->singularity_within) return m->type->singularity_within(m->state, q, lo, hi, measure);
+    FULL_BUFS;
+    if (m && m->type && m->type->singularity_within)
+        return m->type->singularity_within(m->state, FULLQ(q), lo, hi, measure);
     int st = model_singularity(m, q, measure);
     return st < 0 ? st : 0;
 }
 int model_singularity_defer(Model *m, const double *q, const double b[5], double *measure, double *ub)
 {
-    if (m && m->type && m->type->singularity_defer) return m->type->singularity_defer(m->state, q, b, measure, ub);
+    FULL_BUFS;
+    if (m && m->type && m->type->singularity_defer)
+        return m->type->singularity_defer(m->state, FULLQ(q), b, measure, ub);
     return model_singularity_within(m, q, b[0], b[1], measure);
 }
 int model_singularity_settle(Model *m, double *measure) { return MODEL_CALL(singularity_settle, measure); }
@@ -251,7 +346,8 @@ size_t model_kin_size(Model *m)
 
 size_t model_kin_export(Model *m, const double *q, void *buf, size_t cap)
 {
-    return m && m->type && m->type->kin_export ? m->type->kin_export(m->state, q, buf, cap) : 0;
+    FULL_BUFS;
+    return m && m->type && m->type->kin_export ? m->type->kin_export(m->state, FULLQ(q), buf, cap) : 0;
 }
 
 void model_kin_import(Model *m, const void *buf, size_t len)
@@ -268,16 +364,64 @@ static int add_friction(const Model *m, int st, const double *qd, double *out)
 }
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    return add_friction(m, MODEL_CALL(inverse_dynamics, q, qd, qdd, tau), qd, tau);
+    FULL_BUFS;
+    if (!m || !m->nfull) return add_friction(m, MODEL_CALL(inverse_dynamics, q, qd, qdd, tau), qd, tau);
+    double tf[MODEL_MAX_DOF];
+    int st = to_axes(m, MODEL_CALL(inverse_dynamics, FULLQ(q), FULLD1(qd), FULLD2(qdd), tf), tf, tau);
+    return add_friction(m, st, qd, tau);
 }
-int model_mass_matrix(Model *m, const double *q, double *M) { return MODEL_CALL(mass_matrix, q, M); }
+int model_mass_matrix(Model *m, const double *q, double *M)
+{
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(mass_matrix, q, M);
+    double Mf[MODEL_MAX_DOF * MODEL_MAX_DOF];
+    int st = MODEL_CALL(mass_matrix, FULLQ(q), Mf), n = m->nfull, d = m->dof;
+    if (st < 0) return st;
+    for (int i = 0; i < d * d; i++) M[i] = 0;
+    for (int k = 0; k < n; k++) /* C' Mf C */
+        for (int l = 0; l < n; l++) M[m->src[k] * d + m->src[l]] += m->mult[k] * m->mult[l] * Mf[k * n + l];
+    return st;
+}
 int model_bias(Model *m, const double *q, const double *qd, double *h)
 {
-    return add_friction(m, MODEL_CALL(bias, q, qd, h), qd, h);
+    FULL_BUFS;
+    if (!m || !m->nfull) return add_friction(m, MODEL_CALL(bias, q, qd, h), qd, h);
+    double hf[MODEL_MAX_DOF];
+    return add_friction(m, to_axes(m, MODEL_CALL(bias, FULLQ(q), FULLD1(qd), hf), hf, h), qd, h);
+}
+/* With mimic joints: solve (C' M C) qdd = tau - C' h by Cholesky (the back-end's own forward dynamics would treat
+ * the mimic joints as free). */
+static int mimic_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    double M[MODEL_MAX_DOF * MODEL_MAX_DOF];
+    double h[MODEL_MAX_DOF];
+    int d = m->dof, st = model_mass_matrix(m, q, M);
+    if (st >= 0) st = model_bias(m, q, qd, h);
+    if (st < 0) return st;
+    for (int j = 0; j < d; j++) { /* M = L L', L in the lower triangle */
+        for (int k = 0; k < j; k++) M[j * d + j] -= M[j * d + k] * M[j * d + k];
+        if (!(M[j * d + j] > 0)) return MODEL_ESINGULAR;
+        M[j * d + j] = sqrt(M[j * d + j]);
+        for (int i = j + 1; i < d; i++) {
+            for (int k = 0; k < j; k++) M[i * d + j] -= M[i * d + k] * M[j * d + k];
+            M[i * d + j] /= M[j * d + j];
+        }
+    }
+    for (int i = 0; i < d; i++) { /* L y = tau - h */
+        qdd[i] = tau[i] - h[i];
+        for (int k = 0; k < i; k++) qdd[i] -= M[i * d + k] * qdd[k];
+        qdd[i] /= M[i * d + i];
+    }
+    for (int i = d - 1; i >= 0; i--) { /* L' qdd = y */
+        for (int k = i + 1; k < d; k++) qdd[i] -= M[k * d + i] * qdd[k];
+        qdd[i] /= M[i * d + i];
+    }
+    return MODEL_OK;
 }
 /* The joints receive tau - tau_f(qd) (a copy on the stack: tau is the caller's). */
 int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
 {
+    if (m && m->nfull) return mimic_forward_dynamics(m, q, qd, tau, qdd);
     if (!m || !m->has_friction) return MODEL_CALL(forward_dynamics, q, qd, tau, qdd);
     double t[MODEL_MAX_DOF];
     for (int i = 0; i < m->dof; i++) t[i] = tau[i] - model_friction_joint(&m->desc.joint[i].friction, qd[i]);
@@ -287,6 +431,7 @@ int model_forward_dynamics(Model *m, const double *q, const double *qd, const do
  * computed tau gets the friction their motion needs. */
 int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau)
 {
+    if (m && m->nfull) return MODEL_ENOTSUP;
     if (!m || !m->has_friction) return MODEL_CALL(semi_inverse, q, qd, qdd, tau);
     double given[MODEL_MAX_DOF], f[MODEL_MAX_DOF];
     for (int i = 0; i < m->dof; i++) {
@@ -312,7 +457,8 @@ const char *model_output_name(Model *m, int i)
 }
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out)
 {
-    return MODEL_CALL(outputs, q, qd, qdd, out);
+    FULL_BUFS;
+    return MODEL_CALL(outputs, FULLQ(q), FULLD1(qd), FULLD2(qdd), out);
 }
 
 /* {====================================================================== validation */

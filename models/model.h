@@ -93,6 +93,9 @@ typedef struct {
     ModelFriction friction;     /* added last; zero = frictionless */
     double ferror;              /* limit on the closed-loop following error |setpoint - actual|, rad or m (LinuxCNC's
                                  * FERROR), checked by `irl run --closed-loop` only; INFINITY (default) or 0: none */
+    int mimic_of;               /* 1 + the index of the joint this one follows (URDF <mimic>): q = mimic_mult q_leader
+                                 * + mimic_offset; not an axis of the planner. 0 (default): an axis of its own */
+    double mimic_mult, mimic_offset;
 } ModelJoint;
 
 /* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). */
@@ -198,6 +201,12 @@ typedef struct Model {
     ModelDesc desc;
     int dof;
     int has_friction;  /* some joint of desc has friction: the wrappers apply it (added last) */
+    /* Mimic joints (added last): the back-end's state holds all nfull joints of the file, desc and dof only the
+     * independent ones (the planner's axes). Full joint k = mult[k] q[src[k]] + off[k]; full[i] is the full index
+     * of axis i. nfull == 0: no mimic joint, the wrappers pass q through. */
+    int nfull;
+    int src[MODEL_MAX_DOF], full[MODEL_MAX_DOF];
+    double mult[MODEL_MAX_DOF], off[MODEL_MAX_DOF];
 } Model;
 
 /* Registry: built-in back-ends, plus any loaded from plugins. */
@@ -218,7 +227,9 @@ void model_joint_init(ModelJoint *j);
 /* Look up a back-end parameter by name; NULL when absent. */
 const ModelParam *model_desc_param(const ModelDesc *d, const char *name);
 
-/* Create/destroy a model from a description (finds the back-end by d->backend). */
+/* Create/destroy a model from a description (finds the back-end by d->backend). Mimic joints (ModelJoint.mimic_of)
+ * are no axes: the wrappers below take and give the independent joints' q, qd, qdd, tau, J (columns summed with the
+ * multipliers), M = C' M C and follow the mimic joints themselves; semi_inverse is not offered with them. */
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen);
 void model_close(Model *m);
 

@@ -38,6 +38,9 @@ typedef struct {
     double lower, upper, velocity, effort;
     int has_limit, limit_line;
     double damping, friction;  /* <dynamics>: viscous (Nm s/rad, N s/m) and Coulomb (Nm, N) friction, default 0 */
+    const char *mimic;         /* <mimic joint multiplier offset>: the leader's name, NULL: none */
+    double mult, offset;
+    int mimic_line;
 } UrdfJoint;
 
 typedef struct {
@@ -200,9 +203,15 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     if (j->kind < 0)
         return urdf_error(u, j->line, "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)",
                           j->name, type);
-    if (urdf_child(n, "mimic"))
-        return urdf_error(u, line_of(urdf_child(n, "mimic")), "joint '%s': mimic joints are not supported",
-                          j->name);
+    xmlNode *mi = urdf_child(n, "mimic");
+    if (mi) { /* q = multiplier q_leader + offset (URDF defaults 1 and 0) */
+        j->mimic = urdf_attr(mi, "joint");
+        j->mimic_line = line_of(mi);
+        j->mult = 1;
+        if (!j->mimic) return urdf_error(u, j->mimic_line, "joint '%s': <mimic> needs joint=\"...\"", j->name);
+        if (urdf_numbers(u, mi, "multiplier", &j->mult, 1) < 0 || urdf_numbers(u, mi, "offset", &j->offset, 1) < 0)
+            return MODEL_EINVAL;
+    }
     xmlNode *p = urdf_child(n, "parent"), *c = urdf_child(n, "child");
     const char *pn = p ? urdf_attr(p, "link") : NULL, *cn = c ? urdf_attr(c, "link") : NULL;
     if (!pn) return urdf_error(u, j->line, "joint '%s' needs <parent link=\"...\"/>", j->name);
@@ -354,6 +363,39 @@ static void urdf_lump(Urdf *u, ModelDesc *d)
     }
 }
 
+/* Mimic joints: each follows its leader's ModelDesc joint (a leader that is a mimic joint itself passes its own
+ * leader on, multipliers and offsets composed). */
+static int urdf_mimic(Urdf *u, ModelDesc *d)
+{
+    for (int k = 0; k < u->njoints; k++) {
+        const UrdfJoint *j = &u->joint[k];
+        if (!j->mimic) continue;
+        if (j->kind == 0) return urdf_error(u, j->mimic_line, "joint '%s': a fixed joint cannot mimic", j->name);
+        double mult = j->mult, off = j->offset;
+        const UrdfJoint *l = j;
+        for (int hops = 0; l->mimic; hops++) {
+            int li = -1;
+            for (int i = 0; i < u->njoints; i++)
+                if (strcmp(u->joint[i].name, l->mimic) == 0) li = i;
+            if (li < 0 || u->joint[li].kind == 0)
+                return urdf_error(u, l->mimic_line, "joint '%s' mimics '%s', which is not a movable joint", l->name,
+                                  l->mimic);
+            if (hops > u->njoints) return urdf_error(u, j->mimic_line, "joint '%s': the mimic joints form a loop",
+                                                     j->name);
+            l = &u->joint[li];
+            if (l->mimic) { /* q = mult (m' q'' + o') + off */
+                off += mult * l->offset;
+                mult *= l->mult;
+            }
+        }
+        ModelJoint *mj = &d->joint[u->link[j->child].body];
+        mj->mimic_of = u->link[l->child].body + 1;
+        mj->mimic_mult = mult;
+        mj->mimic_offset = off;
+    }
+    return 0;
+}
+
 /* Each link's mass and inertia and each movable joint's limits (model_body_check, model_limits_check) at their
  * lines; a moving body none of whose links has <inertial> is named in d->inertia_missing and in one warning. */
 static int urdf_check(Urdf *u, ModelDesc *d)
@@ -430,7 +472,7 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
             return urdf_error(u, u->link[i].line, "link '%s' is not connected to the root '%s'", u->link[i].name,
                               r->name);
     if (d->njoints == 0) return urdf_error(u, line_of(robot), "robot without movable joints");
-    if (urdf_check(u, d) < 0) return MODEL_EINVAL;
+    if (urdf_check(u, d) < 0 || urdf_mimic(u, d) < 0) return MODEL_EINVAL;
     urdf_lump(u, d);
     int tool = urdf_find_link(u, "tool0");
     if (tool < 0) tool = urdf_find_link(u, "tool");

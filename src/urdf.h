@@ -8,7 +8,9 @@
  * Checked at file:line: every link's mass and inertia and every joint's limits (model_body_check, model_limits_check);
  * `effort="0"` and `velocity="0"` mean "not given" (ROS-Industrial's convention: no limit), negative values are
  * errors. A moving body none of whose links has <inertial> is named in d->inertia_missing and in a warning.
- * Not supported (an error names them): floating and planar joints, mimic joints, several root links. */
+ * A <mimic joint multiplier offset> joint follows its leader (ModelJoint.mimic_of): not an axis of the planner,
+ * in the kinematics and dynamics all the same (model.h, model_open).
+ * Not supported (an error names them): floating and planar joints, several root links. */
 #ifndef IRL_URDF_H
 #define IRL_URDF_H
 
