@@ -277,7 +277,7 @@ UTEST(adds_to_a_urdf)
     CHECK(d.joint[5].mass == 42 && u.joint[5].mass == 2);
     CHECK(d.joint[1].mass == u.joint[1].mass);
     const char *rel = "MACHINE s : chain;\n  urdf = \"%s\";\n%s\nENDMACHINE\n";
-    char text[512];
+    char text[4608];
     snprintf(text, sizeof text, rel, "/nonexistent/none.urdf", "");
     expect_error(text, ":2:10: error: urdf: /nonexistent/none.urdf");
     snprintf(text, sizeof text, rel, realpath_or("tests/robots/kr120r2500pro.urdf"), "  JOINT a7;  acc = 1;  ENDJOINT;");
