@@ -184,6 +184,44 @@ static int friction_allowed(const ModelType *t, const ModelDesc *d, int *any, ch
     return MODEL_OK;
 }
 
+/* Mimic joints: the maps of Model (nfull, src, full, mult, off) and the planner's description in m->desc (the
+ * independent joints, each parent the nearest independent ancestor). 0 or MODEL_EINVAL. */
+static int mimic_setup(Model *m, const ModelDesc *d, char *err, size_t errlen)
+{
+    int n = d->njoints, axis[MODEL_MAX_DOF], dof = 0;
+    for (int k = 0; k < n; k++) axis[k] = d->joint[k].mimic_of ? -1 : dof++;
+    if (dof == n) return MODEL_OK;
+    for (int k = 0; k < n; k++) {
+        const ModelJoint *j = &d->joint[k];
+        int lead = j->mimic_of - 1;
+        if (j->mimic_of && (lead < 0 || lead >= n || axis[lead] < 0 || !isfinite(j->mimic_mult) ||
+                            !isfinite(j->mimic_offset))) {
+            snprintf(err, errlen, "%s: joint %s: a mimic joint follows an independent joint of the machine, with "
+                     "finite multiplier and offset", d->source[0] ? d->source : d->name, j->name);
+            return MODEL_EINVAL;
+        }
+        m->src[k] = j->mimic_of ? axis[lead] : axis[k];
+        m->mult[k] = j->mimic_of ? j->mimic_mult : 1;
+        m->off[k] = j->mimic_of ? j->mimic_offset : 0;
+        if (!j->mimic_of) m->full[axis[k]] = k;
+    }
+    m->nfull = n;
+    m->dof = dof;
+    for (int i = 0; i < dof; i++) {
+        ModelJoint *j = &m->desc.joint[i];
+        *j = d->joint[m->full[i]];
+        int p = j->parent;
+        while (p >= 0 && axis[p] < 0) p = d->joint[p].parent;
+        j->parent = p < 0 ? -1 : axis[p];
+    }
+    int t = d->tool_link;
+    while (t >= 0 && axis[t] < 0) t = d->joint[t].parent;
+    m->desc.tool_link = d->tool_link < 0 ? -1 : t < 0 ? -1 : axis[t];
+    for (int i = dof; i < n; i++) model_joint_init(&m->desc.joint[i]);
+    m->desc.njoints = dof;
+    return MODEL_OK;
+}
+
 /* Find the back-end named in the description and create its state; m->desc keeps a copy. */
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
 {
@@ -206,6 +244,10 @@ int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen)
     m->desc = *d;
     m->dof = d->njoints;
     m->has_friction = friction;
+    if (mimic_setup(m, d, err, errlen) < 0) {
+        model_close(m);
+        return MODEL_EINVAL;
+    }
     return MODEL_OK;
 }
 
@@ -221,25 +263,72 @@ void model_close(Model *m)
 #define MODEL_CALL(op, ...) \
     ((m && m->type && m->type->op) ? m->type->op(m->state, __VA_ARGS__) : MODEL_ENOTSUP)
 
+/* The back-end's joint vector of a model with mimic joints, buf[k] = mult[k] x[src[k]] (+ off[k] for positions);
+ * x itself without them. */
+static const double *full_of(const Model *m, const double *x, double *buf, int pos)
+{
+    if (!m || !m->nfull || !x) return x;
+    for (int k = 0; k < m->nfull; k++) buf[k] = m->mult[k] * x[m->src[k]] + (pos ? m->off[k] : 0);
+    return buf;
+}
+/* The buffers full_of writes into, one per argument (uninitialised: a model without mimic joints never reads them). */
+#define FULL_BUFS double fb0_[MODEL_MAX_DOF], fb1_[MODEL_MAX_DOF] __attribute__((unused)), \
+                        fb2_[MODEL_MAX_DOF] __attribute__((unused))
+#define FULLQ(x) full_of(m, x, fb0_, 1)
+#define FULLD1(x) full_of(m, x, fb1_, 0)
+#define FULLD2(x) full_of(m, x, fb2_, 0)
+
+/* Generalized forces of the back-end's joints summed onto the axes (C' f), after a successful call. */
+static int to_axes(const Model *m, int st, const double *f, double *out)
+{
+    if (st < 0) return st;
+    for (int i = 0; i < m->dof; i++) out[i] = 0;
+    for (int k = 0; k < m->nfull; k++) out[m->src[k]] += m->mult[k] * f[k];
+    return st;
+}
+
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9])
 {
-    return MODEL_CALL(fk, q, link, pos, R);
+    FULL_BUFS;
+    if (m && m->nfull && link >= 0) link = link < m->dof ? m->full[link] : m->nfull;
+    return MODEL_CALL(fk, FULLQ(q), link, pos, R);
 }
+/* With mimic joints the back-end solves for all its joints from the seed's full vector; an answer whose mimic
+ * joints do not follow their leaders (they move the tool) is refused as unreached. */
 int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
              ModelIkInfo *info)
 {
-    return MODEL_CALL(ik, pos, quat, q_seed, q, info);
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(ik, pos, quat, q_seed, q, info);
+    double qf[MODEL_MAX_DOF];
+    int st = MODEL_CALL(ik, pos, quat, FULLQ(q_seed), qf, info);
+    if (st < 0) return st;
+    for (int i = 0; i < m->dof; i++) q[i] = qf[m->full[i]];
+    for (int k = 0; k < m->nfull; k++)
+        if (fabs(qf[k] - (m->mult[k] * q[m->src[k]] + m->off[k])) > 1e-9) return MODEL_EUNREACH;
+    return st;
 }
-int model_jacobian(Model *m, const double *q, double *J) { return MODEL_CALL(jacobian, q, J); }
+int model_jacobian(Model *m, const double *q, double *J)
+{
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(jacobian, q, J);
+    double Jf[6 * MODEL_MAX_DOF];
+    int st = MODEL_CALL(jacobian, FULLQ(q), Jf);
+    if (st < 0) return st;
+    for (int r = 0; r < 6; r++) to_axes(m, st, Jf + r * m->nfull, J + r * m->dof);
+    return st;
+}
 int model_singularity(Model *m, const double *q, double *measure)
 {
-    int st = MODEL_CALL(singularity, q, NULL, measure);
+    FULL_BUFS;
+    int st = MODEL_CALL(singularity, FULLQ(q), NULL, measure);
     return st < 0 ? st : 0;
 }
 int model_singularity_within(Model *m, const double *q, double lo, double hi, double *measure)
 {
+    FULL_BUFS;
     double band[2] = {lo, hi};
-    int st = MODEL_CALL(singularity, q, band, measure);
+    int st = MODEL_CALL(singularity, FULLQ(q), band, measure);
     return st < 0 ? st : st > 0;
 }
 
@@ -252,16 +341,64 @@ static int add_friction(const Model *m, int st, const double *qd, double *out)
 }
 int model_inverse_dynamics(Model *m, const double *q, const double *qd, const double *qdd, double *tau)
 {
-    return add_friction(m, MODEL_CALL(inverse_dynamics, q, qd, qdd, tau), qd, tau);
+    FULL_BUFS;
+    if (!m || !m->nfull) return add_friction(m, MODEL_CALL(inverse_dynamics, q, qd, qdd, tau), qd, tau);
+    double tf[MODEL_MAX_DOF];
+    int st = to_axes(m, MODEL_CALL(inverse_dynamics, FULLQ(q), FULLD1(qd), FULLD2(qdd), tf), tf, tau);
+    return add_friction(m, st, qd, tau);
 }
-int model_mass_matrix(Model *m, const double *q, double *M) { return MODEL_CALL(mass_matrix, q, M); }
+int model_mass_matrix(Model *m, const double *q, double *M)
+{
+    FULL_BUFS;
+    if (!m || !m->nfull) return MODEL_CALL(mass_matrix, q, M);
+    double Mf[MODEL_MAX_DOF * MODEL_MAX_DOF];
+    int st = MODEL_CALL(mass_matrix, FULLQ(q), Mf), n = m->nfull, d = m->dof;
+    if (st < 0) return st;
+    for (int i = 0; i < d * d; i++) M[i] = 0;
+    for (int k = 0; k < n; k++) /* C' Mf C */
+        for (int l = 0; l < n; l++) M[m->src[k] * d + m->src[l]] += m->mult[k] * m->mult[l] * Mf[k * n + l];
+    return st;
+}
 int model_bias(Model *m, const double *q, const double *qd, double *h)
 {
-    return add_friction(m, MODEL_CALL(bias, q, qd, h), qd, h);
+    FULL_BUFS;
+    if (!m || !m->nfull) return add_friction(m, MODEL_CALL(bias, q, qd, h), qd, h);
+    double hf[MODEL_MAX_DOF];
+    return add_friction(m, to_axes(m, MODEL_CALL(bias, FULLQ(q), FULLD1(qd), hf), hf, h), qd, h);
+}
+/* With mimic joints: solve (C' M C) qdd = tau - C' h by Cholesky (the back-end's own forward dynamics would treat
+ * the mimic joints as free). */
+static int mimic_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
+{
+    double M[MODEL_MAX_DOF * MODEL_MAX_DOF];
+    double h[MODEL_MAX_DOF];
+    int d = m->dof, st = model_mass_matrix(m, q, M);
+    if (st >= 0) st = model_bias(m, q, qd, h);
+    if (st < 0) return st;
+    for (int j = 0; j < d; j++) { /* M = L L', L in the lower triangle */
+        for (int k = 0; k < j; k++) M[j * d + j] -= M[j * d + k] * M[j * d + k];
+        if (!(M[j * d + j] > 0)) return MODEL_ESINGULAR;
+        M[j * d + j] = sqrt(M[j * d + j]);
+        for (int i = j + 1; i < d; i++) {
+            for (int k = 0; k < j; k++) M[i * d + j] -= M[i * d + k] * M[j * d + k];
+            M[i * d + j] /= M[j * d + j];
+        }
+    }
+    for (int i = 0; i < d; i++) { /* L y = tau - h */
+        qdd[i] = tau[i] - h[i];
+        for (int k = 0; k < i; k++) qdd[i] -= M[i * d + k] * qdd[k];
+        qdd[i] /= M[i * d + i];
+    }
+    for (int i = d - 1; i >= 0; i--) { /* L' qdd = y */
+        for (int k = i + 1; k < d; k++) qdd[i] -= M[k * d + i] * qdd[k];
+        qdd[i] /= M[i * d + i];
+    }
+    return MODEL_OK;
 }
 /* The joints receive tau - tau_f(qd) (a copy on the stack: tau is the caller's). */
 int model_forward_dynamics(Model *m, const double *q, const double *qd, const double *tau, double *qdd)
 {
+    if (m && m->nfull) return mimic_forward_dynamics(m, q, qd, tau, qdd);
     if (!m || !m->has_friction) return MODEL_CALL(forward_dynamics, q, qd, tau, qdd);
     double t[MODEL_MAX_DOF];
     for (int i = 0; i < m->dof; i++) t[i] = tau[i] - model_friction_joint(&m->desc.joint[i].friction, qd[i]);
@@ -271,6 +408,7 @@ int model_forward_dynamics(Model *m, const double *q, const double *qd, const do
  * computed tau gets the friction their motion needs. */
 int model_semi_inverse(Model *m, const double *q, const double *qd, double *qdd, double *tau)
 {
+    if (m && m->nfull) return MODEL_ENOTSUP;
     if (!m || !m->has_friction) return MODEL_CALL(semi_inverse, q, qd, qdd, tau);
     double given[MODEL_MAX_DOF], f[MODEL_MAX_DOF];
     for (int i = 0; i < m->dof; i++) {
@@ -301,12 +439,136 @@ const char *model_output_unit(Model *m, int i)
 }
 int model_outputs(Model *m, const double *q, const double *qd, const double *qdd, double *out)
 {
-    return MODEL_CALL(outputs, q, qd, qdd, out);
+    FULL_BUFS;
+    return MODEL_CALL(outputs, FULLQ(q), FULLD1(qd), FULLD2(qdd), out);
 }
 int model_gprofile(Model *m, double *arm, double *g)
 {
     return MODEL_CALL(gprofile, arm, g);
 }
+
+/* {====================================================================== validation */
+
+/* The eigenvalues of a symmetric 3x3 matrix, ascending (the trigonometric closed form). */
+static void sym3_eigenvalues(const double A[9], double e[3])
+{
+    double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5], q = (A[0] + A[4] + A[8]) / 3;
+    double p2 = (A[0] - q) * (A[0] - q) + (A[4] - q) * (A[4] - q) + (A[8] - q) * (A[8] - q) + 2 * p1;
+    if (!(p2 > 0)) {
+        e[0] = e[1] = e[2] = q;
+        return;
+    }
+    if (p1 == 0) { /* diagonal: exact */
+        double a = fmin(A[0], fmin(A[4], A[8])), c = fmax(A[0], fmax(A[4], A[8]));
+        e[0] = a;
+        e[2] = c;
+        e[1] = A[0] + A[4] + A[8] - a - c;
+        return;
+    }
+    double p = sqrt(p2 / 6), B[9];
+    for (int k = 0; k < 9; k++) B[k] = (A[k] - (k % 4 == 0 ? q : 0)) / p;
+    double r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                B[2] * (B[3] * B[7] - B[4] * B[6])) / 2;
+    double phi = acos(fmin(1, fmax(-1, r))) / 3;
+    e[2] = q + 2 * p * cos(phi);
+    e[0] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    e[1] = 3 * q - e[0] - e[2];
+}
+
+/* Planar back-ends read izz alone (the freeflyer: bodies turning about parallel z axes). */
+static int planar_backend(const ModelDesc *d) { return strcmp(d->backend, "freeflyer") == 0; }
+
+int model_body_check(const ModelDesc *d, int i, char *why, size_t n)
+{
+    const ModelJoint *j = &d->joint[i];
+    const double *I = j->inertia;
+    if (!isfinite(j->mass) || j->mass < 0)
+        return snprintf(why, n, "mass %g kg: must be finite and >= 0", j->mass), MODEL_EINVAL;
+    if (planar_backend(d)) {
+        if (!isfinite(I[8]) || I[8] < 0)
+            return snprintf(why, n, "inertia izz %g kg m^2: must be finite and >= 0", I[8]), MODEL_EINVAL;
+        return MODEL_OK;
+    }
+    double big = 0;
+    for (int k = 0; k < 9; k++) {
+        if (!isfinite(I[k])) return snprintf(why, n, "inertia: not finite"), MODEL_EINVAL;
+        big = fmax(big, fabs(I[k]));
+    }
+    double tol = 1e-6 * big; /* values printed to six digits, a thin rod's or disc's equality */
+    for (int r = 0; r < 3; r++)
+        for (int c = r + 1; c < 3; c++)
+            if (fabs(I[3 * r + c] - I[3 * c + r]) > tol)
+                return snprintf(why, n, "inertia: not symmetric (%g and %g kg m^2)", I[3 * r + c], I[3 * c + r]),
+                       MODEL_EINVAL;
+    if (big == 0) return MODEL_OK;
+    double e[3];
+    sym3_eigenvalues(I, e);
+    if (e[0] < -tol)
+        return snprintf(why, n, "inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g kg m^2) is not positive "
+                        "semi-definite: principal moments %g, %g, %g kg m^2", I[0], I[4], I[8], I[1], I[2], I[5],
+                        e[0], e[1], e[2]), MODEL_EINVAL;
+    if (j->mass == 0) {
+        /* a rotor's inertia J a a' about the joint axis a: a massless disc that only spins (Corke's PUMA link 1) */
+        const double *a = j->axis;
+        double J = 0;
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) J += a[r] * I[3 * r + c] * a[c];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                if (fabs(I[3 * r + c] - J * a[r] * a[c]) > tol)
+                    return snprintf(why, n, "mass 0 kg with an inertia (principal moments %g, %g, %g kg m^2) that is "
+                                    "not a rotor's about the joint axis: a body with inertia has a mass > 0",
+                                    e[0], e[1], e[2]), MODEL_EINVAL;
+        return MODEL_OK;
+    }
+    /* measured data break it a little (Armstrong's PUMA link 3: 0.066 + 0.0125 < 0.086 kg m^2, by 9 %) */
+    if (e[0] + e[1] < e[2] - MODEL_TRIANGLE_TOL * e[2])
+        return snprintf(why, n, "inertia violates the triangle inequality: principal moments %g + %g < %g kg m^2 (by "
+                        "more than %g %%: no rigid body has them)", e[0], e[1], e[2], 100 * MODEL_TRIANGLE_TOL),
+               MODEL_EINVAL;
+    return MODEL_OK;
+}
+
+int model_limits_check(const ModelDesc *d, int i, int *which, char *why, size_t n)
+{
+    int spare;
+    if (!which) which = &spare;
+    const ModelJoint *j = &d->joint[i];
+    const ModelAxisLimits *l = &j->limits;
+    int rev = j->type == MODEL_REVOLUTE;
+    const char *names[4] = {"speed", "acc", "jerk", "effort"};
+    const char *units[4] = {rev ? "rad/s" : "m/s", rev ? "rad/s^2" : "m/s^2", rev ? "rad/s^3" : "m/s^3",
+                            rev ? "Nm" : "N"};
+    double v[4] = {l->vmax, l->amax, l->jmax, l->effort};
+    *which = 0;
+    if (isnan(l->min) || isnan(l->max) || l->min > l->max)
+        return snprintf(why, n, "min %g %s is above max %g %s", l->min, rev ? "rad" : "m", l->max, rev ? "rad" : "m"),
+               MODEL_EINVAL;
+    for (int k = 0; k < 4; k++) {
+        *which = k + 1;
+        if (isnan(v[k]) || v[k] <= 0)
+            return snprintf(why, n, "%s %g %s: a limit must be > 0 (INF, or leaving it out, means none)", names[k],
+                            v[k], units[k]), MODEL_EINVAL;
+        if (v[k] < MODEL_LIMIT_FLOOR)
+            return snprintf(why, n, "%s %g %s: absurdly small (below %g %s): a slip of units?", names[k], v[k],
+                            units[k], MODEL_LIMIT_FLOOR, units[k]), MODEL_EINVAL;
+    }
+    return MODEL_OK;
+}
+
+int model_desc_check(const ModelDesc *d, char *err, size_t errlen)
+{
+    char why[384];
+    for (int i = 0; i < d->njoints && i < MODEL_MAX_DOF; i++)
+        if (model_body_check(d, i, why, sizeof why) < 0 || model_limits_check(d, i, NULL, why, sizeof why) < 0) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s: joint %s: %s", d->source[0] ? d->source : d->name, d->joint[i].name, why);
+            return MODEL_EINVAL;
+        }
+    return MODEL_OK;
+}
+
+/* }====================================================================== */
 
 const char *model_strerror(int status)
 {

@@ -93,6 +93,9 @@ typedef struct {
     ModelFriction friction;     /* added last; zero = frictionless */
     double ferror;              /* limit on the closed-loop following error |setpoint - actual|, rad or m (LinuxCNC's
                                  * FERROR), checked by `irl run --closed-loop` only; INFINITY (default) or 0: none */
+    int mimic_of;               /* 1 + the index of the joint this one follows (URDF <mimic>): q = mimic_mult q_leader
+                                 * + mimic_offset; not an axis of the planner. 0 (default): an axis of its own */
+    double mimic_mult, mimic_offset;
 } ModelJoint;
 
 /* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). */
@@ -123,6 +126,8 @@ typedef struct {
     ModelParam param[MODEL_MAX_PARAMS];
     int noutput_limits;
     ModelOutputLimit output_limit[MODEL_MAX_OUTPUTS];
+    char inertia_missing[256];     /* moving links the file gives no inertial data for, comma-separated; "": none.
+                                    * Their bodies count as massless, so the torque check is incomplete (added last) */
 } ModelDesc;
 
 /* Result of inverse kinematics. */
@@ -216,6 +221,12 @@ typedef struct Model {
     ModelDesc desc;
     int dof;
     int has_friction;  /* some joint of desc has friction: the wrappers apply it (added last) */
+    /* Mimic joints (added last): the back-end's state holds all nfull joints of the file, desc and dof only the
+     * independent ones (the planner's axes). Full joint k = mult[k] q[src[k]] + off[k]; full[i] is the full index
+     * of axis i. nfull == 0: no mimic joint, the wrappers pass q through. */
+    int nfull;
+    int src[MODEL_MAX_DOF], full[MODEL_MAX_DOF];
+    double mult[MODEL_MAX_DOF], off[MODEL_MAX_DOF];
 } Model;
 
 /* Registry: built-in back-ends, plus any loaded from plugins. */
@@ -236,7 +247,9 @@ void model_joint_init(ModelJoint *j);
 /* Look up a back-end parameter by name; NULL when absent. */
 const ModelParam *model_desc_param(const ModelDesc *d, const char *name);
 
-/* Create/destroy a model from a description (finds the back-end by d->backend). */
+/* Create/destroy a model from a description (finds the back-end by d->backend). Mimic joints (ModelJoint.mimic_of)
+ * are no axes: the wrappers below take and give the independent joints' q, qd, qdd, tau, J (columns summed with the
+ * multipliers), M = C' M C and follow the mimic joints themselves; semi_inverse is not offered with them. */
 int model_open(Model *m, const ModelDesc *d, char *err, size_t errlen);
 void model_close(Model *m);
 
@@ -272,6 +285,21 @@ void model_friction(const Model *m, const double *qd, double *tau_f);
 /* Check a description's friction values (>= 0, finite): 0, or MODEL_EINVAL with a message naming the joint.
  * Called by model_open (which also refuses friction on the coordinates that are not joints). */
 int model_friction_check(const ModelDesc *d, char *err, size_t errlen);
+
+/* Physical plausibility of joint i of d (docs/MODELS.md, "Validation"): its body (mass >= 0; inertia finite,
+ * symmetric, positive semi-definite, principal moments obeying the triangle inequality A + B >= C within
+ * MODEL_TRIANGLE_TOL of C; a body of zero mass carries no inertia but a rotor's about its joint axis; the freeflyer
+ * back-end, planar, reads izz alone) and its limits (speed, acceleration, jerk, effort > 0 and not below
+ * MODEL_LIMIT_FLOOR in SI: INFINITY is "none"). 0, or MODEL_EINVAL with the reason, its values and units in why (no
+ * file or joint name: the caller adds them). */
+int model_body_check(const ModelDesc *d, int i, char *why, size_t n);
+int model_limits_check(const ModelDesc *d, int i, int *which, char *why, size_t n); /* which (may be NULL): the
+                                                  * failing limit, 0 min/max, 1 speed, 2 acc, 3 jerk, 4 effort */
+/* Both checks on every joint: 0, or MODEL_EINVAL with "source: joint NAME: why" in err. The readers (.irm, URDF)
+ * check as they read, at file:line; model_open does not (tests build bodies no rigid body has, for the maths). */
+int model_desc_check(const ModelDesc *d, char *err, size_t errlen);
+#define MODEL_LIMIT_FLOOR 1e-6 /* a speed, acceleration, jerk or effort limit below this (SI) is a slip, refused */
+#define MODEL_TRIANGLE_TOL 0.1 /* measured inertias break A + B >= C by up to 9 % (Armstrong's PUMA link 3) */
 
 /* A message for a status code. */
 const char *model_strerror(int status);

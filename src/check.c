@@ -2,14 +2,18 @@
  * for the code generator (what it fills is listed in check.h), reporting one message per real mistake. */
 #include "check.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "check_lits.h"
 #include "errcodes.h"
 #include "units.h"
+
+#define CHECK_MAX_DESC 8 /* devices whose machine file the checker reads for JOINT literals */
 
 /* Storage limit of one value and of the global area / a frame, in slots (8 bytes each: 512 MiB). */
 #define CHECK_MAX_SLOTS (1 << 26)
@@ -96,6 +100,9 @@ typedef struct Checker {
     int frame_slots;   /* next frame slot of the routine being declared */
     int ndevices, nios;
     RealType *reals;   /* interned REAL types per dimension */
+    ModelDesc *dev_desc[CHECK_MAX_DESC]; /* each DEVICE's machine file when it could be read (check_lits.h) */
+    const char *dev_name[CHECK_MAX_DESC];
+    int move_dev;      /* the device of the MOVE whose targets are being checked, -1 outside */
 } Checker;
 
 static unsigned name_hash(const char *s) {
@@ -985,7 +992,10 @@ static Type *check_builtin(Checker *c, Node *n) {
     case BI_ORIZYX:
     case BI_ORIXYZ:
         if (!argc_is(c, n, 3, 3)) return set(n, T(TY_ERROR));
-        for (int i = 0; i < 3; i++) ok &= want_real(c, &args[i], angle, ARG(i));
+        for (int i = 0; i < 3; i++) {
+            lits_angle(c->diag, args[i], ARG(i));
+            ok &= want_real(c, &args[i], angle, ARG(i));
+        }
         return set(n, ok ? T(TY_ORIENTATION) : T(TY_ERROR));
     case BI_ORIQUAT:
         if (!argc_is(c, n, 4, 4)) return set(n, T(TY_ERROR));
@@ -994,6 +1004,7 @@ static Type *check_builtin(Checker *c, Node *n) {
     case BI_ORIVANG:
         if (!argc_is(c, n, 2, 2)) return set(n, T(TY_ERROR));
         ok &= want_kind(c, n, 0, TY_POSITION, TY_POSITION, ARG(0));
+        lits_angle(c->diag, args[1], ARG(1));
         ok &= want_real(c, &args[1], angle, ARG(1));
         return set(n, ok ? T(TY_ORIENTATION) : T(TY_ERROR));
     case BI_POSE:
@@ -1017,6 +1028,11 @@ static Type *check_builtin(Checker *c, Node *n) {
                 error(c, start_loc(args[i]), "%s: a JOINT axis is an angle (rad) or a length (m), got %s", ARG(i), DD(d));
                 ok = false;
             }
+        }
+        {   /* against the axes of the MOVE's device, or of the program's only device */
+            int dv = c->move_dev >= 0 ? c->move_dev : c->ndevices == 1 ? 0 : -1;
+            if (ok && dv >= 0 && dv < CHECK_MAX_DESC && c->dev_desc[dv])
+                lits_joint(c->diag, args, k, c->dev_desc[dv], c->dev_name[dv]);
         }
         return set(n, ok ? T(TY_JOINT) : T(TY_ERROR));
     case BI_INV:
@@ -1315,6 +1331,11 @@ static void with_list(Checker *c, Node *n, unsigned kind, const char *stmt) {
                 diag_note(c->diag, n->list.items[j]->loc, "first given here");
                 goto next;
             }
+        if (w->a && strstr(p->name, "_PTP")) { /* SPEED_PTP, ACC_PTP, APPROX_PTP */
+            char what[32];
+            snprintf(what, sizeof what, "WITH %s", p->name);
+            lits_percent(c->diag, w->a, what);
+        }
         if (w->a && !is_err(w->a->type)) {
             Dim d = dim_none();
             memcpy(d.e, p->e, sizeof d.e);
@@ -1350,6 +1371,7 @@ static void stmt_move(Checker *c, Node *n) {
     int mk = n->flags & 0xff;
     const char *stmt = mk == MOVE_PTP ? "MOVE PTP" : mk == MOVE_LIN ? "MOVE LIN" : "MOVE CIRC";
     device_of(c, n, stmt);
+    c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
     Node *targets[2] = {n->c, n->b};
     for (int i = 0; i < 2; i++) {
         Node *t = targets[i];
@@ -1362,6 +1384,7 @@ static void stmt_move(Checker *c, Node *n) {
             error(c, start_loc(t), "%s needs a POSE or POSITION %s, got %s", stmt, t == n->c ? "via point" : "target",
                   TN(tt));
     }
+    c->move_dev = -1;
     with_list(c, n, mk == MOVE_PTP ? W_PTP : mk == MOVE_LIN ? W_LIN : W_CIRC, stmt);
 }
 
@@ -1406,6 +1429,11 @@ static void stmt(Checker *c, Node *n) {
         Type *t = expr(c, n->a);
         Type *v = expr(c, n->b);
         if (is_err(t) || is_err(v) || !lvalue(c, n->a)) return;
+        if (n->a->kind == E_SYSVAR && strstr(n->a->name, "_PTP")) {
+            char what[32];
+            snprintf(what, sizeof what, "$%s", n->a->name);
+            lits_percent(c->diag, n->b, what);
+        }
         coerce(c, &n->b, t, "assignment");
         return;
     }
@@ -1462,7 +1490,13 @@ static void stmt(Checker *c, Node *n) {
         return;
     case S_MOVE: stmt_move(c, n); return;
     case S_GMOVE: stmt_gmove(c, n); return;
-    case S_WAIT: want_real(c, &n->a, dim_time(), "the WAIT duration"); return;
+    case S_WAIT: {
+        ConstValue v;
+        if (want_real(c, &n->a, dim_time(), "the WAIT duration") && fold(c, n->a, &v) && v.kind == TY_REAL &&
+            !(v.u.r >= 0 && isfinite(v.u.r)))
+            error(c, start_loc(n->a), "WAIT for %g s: a wait is finite and >= 0", v.u.r);
+        return;
+    }
     case S_WAIT_FOR:
         cond(c, n->a, "a WAIT FOR condition");
         if (n->b) want_real(c, &n->b, dim_time(), "the WAIT FOR timeout");
@@ -1695,6 +1729,7 @@ int check_program(Arena *arena, Diag *diag, Node *program) {
 int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes) {
     Checker ck = {0}, *c = &ck;
     c->holes = holes;
+    c->move_dev = -1;
     c->arena = arena;
     c->diag = diag;
     c->errors0 = diag->errors;
@@ -1718,6 +1753,11 @@ int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes) {
             d->sym = declare(c, SYM_DEVICE, d->name, d->loc, T(TY_DEVICE), d);
             if (d->sym) d->sym->index = c->ndevices++;
             if (d->a) expr(c, d->a);
+            if (d->sym && d->sym->index < CHECK_MAX_DESC && d->a && d->a->kind == E_STRING) {
+                ModelDesc *md = arena_alloc(c->arena, sizeof *md);
+                if (lits_device_desc(d->loc.file, d->a->lit.s, md)) c->dev_desc[d->sym->index] = md;
+                c->dev_name[d->sym->index] = d->name;
+            }
             break;
         case D_IO: {
             Type *t = expr(c, d->a);

@@ -13,11 +13,15 @@
 #include "geom.h"
 #include "syntax.h"
 #include "units.h"
+#include "urdf.h"
 
 typedef struct MCtx {
     Diag *diag;
     ModelDesc *d;
     int errors;
+    const char *urdf;           /* the URDF this file adds to (`urdf = "file.urdf";`), NULL: a whole machine */
+    char urdf_path[512];        /* its path, relative to the working folder */
+    bool mass_given[MODEL_MAX_DOF]; /* a JOINT block gave the body's mass (URDF: its inertial data are complete) */
 } MCtx;
 
 /* An error at loc, counted. */
@@ -295,12 +299,19 @@ static void mfriction(MCtx *m, Node *it, ModelJoint *j, Dim effort, Dim viscous,
         *neg_given = true;
 }
 
+static void mjoint_urdf(MCtx *m, Node *blk);
+static void mjoint_items(MCtx *m, Node *blk, int idx);
+
 /* One `JOINT name : REVOLUTE|PRISMATIC; properties ENDJOINT;` block. */
 static void mjoint(MCtx *m, Node *blk)
 {
     ModelDesc *d = m->d;
     if (d->njoints >= MODEL_MAX_DOF) {
         merr(m, blk->loc, "more than %d joints", MODEL_MAX_DOF);
+        return;
+    }
+    if (m->urdf) {
+        mjoint_urdf(m, blk);
         return;
     }
     int idx = d->njoints++;
@@ -310,7 +321,46 @@ static void mjoint(MCtx *m, Node *blk)
     if (mjoint_index(d, idx, blk->name) >= 0)
         merr(m, blk->loc, "joint '%s' is declared twice", blk->name);
     j->parent = idx - 1;
-    if (!blk->b)
+    mjoint_items(m, blk, idx);
+}
+
+/* A JOINT block of a file that adds to a URDF: it names a joint of the URDF (its type, if given, must agree) and
+ * adds limits, motor, friction or the body's inertial data; the geometry is the URDF's. */
+static void mjoint_urdf(MCtx *m, Node *blk)
+{
+    ModelDesc *d = m->d;
+    int idx = mjoint_index(d, d->njoints, blk->name);
+    if (idx < 0) {
+        char names[512] = "";
+        size_t len = 0;
+        for (int i = 0; i < d->njoints && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", d->joint[i].name);
+        merr(m, blk->loc, "'%s' is not a movable joint of %s (its joints: %s)", blk->name, m->urdf, names);
+        return;
+    }
+    ModelJoint *j = &d->joint[idx];
+    if (blk->b && strcasecmp(blk->b->name, j->type == MODEL_REVOLUTE ? "REVOLUTE" : "PRISMATIC") != 0)
+        merr(m, blk->b->loc, "joint '%s' is %s in %s", blk->name, j->type == MODEL_REVOLUTE ? "revolute" : "prismatic",
+             m->urdf);
+    for (int i = 0; i < blk->list.count; i++) {
+        Node *it = blk->list.items[i];
+        static const char *const geometry[] = {"link", "parent", "origin", "axis"};
+        for (int k = 0; k < 4; k++)
+            if (it->kind == D_CONST && !it->lit.s && strcasecmp(it->name, geometry[k]) == 0)
+                merr(m, it->loc, "joint '%s': %s comes from %s and cannot be changed here", blk->name, it->name,
+                     m->urdf);
+    }
+    mjoint_items(m, blk, idx);
+}
+
+/* The properties of JOINT block blk, for joint idx (its type known), and the checks of what they describe. */
+static void mjoint_items(MCtx *m, Node *blk, int idx)
+{
+    ModelDesc *d = m->d;
+    ModelJoint *j = &d->joint[idx];
+    if (m->urdf)
+        ;
+    else if (!blk->b)
         merr(m, blk->loc, "joint '%s' needs a type: JOINT %s : REVOLUTE; or : PRISMATIC;", blk->name, blk->name);
     else if (strcasecmp(blk->b->name, "REVOLUTE") == 0)
         j->type = MODEL_REVOLUTE;
@@ -323,6 +373,7 @@ static void mjoint(MCtx *m, Node *blk)
     Dim effort = q == 3 ? mdim(2, 1, -2, 0) : mdim(1, 1, -2, 0);
     Dim inertia = mdim(2, 1, 0, 0);
     bool coulomb_neg_given = false;
+    Node *mass_at = NULL, *inertia_at = NULL, *lim_at[5] = {NULL}; /* where each was given, for the checks */
     for (int i = 0; i < blk->list.count; i++) {
         Node *it = blk->list.items[i];
         if (it->kind != D_CONST || it->lit.s) {
@@ -335,6 +386,14 @@ static void mjoint(MCtx *m, Node *blk)
         const char *p = it->name, *nm;
         Node *v = it->a;
         double x;
+        static const char *const lim_names[] = {"min", "max", "speed", "acc", "jerk", "effort"};
+        for (int k = 0; k < 6; k++)
+            if (strcasecmp(p, lim_names[k]) == 0) lim_at[k < 2 ? 0 : k - 1] = it;
+        if (strcasecmp(p, "mass") == 0) {
+            mass_at = it;
+            m->mass_given[idx] = true;
+        }
+        if (strcasecmp(p, "inertia") == 0) inertia_at = it;
         if (strcasecmp(p, "link") == 0) {
             if (mname(m, v, "link", &nm))
                 mcopy(m, v->loc, j->link, nm);
@@ -357,9 +416,8 @@ static void mjoint(MCtx *m, Node *blk)
             else
                 v3_scale(j->axis, a, 1 / norm);
         } else if (strcasecmp(p, "mass") == 0) {
-            if (mnum(m, v, mdim(0, 1, 0, 0), "mass", &x) && x < 0)
-                merr(m, v->loc, "mass: must not be negative");
-            j->mass = x;
+            if (mnum(m, v, mdim(0, 1, 0, 0), "mass", &x))
+                j->mass = x;
         } else if (strcasecmp(p, "com") == 0) {
             mvec3(m, v, mdim(1, 0, 0, 0), "com", j->com);
         } else if (strcasecmp(p, "inertia") == 0) {
@@ -421,8 +479,13 @@ static void mjoint(MCtx *m, Node *blk)
                  "min max speed acc jerk effort ferror motor_* friction_*)", p);
         }
     }
-    if (j->limits.min > j->limits.max)
-        merr(m, blk->loc, "joint '%s': min is above max", blk->name);
+    char why[384];
+    int which, st = model_body_check(d, idx, why, sizeof why);
+    Node *body_at = strncmp(why, "mass", 4) == 0 || !inertia_at ? mass_at : inertia_at;
+    SrcLoc at = body_at ? body_at->a->loc : blk->loc;
+    if (st < 0) merr(m, at, "joint '%s': %s", blk->name, why);
+    if (model_limits_check(d, idx, &which, why, sizeof why) < 0)
+        merr(m, lim_at[which] ? lim_at[which]->a->loc : blk->loc, "joint '%s': %s", blk->name, why);
     if (!coulomb_neg_given)
         j->friction.coulomb_neg = j->friction.coulomb_pos;
 }
@@ -498,6 +561,54 @@ static void mqualified(MCtx *m, Node *it)
     }
 }
 
+/* `urdf = "file.urdf";`: read the URDF (a path relative to this file's folder) into the description, which the
+ * rest of this file then adds to; the machine keeps this file's name and source. */
+static void murdf(MCtx *m, Node *it, const char *path)
+{
+    ModelDesc *d = m->d;
+    if (it->a->kind != E_STRING) {
+        merr(m, it->a->loc, "urdf: expected a file name in quotes");
+        return;
+    }
+    if (strcasecmp(d->backend, "chain") != 0) {
+        merr(m, it->a->loc, "urdf: a URDF describes a CHAIN machine, not a %s one", d->backend);
+        return;
+    }
+    char *file = m->urdf_path;
+    size_t cap = sizeof m->urdf_path;
+    const char *slash = strrchr(path, '/'), *u = it->a->lit.s;
+    if (u[0] == '/' || !slash) snprintf(file, cap, "%s", u);
+    else snprintf(file, cap, "%.*s/%s", (int)(slash - path), path, u);
+    char name[MODEL_NAME_LEN], err[1024];
+    snprintf(name, sizeof name, "%s", d->name);
+    if (urdf_read(file, d, err, sizeof err) < 0) {
+        merr(m, it->a->loc, "urdf: %s", err);
+        return;
+    }
+    snprintf(d->name, sizeof d->name, "%s", name);
+    snprintf(d->source, sizeof d->source, "%.120s (adding to %.120s)", path, file);
+    m->urdf = file;
+}
+
+/* Drop from d->inertia_missing the links whose JOINT block gave a mass. */
+static void murdf_missing(MCtx *m)
+{
+    ModelDesc *d = m->d;
+    char list[sizeof d->inertia_missing];
+    size_t len = 0;
+    for (int b = 0; b < d->njoints; b++) {
+        const char *l = d->joint[b].link, *hit = strstr(d->inertia_missing, l);
+        size_t n = strlen(l);
+        if (m->mass_given[b] || !hit || (hit[n] != '\0' && hit[n] != ',') ||
+            (hit != d->inertia_missing && hit[-1] != ' '))
+            continue;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", l);
+        if (len >= sizeof list) len = sizeof list - 1;
+    }
+    list[len] = '\0';
+    memcpy(d->inertia_missing, list, sizeof list);
+}
+
 /* Fill the description from the parsed MACHINE unit. */
 static void mfill(MCtx *m, Node *root, const char *path)
 {
@@ -508,6 +619,11 @@ static void mfill(MCtx *m, Node *root, const char *path)
             *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
     snprintf(d->source, sizeof d->source, "%s", path);
     Node *tool_link = NULL;
+    for (int i = 0; i < root->list.count; i++) {
+        Node *it = root->list.items[i];
+        if (it->kind == D_CONST && !it->lit.s && strcasecmp(it->name, "urdf") == 0 && !mrepeat(m, &root->list, i, it))
+            murdf(m, it, path);
+    }
     for (int i = 0; i < root->list.count; i++)
         if (root->list.items[i]->kind == D_TYPE) {
             Node *blk = root->list.items[i];
@@ -532,10 +648,14 @@ static void mfill(MCtx *m, Node *root, const char *path)
             mpose(m, it->a, "tool", d->tool_xyz, d->tool_R);
         else if (strcasecmp(it->name, "tool_link") == 0)
             tool_link = it->a;
+        else if (strcasecmp(it->name, "urdf") == 0)
+            ;
         else
-            merr(m, it->loc, "unknown machine property '%s' (gravity, tool, tool_link, PARAM, OUTPUT, JOINT)",
+            merr(m, it->loc, "unknown machine property '%s' (urdf, gravity, tool, tool_link, PARAM, OUTPUT, JOINT)",
                  it->name);
     }
+    if (m->urdf) /* the links a JOINT block gave a mass are complete now */
+        murdf_missing(m);
     const char *nm;
     if (tool_link && mname(m, tool_link, "tool_link", &nm) &&
         (d->tool_link = mjoint_index(d, d->njoints, nm)) < 0)

@@ -21,7 +21,7 @@ static int line_of(const xmlNode *n)
 typedef struct {
     const char *name;
     int line;
-    int has_inertial;
+    int has_inertial, inertial_line;
     double mass, com[3], I[9]; /* inertia about the COM, link frame axes */
     int body;                  /* ModelDesc joint moving this link, -1: the base */
     double T_p[3], T_R[9];     /* this link's frame in the body's frame */
@@ -36,12 +36,16 @@ typedef struct {
     int parent, child;         /* link indices */
     double xyz[3], R[9], axis[3];
     double lower, upper, velocity, effort;
-    int has_limit;
+    int has_limit, limit_line;
     double damping, friction;  /* <dynamics>: viscous (Nm s/rad, N s/m) and Coulomb (Nm, N) friction, default 0 */
+    const char *mimic;         /* <mimic joint multiplier offset>: the leader's name, NULL: none */
+    double mult, offset;
+    int mimic_line;
 } UrdfJoint;
 
 typedef struct {
     const char *path;
+    FILE *warn;                /* where warnings go */
     char *err;
     size_t errlen;
     int failed;
@@ -163,7 +167,8 @@ static int urdf_link(Urdf *u, xmlNode *n)
         if (!m) return urdf_error(u, line_of(in), "link '%s': <inertial> without <mass>", l->name);
         if (!it) return urdf_error(u, line_of(in), "link '%s': <inertial> without <inertia>", l->name);
         if (urdf_origin(u, in, l->com, R) < 0 || urdf_required(u, m, "value", &l->mass) < 0) return MODEL_EINVAL;
-        if (l->mass < 0) return urdf_error(u, line_of(m), "link '%s': negative mass", l->name);
+        if (l->mass < 0) return urdf_error(u, line_of(m), "link '%s': negative mass %g kg", l->name, l->mass);
+        l->inertial_line = line_of(in);
         double ixx, ixy, ixz, iyy, iyz, izz;
         if (urdf_required(u, it, "ixx", &ixx) < 0 || urdf_required(u, it, "ixy", &ixy) < 0 ||
             urdf_required(u, it, "ixz", &ixz) < 0 || urdf_required(u, it, "iyy", &iyy) < 0 ||
@@ -198,9 +203,15 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     if (j->kind < 0)
         return urdf_error(u, j->line, "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)",
                           j->name, type);
-    if (urdf_child(n, "mimic"))
-        return urdf_error(u, line_of(urdf_child(n, "mimic")), "joint '%s': mimic joints are not supported",
-                          j->name);
+    xmlNode *mi = urdf_child(n, "mimic");
+    if (mi) { /* q = multiplier q_leader + offset (URDF defaults 1 and 0) */
+        j->mimic = urdf_attr(mi, "joint");
+        j->mimic_line = line_of(mi);
+        j->mult = 1;
+        if (!j->mimic) return urdf_error(u, j->mimic_line, "joint '%s': <mimic> needs joint=\"...\"", j->name);
+        if (urdf_numbers(u, mi, "multiplier", &j->mult, 1) < 0 || urdf_numbers(u, mi, "offset", &j->offset, 1) < 0)
+            return MODEL_EINVAL;
+    }
     xmlNode *p = urdf_child(n, "parent"), *c = urdf_child(n, "child");
     const char *pn = p ? urdf_attr(p, "link") : NULL, *cn = c ? urdf_attr(c, "link") : NULL;
     if (!pn) return urdf_error(u, j->line, "joint '%s' needs <parent link=\"...\"/>", j->name);
@@ -223,10 +234,19 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     j->lower = -INFINITY;
     j->upper = j->velocity = j->effort = INFINITY;
     xmlNode *lim = urdf_child(n, "limit");
+    j->limit_line = j->line;
     if (lim) {
         j->has_limit = 1;
+        j->limit_line = line_of(lim);
         if (urdf_numbers(u, lim, "velocity", &j->velocity, 1) < 0 || urdf_numbers(u, lim, "effort", &j->effort, 1) < 0)
             return MODEL_EINVAL;
+        if (j->velocity < 0 || j->effort < 0)
+            return urdf_error(u, line_of(lim), "joint '%s': negative %s %g %s (0 or leaving it out means not given)",
+                              j->name, j->velocity < 0 ? "velocity" : "effort", j->velocity < 0 ? j->velocity : j->effort,
+                              j->velocity < 0 ? (j->kind == 3 ? "m/s" : "rad/s") : (j->kind == 3 ? "N" : "Nm"));
+        /* ROS-Industrial's convention: 0 is "not given", not a limit of zero */
+        if (j->velocity == 0) j->velocity = INFINITY;
+        if (j->effort == 0) j->effort = INFINITY;
         if (j->kind != 2 &&
             (urdf_numbers(u, lim, "lower", &j->lower, 1) < 0 || urdf_numbers(u, lim, "upper", &j->upper, 1) < 0))
             return MODEL_EINVAL;
@@ -343,6 +363,88 @@ static void urdf_lump(Urdf *u, ModelDesc *d)
     }
 }
 
+/* Mimic joints: each follows its leader's ModelDesc joint (a leader that is a mimic joint itself passes its own
+ * leader on, multipliers and offsets composed). */
+static int urdf_mimic(Urdf *u, ModelDesc *d)
+{
+    for (int k = 0; k < u->njoints; k++) {
+        const UrdfJoint *j = &u->joint[k];
+        if (!j->mimic) continue;
+        if (j->kind == 0) return urdf_error(u, j->mimic_line, "joint '%s': a fixed joint cannot mimic", j->name);
+        double mult = j->mult, off = j->offset;
+        const UrdfJoint *l = j;
+        for (int hops = 0; l->mimic; hops++) {
+            int li = -1;
+            for (int i = 0; i < u->njoints; i++)
+                if (strcmp(u->joint[i].name, l->mimic) == 0) li = i;
+            if (li < 0 || u->joint[li].kind == 0)
+                return urdf_error(u, l->mimic_line, "joint '%s' mimics '%s', which is not a movable joint", l->name,
+                                  l->mimic);
+            if (hops > u->njoints) return urdf_error(u, j->mimic_line, "joint '%s': the mimic joints form a loop",
+                                                     j->name);
+            l = &u->joint[li];
+            if (l->mimic) { /* q = mult (m' q'' + o') + off */
+                off += mult * l->offset;
+                mult *= l->mult;
+            }
+        }
+        ModelJoint *mj = &d->joint[u->link[j->child].body];
+        mj->mimic_of = u->link[l->child].body + 1;
+        mj->mimic_mult = mult;
+        mj->mimic_offset = off;
+    }
+    return 0;
+}
+
+/* Each link's mass and inertia and each movable joint's limits (model_body_check, model_limits_check) at their
+ * lines; a moving body none of whose links has <inertial> is named in d->inertia_missing and in one warning. */
+static int urdf_check(Urdf *u, ModelDesc *d)
+{
+    char why[384];
+    int has[MODEL_MAX_DOF] = {0}, first = 0;
+    ModelDesc *one = calloc(1, sizeof *one); /* a one-body description for the shared check */
+    if (!one) return urdf_error(u, 0, "out of memory");
+    strcpy(one->backend, "chain");
+    one->njoints = 1;
+    for (int i = 0; i < u->nlinks; i++) {
+        const UrdfLink *l = &u->link[i];
+        if (!l->has_inertial) continue;
+        if (l->body >= 0) has[l->body] = 1;
+        ModelJoint *b = &one->joint[0];
+        model_joint_init(b);
+        b->mass = l->mass;
+        memcpy(b->inertia, l->I, sizeof b->inertia);
+        if (l->body >= 0) { /* a rotor's axis, in the link frame */
+            double Rt[9];
+            m3_transpose(Rt, l->T_R);
+            m3_mulv(b->axis, Rt, d->joint[l->body].axis);
+        }
+        if (model_body_check(one, 0, why, sizeof why) < 0) {
+            free(one);
+            return urdf_error(u, l->inertial_line, "link '%s': %s", l->name, why);
+        }
+    }
+    free(one);
+    for (int k = 0; k < u->njoints; k++) {
+        const UrdfJoint *j = &u->joint[k];
+        int b = u->link[j->child].body;
+        if (j->kind == 0 || model_limits_check(d, b, NULL, why, sizeof why) >= 0) continue;
+        return urdf_error(u, j->limit_line, "joint '%s': %s", j->name, why);
+    }
+    size_t len = 0;
+    for (int b = 0; b < d->njoints; b++) {
+        if (has[b]) continue;
+        int n = snprintf(d->inertia_missing + len, sizeof d->inertia_missing - len, "%s%s", len ? ", " : "",
+                         d->joint[b].link);
+        len = n < 0 || len + (size_t)n >= sizeof d->inertia_missing ? sizeof d->inertia_missing - 1 : len + (size_t)n;
+        if (!first) first = u->link[urdf_find_link(u, d->joint[b].link)].line;
+    }
+    if (len)
+        fprintf(u->warn, "%s:%d: warning: no <inertial> for link%s %s: counted as massless, the torque check is "
+                "incomplete\n", u->path, first, strchr(d->inertia_missing, ',') ? "s" : "", d->inertia_missing);
+    return 0;
+}
+
 /* Links, joints, the root, the walk, the lumping and the tool: the whole description. */
 static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
 {
@@ -370,6 +472,7 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
             return urdf_error(u, u->link[i].line, "link '%s' is not connected to the root '%s'", u->link[i].name,
                               r->name);
     if (d->njoints == 0) return urdf_error(u, line_of(robot), "robot without movable joints");
+    if (urdf_check(u, d) < 0 || urdf_mimic(u, d) < 0) return MODEL_EINVAL;
     urdf_lump(u, d);
     int tool = urdf_find_link(u, "tool0");
     if (tool < 0) tool = urdf_find_link(u, "tool");
@@ -382,6 +485,11 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
 }
 
 int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
+{
+    return urdf_read_to(path, d, err, errlen, stderr);
+}
+
+int urdf_read_to(const char *path, ModelDesc *d, char *err, size_t errlen, FILE *warn)
 {
     model_desc_init(d);
     char why[256];
@@ -406,6 +514,7 @@ int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen)
         return MODEL_ENOMEM;
     }
     u->path = path;
+    u->warn = warn;
     u->err = err;
     u->errlen = errlen;
     xmlNode *robot = xml->doc_get_root_element(doc);

@@ -576,8 +576,9 @@ static int exec_wait(Motion *m, const Stmt *st, char *msg, size_t msglen)
     int e = motion_drain(m, msg, msglen);
     if (e) return e;
     double t = st->nops >= 1 ? st->ops[0].r : 0;
-    if (!(t >= 0)) return FAIL(IRL_ERR_MATH, "WAIT for a negative or undefined time (%g s)", t);
-    long n = lround(t / m->dt);
+    if (!(t >= 0) || !isfinite(t)) return FAIL(IRL_ERR_MATH, "WAIT needs a finite duration >= 0, got %g s", t);
+    /* a wait beyond LONG_MAX cycles runs into the run's time bound, never wraps to a zero wait */
+    long n = t / m->dt < 0x1p62 ? lround(t / m->dt) : (long)0x1p62;
     for (long i = 0; i < n; i++)
         if ((e = run_cycle(m, msg, msglen))) return e;
     return 0;

@@ -34,6 +34,15 @@ static int axis_of(const ChecksChannel *c)
     return c->qty < CHK_NAXISQTY || c->qty == CHK_FERROR ? c->index + 1 : 0;
 }
 
+/* The first device whose machine file lacks inertial data for some moving link (its torque check is incomplete),
+ * or -1. */
+static int inertia_missing(const Checks *ck)
+{
+    for (int d = 0; d < ck->lay->ndev; d++)
+        if (ck->lay->dev[d].desc && ck->lay->dev[d].desc->inertia_missing[0]) return d;
+    return -1;
+}
+
 /* }====================================================================== */
 
 /* {====================================================================== JSON */
@@ -326,6 +335,7 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
     report_json_string(f, info->error);
     fputs(",\n  \"incomplete\": ", f);
     report_json_string(f, info->incomplete);
+    if (inertia_missing(ck) >= 0) fputs(",\n  \"torque_check\": \"incomplete\"", f);
     fputs(",\n  ", f);
     jkv_num(f, "duration", ck->ncycles ? ck->t_last - ck->t_first : 0);
     fputs(", ", f);
@@ -558,6 +568,10 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
     fprintf(f, "verdict: %s", strcmp(verdict, "pass") == 0 ? "PASS" : strcmp(verdict, "fail") == 0 ? "FAIL"
                               : strcmp(verdict, "incomplete") == 0 ? "INCOMPLETE" : "ERROR");
     if (nv) fprintf(f, " (%ld violation%s)", nv, nv == 1 ? "" : "s");
+    int im = inertia_missing(ck);
+    if (im >= 0)
+        fprintf(f, "; torque check incomplete: %s gives no inertial data for %s (counted as massless)",
+                ck->lay->dev[im].desc->source, ck->lay->dev[im].desc->inertia_missing);
     fprintf(f, "\nduration %s s, %ld cycles of %s ms\n", num(a, ck->ncycles ? ck->t_last - ck->t_first : 0),
             ck->ncycles, num(b, info->cycle * 1e3));
     if (info->error) {

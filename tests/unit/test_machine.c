@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "urdf.h"
 #include "puma560_desc.h"
 #include "utest.h"
 
@@ -24,6 +25,13 @@ static const char *write_irm(const char *text)
     fputs(text, f);
     fclose(f);
     return path;
+}
+
+/* An absolute path for a file of the tree (the temporary .irm lives in /tmp); static buffer. */
+static const char *realpath_or(const char *rel)
+{
+    static char buf[4096];
+    return realpath(rel, buf) ? buf : rel;
 }
 
 /* Load `text` as a machine file, capturing the diagnostics into *msgs (caller frees). */
@@ -80,7 +88,7 @@ UTEST(every_field_with_units)
                        "  JOINT a : PRISMATIC;\n"
                        "    origin = POSE(POS(1 m, 20 mm, 0), ORIZYX(90 deg, 0, 0));\n"
                        "    axis = POS(0, 2, 0);  mass = 2 kg;  com = POS(0, 0, 5 mm);\n"
-                       "    inertia = INERTIA(1, 2, 3, 0.4, 0.5, 0.6);  powered = FALSE;  home = 10 mm;\n"
+                       "    inertia = INERTIA(2, 2.5, 3, 0.4, 0.5, 0.6);  powered = FALSE;  home = 10 mm;\n"
                        "    min = -0.5 m;  max = 500 mm;  speed = 2 m/s;  acc = 1 G;  jerk = 3;  effort = 100 N;\n"
                        "  ENDJOINT;\n"
                        "  JOINT b : REVOLUTE;\n"
@@ -209,11 +217,87 @@ UTEST(missing_file)
     free(msgs);
 }
 
+/* Physically impossible bodies and limits: errors at the value's column, with the value and its unit. */
+UTEST(impossible_data)
+{
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    mass = 17.4 kg;\n"
+                 "    inertia = INERTIA(0.13, 0.524, 0.539, 2, 2, 2);\n  ENDJOINT;\nENDMACHINE\n",
+                 ":4:15: error: joint 'a': inertia (ixx 0.13, iyy 0.524, izz 0.539, ixy 2, ixz 2, iyz 2 kg m^2) is not "
+                 "positive semi-definite: principal moments -1.74206, -1.46844, 4.40351 kg m^2");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    mass = -1 kg;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:12: error: joint 'a': mass -1 kg: must be finite and >= 0");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    mass = 1 kg;  inertia = INERTIA(0.1, 0.1, 0.3, 0, 0, 0);\n"
+                 "  ENDJOINT;\nENDMACHINE\n",
+                 ":3:29: error: joint 'a': inertia violates the triangle inequality: principal moments 0.1 + 0.1 < 0.3");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(1, 0, 0);\n"
+                 "    mass = 0 kg;  inertia = INERTIA(0, 0, 0.35, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                 ":4:12: error: joint 'a': mass 0 kg with an inertia");
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    speed = 1e-300 rad/s;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:13: error: joint 'a': speed 1e-300 rad/s: absurdly small (below 1e-06 rad/s)");
+    expect_error("MACHINE t : chain;\n  JOINT a : PRISMATIC;\n    effort = -1 N;\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:14: error: joint 'a': effort -1 N: a limit must be > 0");
+    expect_error("MACHINE t : freeflyer;\n  JOINT a : REVOLUTE;\n    inertia = INERTIA(0, 0, -0.1, 0, 0, 0);\n"
+                 "  ENDJOINT;\nENDMACHINE\n",
+                 ":3:15: error: joint 'a': inertia izz -0.1 kg m^2: must be finite and >= 0");
+    /* a rotor's inertia about the joint's own axis on a massless body, the PUMA's link 1, is accepted */
+    ModelDesc d;
+    char *msgs = NULL;
+    CHECK(load_text("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(0, 0, 1);\n"
+                    "    mass = 0 kg;  inertia = INERTIA(0, 0, 0.35, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                    &d, &msgs) == MACHINE_OK);
+    CHECK(msgs && !*msgs);
+    free(msgs);
+}
+
+/* A machine file that adds to a URDF: the URDF's joints and geometry, this file's limits and body data. */
+UTEST(adds_to_a_urdf)
+{
+    static ModelDesc d, u;
+    char *msgs = NULL, err[512];
+    CHECK(urdf_read("tests/robots/kr120r2500pro.urdf", &u, err, sizeof err) == 0);
+    Diag diag;
+    size_t len;
+    FILE *out = open_memstream(&msgs, &len);
+    diag_init(&diag, out);
+    int rc = machine_load("tests/robots/kr120_site.irm", &d, &diag);
+    diag_free(&diag);
+    fclose(out);
+    if (msgs && *msgs) printf("#   %s", msgs);
+    free(msgs);
+    CHECK(rc == MACHINE_OK);
+    CHECK(strcmp(d.name, "kr120_site") == 0 && d.njoints == 6);
+    CHECK(strcmp(d.source, "tests/robots/kr120_site.irm (adding to tests/robots/kr120r2500pro.urdf)") == 0);
+    for (int i = 0; i < 6; i++) {
+        CHECK(strcmp(d.joint[i].name, u.joint[i].name) == 0);
+        CHECK(d.joint[i].limits.min == u.joint[i].limits.min && d.joint[i].limits.vmax == u.joint[i].limits.vmax);
+        CHECK(memcmp(d.joint[i].origin_xyz, u.joint[i].origin_xyz, sizeof d.joint[i].origin_xyz) == 0);
+        CHECK(isinf(u.joint[i].limits.effort) && isinf(u.joint[i].limits.amax)); /* effort="0": not given */
+    }
+    CHECK(d.joint[0].limits.amax == 3 && d.joint[0].limits.jmax == 30 && d.joint[0].limits.effort == 12000);
+    CHECK(d.joint[5].mass == 42 && u.joint[5].mass == 2);
+    CHECK(d.joint[1].mass == u.joint[1].mass);
+    const char *rel = "MACHINE s : chain;\n  urdf = \"%s\";\n%s\nENDMACHINE\n";
+    char text[4608];
+    snprintf(text, sizeof text, rel, "/nonexistent/none.urdf", "");
+    expect_error(text, ":2:10: error: urdf: /nonexistent/none.urdf");
+    snprintf(text, sizeof text, rel, realpath_or("tests/robots/kr120r2500pro.urdf"), "  JOINT a7;  acc = 1;  ENDJOINT;");
+    expect_error(text, ":3:9: error: 'a7' is not a movable joint of");
+    snprintf(text, sizeof text, rel, realpath_or("tests/robots/kr120r2500pro.urdf"),
+             "  JOINT joint_a1 : PRISMATIC;  axis = POS(1, 0, 0);  ENDJOINT;");
+    expect_error(text, ":3:20: error: joint 'joint_a1' is revolute in");
+    expect_error(text, ":3:32: error: joint 'joint_a1': axis comes from");
+    snprintf(text, sizeof text, "MACHINE s : stewart;\n  urdf = \"%s\";\nENDMACHINE\n",
+             realpath_or("tests/robots/kr120r2500pro.urdf"));
+    expect_error(text, ":2:10: error: urdf: a URDF describes a CHAIN machine, not a stewart one");
+}
+
 int main(void)
 {
     RUN(puma560_matches_c_description);
     RUN(every_field_with_units);
     RUN(unit_and_consistency_errors);
+    RUN(impossible_data);
+    RUN(adds_to_a_urdf);
     RUN(missing_file);
     return utest_done();
 }

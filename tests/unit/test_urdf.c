@@ -230,9 +230,156 @@ UTEST(error_messages)
     CHECK(strstr(err, "/nonexistent/robot.urdf") == err);
 }
 
+/* A two-link robot: one revolute joint with `limit` attributes, the child link's <inertial> (or none). */
+static void two_links(char *out, size_t n, const char *limit, const char *inertial)
+{
+    snprintf(out, n,
+             "<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\">%s</link>\n"
+             "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
+             "<limit lower=\"-1\" upper=\"1\" %s/>\n</joint>\n</robot>\n", inertial, limit);
+}
+
+/* ROS-Industrial's conventions: effort="0"/velocity="0" are "not given", negative values and impossible bodies are
+ * errors at their line, links without <inertial> are named. */
+UTEST(real_file_conventions)
+{
+    static const char *I = "\n<inertial><mass value=\"2\"/>"
+                           "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n";
+    char text[1024], err[512];
+    ModelDesc d;
+    two_links(text, sizeof text, "effort=\"0\" velocity=\"0\"", I);
+    CHECK(read_text(text, &d, err, sizeof err) == 0);
+    CHECK(isinf(d.joint[0].limits.effort) && isinf(d.joint[0].limits.vmax));
+    CHECK(d.inertia_missing[0] == '\0');
+    two_links(text, sizeof text, "effort=\"-1\" velocity=\"2\"", I);
+    expect_error(text, 8, "negative effort -1 Nm");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"1e-300\"", I);
+    expect_error(text, 8, "speed 1e-300 rad/s: absurdly small");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"2\"/>"
+              "<inertia ixx=\"0.13\" ixy=\"2\" ixz=\"2\" iyy=\"0.524\" iyz=\"2\" izz=\"0.539\"/></inertial>\n");
+    expect_error(text, 4, "not positive semi-definite: principal moments -1.74206, -1.46844, 4.40351 kg m^2");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"2\"/>"
+              "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
+    expect_error(text, 4, "triangle inequality: principal moments 0.01 + 0.01 < 0.1 kg m^2");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"0\"/>"
+              "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
+    expect_error(text, 4, "mass 0 kg with an inertia");
+    /* no <inertial>: loads, the body is named in the description and in one warning at the link's line */
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"", "");
+    char path[64], *msgs = NULL;
+    size_t len;
+    write_tmp(path, text);
+    FILE *warn = open_memstream(&msgs, &len);
+    CHECK(urdf_read_to(path, &d, err, sizeof err, warn) == 0);
+    fclose(warn);
+    unlink(path);
+    CHECK(strstr(msgs, ":3: warning: no <inertial> for link b: counted as massless, the torque check is incomplete"));
+    free(msgs);
+    CHECK(strcmp(d.inertia_missing, "b") == 0);
+    CHECK(d.joint[0].mass == 0);
+}
+
+/* A hand on a revolute wrist with two fingers, the second mimicking the first (Franka's gripper); mimic selects
+ * whether the <mimic> element is written (else three independent joints, the reference). */
+static void gripper_urdf(char *out, size_t n, int mimic)
+{
+    static const char *I = "<inertial><origin xyz=\"0.01 0.02 0.03\"/><mass value=\"%s\"/>"
+                           "<inertia ixx=\"0.01\" ixy=\"0.001\" ixz=\"0\" iyy=\"0.012\" iyz=\"0\" izz=\"0.015\"/>"
+                           "</inertial>";
+    char l1[256], l2[256], l3[256];
+    snprintf(l1, sizeof l1, I, "1.5");
+    snprintf(l2, sizeof l2, I, "0.3");
+    snprintf(l3, sizeof l3, I, "0.2");
+    snprintf(out, n,
+             "<robot name=\"g\">\n<link name=\"base\"/>\n<link name=\"hand\">%s</link>\n"
+             "<link name=\"f1\">%s</link>\n<link name=\"f2\">%s</link>\n"
+             "<joint name=\"wrist\" type=\"revolute\"><parent link=\"base\"/><child link=\"hand\"/>"
+             "<origin xyz=\"0 0 0.3\" rpy=\"0.2 0 0\"/><axis xyz=\"0 1 0\"/>"
+             "<limit lower=\"-2\" upper=\"2\" effort=\"50\" velocity=\"2\"/></joint>\n"
+             "<joint name=\"finger1\" type=\"prismatic\"><parent link=\"hand\"/><child link=\"f1\"/>"
+             "<origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/>"
+             "<limit lower=\"0\" upper=\"0.04\" effort=\"20\" velocity=\"0.2\"/></joint>\n"
+             "<joint name=\"finger2\" type=\"prismatic\"><parent link=\"hand\"/><child link=\"f2\"/>"
+             "<origin xyz=\"0 0 0.1\" rpy=\"0 0 0.5\"/><axis xyz=\"0 -1 0\"/>"
+             "<limit lower=\"-1\" upper=\"1\" effort=\"20\" velocity=\"0.2\"/>%s</joint>\n</robot>\n",
+             l1, l2, l3, mimic ? "<mimic joint=\"finger1\" multiplier=\"0.9\" offset=\"0.002\"/>" : "");
+}
+
+/* Mimic joints follow their leader: the model's axes are the independent joints, and its FK, Jacobian, inverse
+ * dynamics, mass matrix and forward dynamics are those of the same tree with the follower set from its leader
+ * (tau = C' tau_full, J = J_full C, M = C' M_full C). */
+UTEST(mimic_joints)
+{
+    char text[4096], err[512];
+    static ModelDesc dm, df;
+    gripper_urdf(text, sizeof text, 1);
+    int rc = read_text(text, &dm, err, sizeof err);
+    if (rc) printf("#   %s\n", err);
+    CHECK(rc == 0 && dm.njoints == 3 && dm.joint[2].mimic_of == 2);
+    gripper_urdf(text, sizeof text, 0);
+    CHECK(read_text(text, &df, err, sizeof err) == 0);
+    Model mm, mf;
+    CHECK(model_open(&mm, &dm, err, sizeof err) == 0 && model_open(&mf, &df, err, sizeof err) == 0);
+    CHECK(mm.dof == 2 && mm.desc.njoints == 2 && strcmp(mm.desc.joint[1].name, "finger1") == 0);
+    double C[3][2] = {{1, 0}, {0, 1}, {0, 0.9}}, worst = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    for (int t = 0; t < 50; t++) {
+        double q[2], qd[2], qdd[2], qf[3], qdf[3], qddf[3];
+        for (int i = 0; i < 2; i++) {
+            q[i] = cm_uniform(r, -1, 1); qd[i] = cm_uniform(r, -1, 1); qdd[i] = cm_uniform(r, -3, 3);
+        }
+        for (int k = 0; k < 3; k++) {
+            qf[k] = C[k][0] * q[0] + C[k][1] * q[1] + (k == 2 ? 0.002 : 0);
+            qdf[k] = C[k][0] * qd[0] + C[k][1] * qd[1];
+            qddf[k] = C[k][0] * qdd[0] + C[k][1] * qdd[1];
+        }
+        double p1[3], p2[3], R1[9], R2[9], tau[2], tauf[3], J[12], Jf[18], M[4], Mf[9], back[2];
+        CHECK(model_fk(&mm, q, -1, p1, R1) == 0 && model_fk(&mf, qf, -1, p2, R2) == 0);
+        for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(p1[i] - p2[i]));
+        CHECK(model_inverse_dynamics(&mm, q, qd, qdd, tau) == 0 && model_inverse_dynamics(&mf, qf, qdf, qddf, tauf) == 0);
+        CHECK(model_jacobian(&mm, q, J) == 0 && model_jacobian(&mf, qf, Jf) == 0);
+        CHECK(model_mass_matrix(&mm, q, M) == 0 && model_mass_matrix(&mf, qf, Mf) == 0);
+        for (int i = 0; i < 2; i++) {
+            double want = 0;
+            for (int k = 0; k < 3; k++) want += C[k][i] * tauf[k];
+            worst = fmax(worst, fabs(tau[i] - want) / fmax(1, fabs(want)));
+            for (int row = 0; row < 6; row++) {
+                double w = 0;
+                for (int k = 0; k < 3; k++) w += Jf[row * 3 + k] * C[k][i];
+                worst = fmax(worst, fabs(J[row * 2 + i] - w));
+            }
+            for (int j = 0; j < 2; j++) {
+                double w = 0;
+                for (int k = 0; k < 3; k++)
+                    for (int l = 0; l < 3; l++) w += C[k][i] * Mf[k * 3 + l] * C[l][j];
+                worst = fmax(worst, fabs(M[i * 2 + j] - w));
+            }
+        }
+        CHECK(model_forward_dynamics(&mm, q, qd, tau, back) == 0);
+        for (int i = 0; i < 2; i++) worst = fmax(worst, fabs(back[i] - qdd[i]) / (1 + fabs(qdd[i])));
+    }
+    printf("# mimic finger vs the same tree with the follower set by hand: worst %.2e (FK m, tau, J, M, FD)\n", worst);
+    CHECK(worst < 1e-12);
+    CHECK(model_semi_inverse(&mm, (double[2]){0}, (double[2]){0}, (double[2]){0}, (double[2]){0}) == MODEL_ENOTSUP);
+    gsl_rng_free(r);
+    model_close(&mm);
+    model_close(&mf);
+    /* a mimic of a joint that does not exist */
+    gripper_urdf(text, sizeof text, 1);
+    char *at = strstr(text, "joint=\"finger1\" multiplier");
+    memcpy(at, "joint=\"fingerX\"", 15);
+    expect_error(text, 8, "joint 'finger2' mimics 'fingerX', which is not a movable joint");
+}
+
 int main(void)
 {
+    RUN(mimic_joints);
     RUN(puma560_urdf_matches_c_description);
+    RUN(real_file_conventions);
     RUN(fixed_joint_lumping_vs_held_joint);
     RUN(fixed_joint_lumping_is_linear);
     RUN(error_messages);

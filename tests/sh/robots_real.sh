@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tests/sh/robots_real.sh: the five real URDFs of tests/robots/ (unmodified, as their makers publish them) load, answer
+# `irl model … fk`, and dry-run a pick-and-place program generated for each from its own joint limits; checked from
+# the outputs: the trace stays inside the limits read from the URDF text by awk (not by irl), effort="0" is "not
+# given" (no torque limit, no violation), the files without <inertial> get a warning naming their links and a
+# report that says the torque check is incomplete, the others do not; kr120_site.irm adds limits to the vendor's
+# file and the report shows them. Needs $IRL.
+set -u
+cd "$(dirname "$0")/../robots"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+note() { echo "FAIL $*"; fail=1; }
+
+# "min max" of each movable joint, in document order (these five files list their joints base to tool)
+limits() {
+    awk 'match($0, /<joint [^>]*type="(revolute|prismatic|continuous)"/) { mov = 1; cont = ($0 ~ /continuous/) }
+         /<joint [^>]*type="fixed"/ { mov = 0 }
+         mov && /<limit / { lo = hi = ""; if (match($0, /lower="[^"]*"/)) lo = substr($0, RSTART + 7, RLENGTH - 8);
+                            if (match($0, /upper="[^"]*"/)) hi = substr($0, RSTART + 7, RLENGTH - 8);
+                            if (cont || lo == "") { lo = -10; hi = 10 } print lo, hi; mov = 0 }' "$1"
+}
+# start, pick and place joints (rad) of each robot: arm bent, wrist bent (a5 away from 0), tool roughly down
+declare -A START PICK PLACE
+START[universalUR5]=0,-1.2,1.5,-1.9,-1.57,0;  PICK[universalUR5]=0.4,-1.1,1.4,-1.9,-1.57,0.3
+PLACE[universalUR5]=-0.4,-1.3,1.6,-1.9,-1.57,-0.3
+for r in abbIrb120 irb2400 yaskawaMotomanMH5; do
+    START[$r]=0,0.2,0.1,0,0.8,0;  PICK[$r]=0.4,0.3,0.1,0.2,0.9,0.2;  PLACE[$r]=-0.4,0.25,0.05,-0.2,0.85,-0.2
+done
+START[kr120r2500pro]=0,-1.57,1.57,0,0.8,0;  PICK[kr120r2500pro]=0.4,-1.4,1.4,0.2,0.9,0.2
+PLACE[kr120r2500pro]=-0.4,-1.5,1.5,-0.2,0.85,-0.2
+
+for urdf in universalUR5 abbIrb120 irb2400 kr120r2500pro yaskawaMotomanMH5; do
+    f=$urdf.urdf
+    limits "$f" >"$tmp/$urdf.lim"
+    [ "$(wc -l <"$tmp/$urdf.lim")" = 6 ] || { note "$urdf: expected 6 movable joints in the URDF text"; continue; }
+    q0=${START[$urdf]}
+    "$IRL" model "$f" fk --q "$q0" >"$tmp/$urdf.fk" 2>"$tmp/$urdf.fkerr" || note "$urdf: irl model fk: exit $? ($(cat "$tmp/$urdf.fkerr"))"
+    grep -q '"position"' "$tmp/$urdf.fk" || note "$urdf: fk printed no position"
+    if grep -q '<inertial>' "$f"; then
+        [ -s "$tmp/$urdf.fkerr" ] && note "$urdf: unexpected stderr: $(cat "$tmp/$urdf.fkerr")"
+    else
+        grep -q "warning: no <inertial> for links .*link_1\|warning: no <inertial> for links .*link_s" "$tmp/$urdf.fkerr" ||
+            note "$urdf: no warning naming the links without <inertial>: $(cat "$tmp/$urdf.fkerr")"
+    fi
+    cat >"$tmp/$urdf.irl" <<IRL
+PROGRAM pick_place_$urdf;
+  DEVICE arm : CHAIN "$PWD/$f";
+  IO gripper : DOUT 1;
+  VAR n : INT;
+BEGIN
+  FOR n := 1 TO 2 DO
+    MOVE PTP JOINT(${PICK[$urdf]}) WITH SPEED_PTP := 50 %;
+    MOVE_INC LIN POS(0, 0, -0.05 m) WITH SPEED := 0.1 m/s;
+    gripper := TRUE;
+    WAIT 0.2 s;
+    MOVE_INC LIN POS(0, 0, 0.05 m) WITH SPEED := 0.1 m/s;
+    MOVE PTP JOINT(${PLACE[$urdf]}) WITH SPEED_PTP := 50 %;
+    MOVE_INC LIN POS(0, 0, -0.05 m) WITH SPEED := 0.1 m/s;
+    gripper := FALSE;
+    WAIT 0.2 s;
+    MOVE_INC LIN POS(0, 0, 0.05 m) WITH SPEED := 0.1 m/s;
+  ENDFOR;
+ENDPROGRAM
+IRL
+    out=$tmp/$urdf.out
+    "$IRL" run --no-plots --out "$out" --start "arm=$q0" "$tmp/$urdf.irl" >"$tmp/$urdf.stdout" 2>"$tmp/$urdf.err" ||
+        { note "$urdf: dry-run exit $? ($(head -5 "$tmp/$urdf.err"))"; continue; }
+    grep -q '^verdict: PASS' "$out/report.txt" || note "$urdf: $(grep verdict "$out/report.txt")"
+    # positions inside the URDF's own limits, every cycle
+    msg=$(awk -F, -v L="$(tr '\n' ' ' <"$tmp/$urdf.lim")" '
+        NR == 1 { split(L, l, " "); for (i = 1; i <= NF; i++) col[$i] = i; next }
+        { for (k = 1; k <= 6; k++) { q = $(col["arm.q" k]);
+            if (q < l[2 * k - 1] - 1e-9 || q > l[2 * k] + 1e-9) { print "axis " k " at " q " t=" $1; exit 1 } } }' \
+        "$out/trace.csv") || note "$urdf: outside the URDF's limits: $msg"
+    rows=$(wc -l <"$out/trace.csv"); [ "$rows" -gt 1000 ] || note "$urdf: a trace of $rows rows"
+    if grep -q 'effort="0"' "$f"; then
+        grep -E '^[ !] torque +1 ' "$out/report.txt" | grep -q ' - ' || note "$urdf: effort=\"0\" shown as a limit: $(grep -E 'torque +1 ' "$out/report.txt")"
+    fi
+    if grep -q '<inertial>' "$f"; then
+        grep -q 'torque check incomplete' "$out/report.txt" && note "$urdf: torque check called incomplete"
+    else
+        grep -q '^verdict: PASS; torque check incomplete: .* link_' "$out/report.txt" ||
+            note "$urdf: the report does not say the torque check is incomplete"
+        grep -q '"torque_check": "incomplete"' "$out/report.json" || note "$urdf: report.json lacks torque_check"
+    fi
+    echo "# $urdf: $(head -3 "$out/report.txt" | tail -2 | tr '\n' ' ')"
+done
+
+# the site file: the vendor's KR 120 URDF plus acceleration, jerk and torque limits
+sed "s|CHAIN \"$PWD/kr120r2500pro.urdf\"|CHAIN \"$PWD/kr120_site.irm\"|" "$tmp/kr120r2500pro.irl" >"$tmp/site.irl"
+q0=${START[kr120r2500pro]}
+"$IRL" run --no-plots --out "$tmp/site" --start "arm=$q0" "$tmp/site.irl" >/dev/null 2>"$tmp/site.err" ||
+    note "kr120_site: exit $? ($(head -5 "$tmp/site.err"))"
+grep -E '^[ !] torque +1 ' "$tmp/site/report.txt" | grep -q ' 12000 ' || note "kr120_site: torque limit of axis 1 not 12000 Nm"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { a = $(col["arm.qdd1"]); if (a > 3 + 1e-9 || -a > 3 + 1e-9) { print "qdd1 " a " at t=" $1; exit 1 } }' \
+    "$tmp/site/trace.csv" || note "kr120_site: axis 1 beyond its 3 rad/s^2"
+"$IRL" model kr120_site.irm info | grep -q '"name": "joint_a1", "type": "revolute", "min": -3.22885911619[0-9]*, "max": 3.2288[0-9]*, "vmax": 2.72271363311[0-9]*, "amax": 3, "jmax": 30, "effort": 12000' ||
+    note "kr120_site: info does not show the URDF's limits with the site's added"
+exit $fail
