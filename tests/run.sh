@@ -110,8 +110,8 @@ run_job() { # $1 job index
             else f=1; echo "not ok $name $tag" >"$o.lines"
                 { echo "not ok $name $tag ($path)"; printf '%s\n' "$out" | head -40 | sed 's/^/#   /'; } >"$o.why"; fi ;;
         sh|golden)
-            local cmd=("$path"); [ "$kind" = golden ] && cmd=(tests/golden/check.sh "$path")
-            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") timeout 900 bash "${cmd[@]}" >"$o.d/out" 2>&1; rc=$?
+            local cmd=(bash "$path"); [ "$kind" = golden ] && cmd=(python3 tests/golden/golden.py "$path")
+            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") timeout 900 "${cmd[@]}" >"$o.d/out" 2>&1; rc=$?
             if [ $rc -eq 0 ]; then p=1; echo "ok $name $tag" >"$o.lines"
             else f=1; echo "not ok $name $tag" >"$o.lines"
                 { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.d/out" | sed 's/^/#   /'; } >"$o.why"; fi ;;
