@@ -176,8 +176,10 @@ fuzz-run:
 fuzz-bytecode:
 	$(MAKE) CFG=release all
 	$(MAKE) CFG=asan all
-	IRL=$(abspath $(BUILD_ROOT)/release/irl) BUILD=$(abspath $(BUILD_ROOT)/release) bash tests/sh/bytecode_corrupt.sh --campaign
-	IRL=$(abspath $(BUILD_ROOT)/asan/irl) BUILD=$(abspath $(BUILD_ROOT)/asan) bash tests/sh/bytecode_corrupt.sh --campaign
+	@for c in release asan; do \
+	  echo "== bytecode_corrupt.sh --campaign [$$c]"; \
+	  IRL=$(abspath $(BUILD_ROOT))/$$c/irl BUILD=$(abspath $(BUILD_ROOT))/$$c bash tests/sh/bytecode_corrupt.sh --campaign \
+	    || exit 1; done
 
 # Compile speed: a generated 100,000-line program, median of 3, lines per second.
 .PHONY: bench-compile

@@ -100,21 +100,26 @@ run_job() { # $1 job index
                     "#"*) [ -n "$cur" ] && echo "#   $line" >>"$o.why" ;;
                 esac
             done <"$o.d/out"
-            if [ $rc -ne 0 ] && [ $f -eq 0 ]; then
-                f=1; echo "not ok $name (exit $rc) $tag" >>"$o.lines"
+            # utest exits 1 when a case failed; anything else (a crash, the timeout) is a failure of its own
+            if [ $rc -ne 0 ] && { [ $f -eq 0 ] || [ $rc -ne 1 ]; }; then
+                f=$((f + 1)); echo "not ok $name (exit $rc) $tag" >>"$o.lines"
                 { echo "not ok $name (exit $rc) $tag"; tail -20 "$o.d/out" | sed 's/^/#   /'; } >>"$o.why"
             fi ;;
         lang)
             out=$(lang_why "$(realpath "$b/irl")" "$path" "$o.d")
             if [ -z "$out" ]; then p=1; echo "ok $name $tag" >"$o.lines"
-            else f=1; echo "not ok $name $tag" >"$o.lines"
-                { echo "not ok $name $tag ($path)"; printf '%s\n' "$out" | head -40 | sed 's/^/#   /'; } >"$o.why"; fi ;;
+            else
+                f=1; echo "not ok $name $tag" >"$o.lines"
+                { echo "not ok $name $tag ($path)"; printf '%s\n' "$out" | head -40 | sed 's/^/#   /'; } >"$o.why"
+            fi ;;
         sh|golden)
             local cmd=(bash "$path"); [ "$kind" = golden ] && cmd=(python3 tests/golden/golden.py "$path")
             IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") timeout 900 "${cmd[@]}" >"$o.d/out" 2>&1; rc=$?
             if [ $rc -eq 0 ]; then p=1; echo "ok $name $tag" >"$o.lines"
-            else f=1; echo "not ok $name $tag" >"$o.lines"
-                { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.d/out" | sed 's/^/#   /'; } >"$o.why"; fi ;;
+            else
+                f=1; echo "not ok $name $tag" >"$o.lines"
+                { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.d/out" | sed 's/^/#   /'; } >"$o.why"
+            fi ;;
     esac
     echo "$p $f" >"$o.count"
     echo "$EPOCHREALTIME $t0" | awk '{printf "%.1f\n", $1 - $2}' >"$o.time"
@@ -153,7 +158,8 @@ done
 njobs=${#jkind[@]}
 
 # Longest first (the last measured wall time, else a guess by kind), so that the tail of the run stays short.
-mapfile -t order < <(for ((k = 0; k < njobs; k++)); do echo "${jweight[k]} $k"; done | sort -k1,1gr -k2,2n | cut -d' ' -f2)
+mapfile -t order < <(for ((k = 0; k < njobs; k++)); do echo "${jweight[k]} $k"; done |
+                     sort -k1,1gr -k2,2n | cut -d' ' -f2)
 
 # ---- the pool ----
 passed=0 failed=0
@@ -202,7 +208,8 @@ done
 if [ "$njobs" -gt 1 ]; then
     echo; echo "slowest:"
     for ((k = 0; k < njobs; k++)); do
-        [ -f "$tmp/$k.time" ] && printf '%8s s  %s [%s]\n' "$(cat "$tmp/$k.time")" "${jname[k]}" "$(basename "${jbuild[k]}")"
+        [ -f "$tmp/$k.time" ] &&
+            printf '%8s s  %s [%s]\n' "$(cat "$tmp/$k.time")" "${jname[k]}" "$(basename "${jbuild[k]}")"
     done | sort -gr | head -8
 fi
 echo "$passed passed, $failed failed"
