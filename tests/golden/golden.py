@@ -5,7 +5,7 @@ rewrites the stored files from this run instead.
 
     IRL=build/release/irl python3 tests/golden/golden.py [--update] tests/golden/demo
 
-Exit 0 when every value is within its tolerance, 1 with one line per difference (the first 40) otherwise."""
+Exit 0 when every value is within its tolerance, 1 with one line per difference (the first 25) otherwise."""
 import csv
 import fnmatch
 import json
@@ -193,10 +193,10 @@ def compare(folder, case, out):
     with open(os.path.join(out, "report.json")) as f:
         got = json.load(f)
     compare_json(tols, want, got, "", "", diffs)
-    for d in diffs[:40]:
+    for d in diffs[:25]:
         print(d)
-    if len(diffs) > 40:
-        print(f"... and {len(diffs) - 40} more")
+    if len(diffs) > 25:
+        print(f"... and {len(diffs) - 25} more")
     return not diffs
 
 
