@@ -95,7 +95,8 @@ $(LEX_C) $(GEN)/lexer.h: grammar/lexer.l $(GEN)/parser.h
 	@mkdir -p $(GEN)
 	flex --header-file=$(GEN)/lexer.h -o $(LEX_C) $<
 
-# The whole suite, plain and under sanitizers; the runner prints "N passed, N failed" last.
+# The whole suite, plain and under sanitizers, on every core (tests/run.sh: JOBS=N, a filter after --); the runner
+# prints "N passed, N failed" last.
 test: deps
 	$(MAKE) CFG=release all
 	$(MAKE) CFG=asan all
