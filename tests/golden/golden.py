@@ -131,9 +131,12 @@ def compare_json(tols, want, got, path, quantity, diffs):
     by the enclosing channel's quantity where there is one (report:position.value)."""
     key = path.rsplit(".", 1)[-1].split("[")[0]
     if isinstance(want, dict):
-        if not isinstance(got, dict) or set(want) != set(got):
-            diffs.append(f"report.json {path}: keys {sorted(want) if isinstance(want, dict) else want} "
-                         f"!= {sorted(got) if isinstance(got, dict) else got}")
+        if not isinstance(got, dict):
+            diffs.append(f"report.json {path}: an object when stored, now {got!r}")
+            return
+        if set(want) != set(got):
+            diffs.append(f"report.json {path or '(top)'}: keys added {sorted(set(got) - set(want))}, "
+                         f"removed {sorted(set(want) - set(got))}")
             return
         q = want.get("quantity", quantity) if isinstance(want.get("quantity"), str) else quantity
         for k in want:
