@@ -90,7 +90,7 @@ typedef struct {
     double home;                /* start position */
     ModelAxisLimits limits;
     ModelMotor motor;
-    ModelFriction friction;     /* added last; zero = frictionless */
+    ModelFriction friction;     /* zero = frictionless */
     double ferror;              /* limit on the closed-loop following error |setpoint - actual|, rad or m (LinuxCNC's
                                  * FERROR), checked by `irl run --closed-loop` only; INFINITY (default) or 0: none */
     int mimic_of;               /* 1 + the index of the joint this one follows (URDF <mimic>): q = mimic_mult q_leader
@@ -127,7 +127,7 @@ typedef struct {
     int noutput_limits;
     ModelOutputLimit output_limit[MODEL_MAX_OUTPUTS];
     char inertia_missing[256];     /* moving links the file gives no inertial data for, comma-separated; "": none.
-                                    * Their bodies count as massless, so the torque check is incomplete (added last) */
+                                    * Their bodies count as massless, so the torque check is incomplete */
 } ModelDesc;
 
 /* Result of inverse kinematics. */
@@ -220,8 +220,8 @@ typedef struct Model {
     void *state;
     ModelDesc desc;
     int dof;
-    int has_friction;  /* some joint of desc has friction: the wrappers apply it (added last) */
-    /* Mimic joints (added last): the back-end's state holds all nfull joints of the file, desc and dof only the
+    int has_friction;  /* some joint of desc has friction: the wrappers apply it */
+    /* Mimic joints: the back-end's state holds all nfull joints of the file, desc and dof only the
      * independent ones (the planner's axes). Full joint k = mult[k] q[src[k]] + off[k]; full[i] is the full index
      * of axis i. nfull == 0: no mimic joint, the wrappers pass q through. */
     int nfull;
