@@ -52,6 +52,7 @@ void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const doub
 void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 {
     int n = c->n, i = 0;
+#pragma GCC unroll 3
     for (; i + 2 <= n; i += 2) {
         TrigV2 x = {q[i], q[i + 1]}, co, si;
         trig_sincos2(x, &co, &si);

@@ -16,7 +16,7 @@ typedef long long TrigI2 __attribute__((vector_size(16)));
  * in three parts (the first two with 33 bits, so n times them is exact: the reduced argument y0 + y1 is exact to
  * ~1e-32 absolute), then the minimax kernels of fdlibm's __kernel_sin and __kernel_cos on [-pi/4, pi/4], chosen and
  * signed by n mod 4. */
-static inline void trig_sincos2(TrigV2 x, TrigV2 *c, TrigV2 *s)
+static inline __attribute__((always_inline)) void trig_sincos2(TrigV2 x, TrigV2 *c, TrigV2 *s)
 {
 #define TRIG_K(v) {v, v}
     static const TrigV2 invpio2 = TRIG_K(6.36619772367581382433e-01), toint = TRIG_K(6755399441055744.0), /* 1.5 * 2^52 */
