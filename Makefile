@@ -8,6 +8,7 @@
 # Generated files go to build/gen; objects to build/<config>/.
 
 CC       ?= gcc
+NPROC    := $(shell nproc 2>/dev/null || echo 2)
 # BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
 BUILD_ROOT ?= build
 CFG      ?= release
@@ -107,18 +108,18 @@ $(LEX_C) $(GEN)/lexer.h: grammar/lexer.l $(GEN)/parser.h
 # The whole suite, plain and under sanitizers, on every core (tests/run.sh: JOBS=N, a filter after --); the runner
 # prints "N passed, N failed" last.
 test: deps
-	$(MAKE) CFG=release all
-	$(MAKE) CFG=asan all
+	$(MAKE) -j$(NPROC) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=asan all
 	tests/run.sh $(BUILD_ROOT)/release $(BUILD_ROOT)/asan
 
 # Only the release pass (quicker while developing).
 test-quick:
-	$(MAKE) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=release all
 	tests/run.sh $(BUILD_ROOT)/release
 
 # Recursive makes re-read pkg-config after `make deps` installed the libraries.
 demo: deps
-	$(MAKE) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=release all
 	$(BUILD_ROOT)/release/irl run programs/demo.irl
 
 # Every benchmark, after installing its peers.
