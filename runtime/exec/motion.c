@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errcodes.h"
+#include "exec/ptp_ik.h"
 #include "geom.h"
 
 #define G_SI 9.81 /* the language's G unit, m/s^2 (1 G = 9.81 m/s^2) */
@@ -429,9 +430,14 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
                 t = r;
             }
             Pose mt = to_model(m, &t);
-            ModelIkInfo ik;
-            if (model_ik(mo, mt.p, mt.q, qlast, q, &ik) < 0)
-                return FAIL(IRL_ERR_IK, "%s: no inverse-kinematics solution for the target pose", what);
+            double cw = st->has[MP_CONFIG] ? st->with[MP_CONFIG] : -1, tw = st->has[MP_TURN] ? st->with[MP_TURN] : -1;
+            if (st->has[MP_CONFIG] && !(cw >= 0 && cw <= 7 && cw == floor(cw)))
+                return FAIL(IRL_ERR_USER, "%s: WITH CONFIG %g is not one of 0 to 7 (1 back, 2 elbow down, 4 flip)", what,
+                            cw);
+            if (st->has[MP_TURN] && !(tw >= 0 && tw < 2147483648.0 && tw == floor(tw)))
+                return FAIL(IRL_ERR_USER, "%s: WITH TURN %g is not a set of joint bits (an integer >= 0)", what, tw);
+            PtpIkWant want = {(int)cw, (long)tw};
+            if ((e = ptp_ik_solve(mo, mt.p, mt.q, t.p, t.q, qlast, want, q, what, msg, msglen))) return e;
             /* the IK's solution at a singular pose is one of many: its proximity is checked when the PTP arrives */
             par.ik_target = model_singularity(mo, q, &par.sing_target) >= 0;
         }
