@@ -25,6 +25,7 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
     m->sys = sys;
     m->dt = dt;
     m->time_scale = time_scale > 0 ? time_scale : 1.0;
+    m->err_pc = -1;
     double k = m->time_scale;
     for (int i = 0; i < devs->ndev; i++) {
         Device *dv = &devs->dev[i];
@@ -96,7 +97,35 @@ size_t motion_pending(const Motion *m)
     return n;
 }
 
-static int run_cycle(Motion *m, char *msg, size_t msglen) { return m->cycle(m->cycle_ctx, msg, msglen); }
+/* The first instruction at src (the statement's own location), or -1. */
+static int pc_of(const Motion *m, const SampleSrc *src)
+{
+    const Chunk *c = m->chunk;
+    for (int pc = 0; pc < c->ncode; pc++) {
+        ChunkLine l = c->lines[pc];
+        if (l.line != src->line || l.col != src->col) continue;
+        const char *f = l.file >= 0 && l.file < c->nfiles && c->files[l.file] >= 0 && c->files[l.file] < c->nkstr
+                            ? c->kstr[c->files[l.file]].text : NULL;
+        if (!src->file || !f || strcmp(f, src->file) == 0) return pc;
+    }
+    return -1;
+}
+
+/* One cycle; an error it charges to a statement's motion (fail_src) is located there (motion_error_pc). */
+static int run_cycle(Motion *m, char *msg, size_t msglen)
+{
+    m->fail_src = (SampleSrc){NULL, 0, 0};
+    int e = m->cycle(m->cycle_ctx, msg, msglen);
+    if (e > 0 && m->fail_src.line > 0) m->err_pc = pc_of(m, &m->fail_src);
+    return e;
+}
+
+int motion_error_pc(Motion *m)
+{
+    int pc = m->err_pc;
+    m->err_pc = -1;
+    return pc;
+}
 
 int motion_drain(Motion *m, char *msg, size_t msglen)
 {

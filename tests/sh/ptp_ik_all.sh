@@ -90,6 +90,44 @@ IRL
         note "ur5cfg: exit $rc: $(cat ur5cfg.err)"
 fi
 
+# 5. a 7-axis arm: a PTP to a pose by the multi-start search; a LIN through the wrist singularity (axes 5 and 7 in
+# line) whose joint speeds explode and whose IK then fails is charged to the LIN's own line, not to a later statement
+I7=$root/models/iiwa7.irm
+cat >seven.irl <<IRL
+PROGRAM seven;
+  DEVICE arm : CHAIN "$I7";
+BEGIN
+  MOVE PTP JOINT(0, 30 deg, 0, -70 deg, 0, 1 deg, 0);
+  MOVE LIN POS(0.60 m, 0.05 m, 0.66 m) WITH SPEED := 0.2 m/s;
+  PRINT "after the LIN";
+  WAIT 1 s;
+  MOVE PTP JOINT(0, 30 deg, 0, -70 deg, 0, 30 deg, 0);
+ENDPROGRAM
+IRL
+rc=$(run seven)
+[ "$rc" != 0 ] && grep -q '^seven.irl:5:3: runtime error: inverse kinematics failed' seven.err &&
+    grep -q '^seven.irl:5:3: error: arm axis [0-9] speed .* rad/s exceeds its limit' seven.err &&
+    ! grep -q '^seven.irl:[6-9]:.*error' seven.err || note "seven: exit $rc: $(head -5 seven.err)"
+sed -i 's/WAIT 1 s;//' seven.irl
+rc=$(run seven)
+[ "$rc" != 0 ] && grep -q '^seven.irl:5:3: runtime error: inverse kinematics failed' seven.err || note "seven (drained at the end): exit $rc: $(head -3 seven.err)"
+q7=0.2,0.5,-0.3,-1.2,0.4,0.8,0.1
+P7=$("$IRL" model "$I7" fk --q $q7 | python3 -c '
+import json, math, sys
+d = json.load(sys.stdin); R = d["rotation"]; p = d["position"]
+w = math.sqrt(max(0.0, 1 + R[0][0] + R[1][1] + R[2][2])) / 2
+x, y, z = (R[2][1] - R[1][2]) / (4 * w), (R[0][2] - R[2][0]) / (4 * w), (R[1][0] - R[0][1]) / (4 * w)
+print("POSE(POS(%.15f m, %.15f m, %.15f m), ORIQUAT(%.15f, %.15f, %.15f, %.15f))" % tuple(p + [w, x, y, z]))')
+cat >seven_ptp.irl <<IRL
+PROGRAM seven_ptp;
+  DEVICE arm : CHAIN "$I7";
+BEGIN
+  MOVE PTP JOINT(0, 30 deg, 0, -70 deg, 0, 30 deg, 0);
+  MOVE PTP $P7;
+ENDPROGRAM
+IRL
+[ "$(run seven_ptp)" = 0 ] || note "seven_ptp: $(head -3 seven_ptp.err)"
+
 # 4. irl model … ik --all
 "$IRL" model "$M" ik --all --q 0,0,0,0,0,0 --pose "$(pose_cli $q0)" >all.json || note "ik --all: exit $?"
 python3 - all.json <<'PY' || note "ik --all: $(head -c 600 all.json)"
