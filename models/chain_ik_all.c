@@ -24,16 +24,17 @@ typedef struct {
     int plus_up;             /* 1: q3 above q3s is elbow up */
 } IkaGeom;
 
-static void ika_fk(const Chain *c, const double *q, double (*Rw)[9], double (*pw)[3], double p[3], double R[9])
+/* World transforms of every link at q into Rw, pw, and the tool pose. */
+static void ika_fk(Chain *c, const double *q, double (*Rw)[9], double (*pw)[3], double p[3], double R[9])
 {
     double cq[N_MAX], sq[N_MAX];
     chain_trig(c, q, cq, sq);
-    chain_fk_world_trig((Chain *)c, q, cq, sq, Rw, pw);
+    chain_fk_world_trig(c, q, cq, sq, Rw, pw);
     chain_tool_pose_at(c, (const double (*)[9])Rw, (const double (*)[3])pw, p, R);
 }
 
 /* Pose error at q into e (position, then the rotation vector when Rt); returns |e_p| + |e_r|. */
-static double ika_err(const Chain *c, const double *q, const double pos[3], const double *Rt, double (*Rw)[9],
+static double ika_err(Chain *c, const double *q, const double pos[3], const double *Rt, double (*Rw)[9],
                       double (*pw)[3], double e[6])
 {
     double p[3], R[9];
@@ -46,7 +47,7 @@ static double ika_err(const Chain *c, const double *q, const double pos[3], cons
 
 /* Damped least squares from q (in place), at most iters steps; clamp: projected onto the joint limits. Returns the
  * residual reached. */
-static double ika_lm(const Chain *c, double *q, const double pos[3], const double *Rt, int clamp, int iters)
+static double ika_lm(Chain *c, double *q, const double pos[3], const double *Rt, int clamp, int iters)
 {
     int n = c->n, rows = Rt ? 6 : 3;
     double Rw[N_MAX][9], pw[N_MAX][3], e[6], et[6], J[6 * N_MAX], qt[N_MAX], lambda = 1e-3;
@@ -142,6 +143,7 @@ static double ika_lines(const double p[3], const double u[3], const double q[3],
     return v3_norm(x);
 }
 
+/* Distance of point x from the line through p along the unit u. */
 static double ika_line_dist(const double p[3], const double u[3], const double x[3])
 {
     double d[3], k[3];
@@ -151,7 +153,7 @@ static double ika_line_dist(const double p[3], const double u[3], const double x
 }
 
 /* Recognise a 6R serial arm with a spherical wrist and fill g. Returns 1 when it is one. */
-static int ika_geometry(const Chain *c, IkaGeom *g)
+static int ika_geometry(Chain *c, IkaGeom *g)
 {
     if (c->n != 6 || c->tool_link != 5) return 0;
     for (int i = 0; i < 6; i++)
@@ -208,7 +210,7 @@ static int ika_geometry(const Chain *c, IkaGeom *g)
 }
 
 /* The configuration bits (MODEL_CFG_*) of q on a spherical-wrist arm. */
-static int ika_config(const Chain *c, const IkaGeom *g, const double *q)
+static int ika_config(Chain *c, const IkaGeom *g, const double *q)
 {
     double Rw[N_MAX][9], pw[N_MAX][3], p[3], R[9], cw[3], f[3], d[3];
     ika_fk(c, q, Rw, pw, p, R);
@@ -231,7 +233,7 @@ typedef struct {
 } IkaSet;
 
 /* Wrap revolute joints into [-pi, pi]; add q to the set unless an answer within IKA_SAME is there. */
-static void ika_add(const Chain *c, IkaSet *s, const double *q, int singular)
+static void ika_add(Chain *c, IkaSet *s, const double *q, int singular)
 {
     double w[N_MAX];
     for (int i = 0; i < c->n; i++) w[i] = c->j[i].revolute ? remainder(q[i], 2 * M_PI) : q[i];
@@ -251,7 +253,7 @@ static void ika_add(const Chain *c, IkaSet *s, const double *q, int singular)
 
 /* The closed form: candidates into s (each polished and checked by FK). Returns 0, or -1 with why filled when the
  * pose is out of reach. */
-static int ika_closed(const Chain *c, const IkaGeom *g, const double pos[3], const double *Rt, const double *q_ref,
+static int ika_closed(Chain *c, const IkaGeom *g, const double pos[3], const double *Rt, const double *q_ref,
                       IkaSet *s, ModelIkWhy *why)
 {
     double cw[3], d[3], RtR0T[9], R0T[9];
@@ -358,7 +360,7 @@ static int ika_next_prime(int p)
 
 /* The multi-start search: the reference, then nseeds Halton points over the joints' ranges (deterministic). A
  * redundant chain (more joints than pose rows) is kept within its limits, so that its answers can be used. */
-static void ika_search(const Chain *c, const double pos[3], const double *Rt, const double *q_ref, int nseeds,
+static void ika_search(Chain *c, const double pos[3], const double *Rt, const double *q_ref, int nseeds,
                        IkaSet *s, ModelIkWhy *why)
 {
     int n = c->n, clamp = n > (Rt ? 6 : 3);
@@ -394,7 +396,7 @@ static void ika_search(const Chain *c, const double pos[3], const double *Rt, co
 /* Add the solutions of the wrapped answer w, one per choice of turns (values within the limits, else the one
  * nearest them), to sol; returns the new count. Pass 0 adds the choice nearest q_ref, pass 1 the others (so that
  * every answer has its nearest choice in the list before any answer's other turns fill it). */
-static int ika_expand(const Chain *c, const double *w, int singular, int cfg, const double *q_ref,
+static int ika_expand(Chain *c, const double *w, int singular, int cfg, const double *q_ref,
                       ModelIkSolution *sol, int k, int max, int pass)
 {
     int n = c->n, cnt[N_MAX], near[N_MAX];
@@ -448,6 +450,7 @@ static int ika_expand(const Chain *c, const double *w, int singular, int cfg, co
     }
 }
 
+/* qsort: nearest the reference first. */
 static int ika_cmp(const void *a, const void *b)
 {
     const ModelIkSolution *x = a, *y = b;

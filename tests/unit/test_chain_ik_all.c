@@ -267,7 +267,6 @@ UTEST(seven_axis_search)
         j->type = MODEL_REVOLUTE;
         double prev_al = i ? al[i - 1] : 0;
         j->origin_xyz[2] = i ? dz[i - 1] : 0;
-        if (!i) j->origin_xyz[2] = 0;
         m3_axis_angle(j->origin_R, (double[3]){1, 0, 0}, prev_al);
         j->limits.min = -lim[i], j->limits.max = lim[i];
         j->mass = 1;
