@@ -415,6 +415,7 @@ const ModelType model_chain = {
     .destroy = chain_destroy,
     .fk = chain_fk,
     .ik = chain_ik,
+    .ik_all = chain_ik_all,
     .jacobian = chain_jacobian,
     .singularity = chain_singularity,
     .inverse_dynamics = chain_inverse_dynamics,

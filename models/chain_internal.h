@@ -330,6 +330,10 @@ int chain_jacobian(void *s, const double *q, double *J);
 void chain_ik_setup(Chain *c);
 int chain_ik(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q, ModelIkInfo *info);
 
+/* chain_ik_all.c: the ik_all operation */
+int chain_ik_all(void *s, const double pos[3], const double quat[4], const double *q_ref, ModelIkSolution *sol,
+                 int max, ModelIkWhy *why);
+
 /* chain_rne.c */
 void chain_rne_setup(ChainRneJoint *rj, const ChainJoint *jt);
 int chain_inverse_dynamics(void *s, const double *q, const double *qd, const double *qdd, double *tau);
