@@ -17,7 +17,7 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB). Device d's part starts at byte
- * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot. The record is as
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP offset. The record is as
  * short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
     double t;
@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
     SampleSrc src;
-    int ik_status, sing_due;
+    int seg, ik_status, sing_due;
     double sing;
 } PipeDev;
 
@@ -79,6 +79,12 @@ static void layout(ExecOffline *ex)
             sample_output_unit(info, 1, "G/s");
             info->nout += 2;
         }
+        ex->tcp_out[d] = -1;
+        if (dv->has_pose && info->nout < SAMPLE_MAX_OUTPUTS) { /* the TCP's linear speed, last */
+            ex->tcp_out[d] = info->nout++;
+            snprintf(info->out_name[ex->tcp_out[d]], MODEL_NAME_LEN, "tcp_speed");
+            sample_output_unit(info, ex->tcp_out[d], "m/s");
+        }
     }
 }
 
@@ -103,6 +109,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
             sd->q[i] = gs.q[i], sd->qd[i] = gs.qd[i], sd->qdd[i] = gs.qdd[i], sd->jerk[i] = gs.qddd[i];
         }
         sd->src = src;
+        sd->seg = 0, ex->last_seg[d] = 0;
         sd->sing_due = 1; /* a G-profile's gondola angles are solved from the commanded G, an IK */
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
@@ -110,6 +117,11 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    sd->seg = sp->seg_id;
+    /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the
+     * last jerk, the step of the acceleration to 0) belong to that statement, not to the one the program is at */
+    if (!sp->seg_id && ex->last_seg[d]) sd->src = ex->last_src[d], sd->seg = ex->last_seg[d];
+    ex->last_seg[d] = sp->seg_id, ex->last_src[d] = sd->src;
     sd->sing_due = ex->models[d]->type->singular_in_joint_space ? 1 : sp->sing_due;
     if (sp->sing_due == 2) sd->sing = sp->sing;
     if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
@@ -136,22 +148,24 @@ static int step_passive(ExecOffline *ex, Sample *s, int d, double t, char *msg, 
     return 0;
 }
 
-/* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
+/* Step: the TCP pose, from the model's tool point (the planner's on Cartesian segments, else forward kinematics)
+ * with the $BASE and $TOOL of the moving segment (motion_tcp_pose). */
 static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
 {
     if (!ex->lay.dev[d].has_pose) return;
     SampleDevice *sd = &s->dev[d];
+    double mp[7], R[9];
     if (sp->has_pose) {
-        memcpy(sd->pose, sp->pos, 3 * sizeof(double));
-        memcpy(sd->pose + 3, sp->quat, 4 * sizeof(double));
-        return;
-    }
-    double R[9];
-    if (model_fk(ex->models[d], sd->q, -1, sd->pose, R) < 0) {
+        memcpy(mp, sp->pos, 3 * sizeof(double));
+        memcpy(mp + 3, sp->quat, 4 * sizeof(double));
+    } else if (model_fk(ex->models[d], sd->q, -1, mp, R) >= 0) {
+        m3_to_quat(mp + 3, R);
+    } else {
         for (int i = 0; i < 7; i++) sd->pose[i] = NAN;
+        for (int i = 0; i < 3; i++) sd->tcp_r[i] = NAN;
         return;
     }
-    m3_to_quat(sd->pose + 3, R);
+    motion_tcp_pose(&ex->motion, d, sd->seg, mp, sd->pose, sd->tcp_r);
 }
 
 /* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
@@ -184,11 +198,27 @@ static void step_dynamics(ExecOffline *ex, Sample *s, int d)
         for (int i = 0; i < ex->lay.dev[d].naxes; i++) sd->tau[i] = NAN;
 }
 
+/* The TCP's linear speed |v + w x r| (m/s), (v, w) = J qd at the model's tool point, r its offset to the TCP;
+ * NAN without a Jacobian. */
+static double tcp_speed(ExecOffline *ex, const SampleDevice *sd, int d)
+{
+    int n = ex->lay.dev[d].naxes;
+    double J[6 * SAMPLE_MAX_AXES], vw[6] = {0};
+    if (model_jacobian(ex->models_b[d], sd->q, J) < 0) return NAN;
+    for (int k = 0; k < 6; k++)
+        for (int i = 0; i < n; i++) vw[k] += J[k * n + i] * sd->qd[i];
+    double wr[3];
+    v3_cross(wr, vw + 3, sd->tcp_r);
+    return sqrt((vw[0] + wr[0]) * (vw[0] + wr[0]) + (vw[1] + wr[1]) * (vw[1] + wr[1]) +
+                (vw[2] + wr[2]) * (vw[2] + wr[2]));
+}
+
 /* Step: the model's own outputs (G-load, ...); a centrifuge's commanded G falls back on the felt one. */
 static void step_outputs(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
-    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off;
+    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off - (ex->tcp_out[d] >= 0);
+    if (ex->tcp_out[d] >= 0) sd->out[ex->tcp_out[d]] = tcp_speed(ex, sd, d);
     if (n <= 0) return;
     if (model_outputs(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
         for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
@@ -260,7 +290,8 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
+        memcpy(v + 4 * n + 9, sd->tcp_r, sizeof sd->tcp_r);
+        h->seg = sd->seg, h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
     }
 }
 
@@ -277,7 +308,8 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
+        memcpy(sd->tcp_r, v + 4 * n + 9, sizeof sd->tcp_r);
+        sd->seg = h->seg, sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
     }
 }
 
@@ -503,7 +535,7 @@ static int pipe_setup(ExecOffline *ex)
     size_t ndata = 0; /* doubles */
     for (int d = 0; d < ex->lay.ndev; d++) {
         ex->rec_off[d] = ndata;
-        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 12;
     }
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);

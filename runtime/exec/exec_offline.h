@@ -71,10 +71,13 @@ typedef struct ExecOffline {
                                          * exec_offline.c PipeRec) */
     char pipe_msg[256];                 /* pipelined: the first second-stage error's message (cycle_pipe_error) */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
+    int tcp_out[SAMPLE_MAX_DEVICES];    /* the output index of the TCP speed, -1: none (no pose) */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
     SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
     PassiveJoints *pj[SAMPLE_MAX_DEVICES]; /* open loop: the unpowered joints' integrator (owned); NULL = none */
     long cycle;                         /* index of the last sampled cycle */
+    int last_seg[SAMPLE_MAX_DEVICES];   /* the planner segment the last cycle sampled (0: at rest) */
+    SampleSrc last_src[SAMPLE_MAX_DEVICES]; /* ... and its statement */
     int time_slot;                      /* the VM's system slot of $TIME */
     double rate;                        /* cycles per second when a whole number, else 0 (exec_offline_cycle) */
     int active;                         /* the program has devices: outputs are written */

@@ -250,6 +250,30 @@ static Pose to_program(const Motion *m, const Pose *mp)
     return pose_mul(&bt, &tool);
 }
 
+/* Remember the frames segment id is planned with (motion_tcp_pose). */
+static void keep_frames(Motion *m, int d, int id)
+{
+    MotionFrames *f = &m->dev[d].frames[id % MOTION_FRAMES];
+    f->id = id;
+    Pose b = sys_pose(m, SV_BASE), t = sys_pose(m, SV_TOOL);
+    memcpy(f->base, b.p, sizeof b.p), memcpy(f->base + 3, b.q, sizeof b.q);
+    memcpy(f->tool, t.p, sizeof t.p), memcpy(f->tool + 3, t.q, sizeof t.q);
+}
+
+void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double r[3])
+{
+    Pose base = sys_pose(m, SV_BASE), tool = sys_pose(m, SV_TOOL);
+    const MotionFrames *f = &m->dev[d].frames[(seg_id > 0 ? seg_id : 0) % MOTION_FRAMES];
+    if (seg_id > 0 && f->id == seg_id) {
+        memcpy(base.p, f->base, sizeof base.p), memcpy(base.q, f->base + 3, sizeof base.q);
+        memcpy(tool.p, f->tool, sizeof tool.p), memcpy(tool.q, f->tool + 3, sizeof tool.q);
+    }
+    Pose mo = {{mp[0], mp[1], mp[2]}, {mp[3], mp[4], mp[5], mp[6]}}, ib = pose_inv(&base), bm = pose_mul(&ib, &mo);
+    Pose t = pose_mul(&bm, &tool);
+    memcpy(tcp, t.p, sizeof t.p), memcpy(tcp + 3, t.q, sizeof t.q);
+    quat_rotate(r, mo.q, tool.p);
+}
+
 /* ---- Statements. --------------------------------------------------------------------------------------- */
 
 #define FAIL(code, ...) (snprintf(msg, msglen, __VA_ARGS__), (code))
@@ -438,6 +462,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
         if ((e = check_joint_limits(m, d, q, what, msg, msglen))) return e;
         while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;
+        if (rc >= 0) keep_frames(m, d, info.id);
         return push_result(m, d, rc, &info, st, what, msg, msglen);
     }
     if (!have_pose)
@@ -465,6 +490,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
         while ((rc = planner_push_circ(p, mv.p, mt.p, mt.q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;
     }
+    if (rc >= 0) keep_frames(m, d, info.id);
     return push_result(m, d, rc, &info, st, what, msg, msglen);
 }
 
