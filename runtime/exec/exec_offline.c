@@ -17,7 +17,8 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB). Device d's part starts at byte
- * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP offset. The record is as
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP offset;
+ * the digital I/O values follow the devices (rec_io_off). The record is as
  * short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
     double t;
@@ -60,6 +61,12 @@ static int out_dir(ExecOffline *ex, char *err, size_t errlen)
 static void layout(ExecOffline *ex)
 {
     ex->lay.ndev = ex->devs.ndev;
+    ex->lay.nio = 0;
+    for (int k = 0; k < ex->devs.nio && ex->lay.nio < SAMPLE_MAX_IO; k++)
+        if (ex->devs.io[k].kind == 0 || ex->devs.io[k].kind == 1) { /* DIN, DOUT */
+            ex->io_of[ex->lay.nio] = k;
+            snprintf(ex->lay.io_name[ex->lay.nio++], SAMPLE_NAME_LEN, "%s", ex->devs.io[k].name);
+        }
     for (int d = 0; d < ex->devs.ndev; d++) {
         Device *dv = &ex->devs.dev[d];
         SampleDeviceInfo *info = &ex->lay.dev[d];
@@ -250,6 +257,7 @@ static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, siz
     s->t = t;
     s->cycle = ex->cycle;
     s->src = ex->motion.cur;
+    for (int k = 0; k < ex->lay.nio; k++) s->io[k] = ex->devs.io[ex->io_of[k]].value;
     for (int d = 0; d < ex->lay.ndev; d++) {
         PlannerSetpoint sp;
         int e = step_setpoint(ex, s, d, t, &sp, msg, msglen);
@@ -282,6 +290,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
 static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 {
     r->t = s->t, r->cycle = s->cycle, r->src = s->src;
+    memcpy(r->data + ex->rec_io_off, s->io, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
@@ -300,6 +309,7 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
 {
     s->t = r->t, s->cycle = r->cycle, s->src = r->src;
+    memcpy(s->io, r->data + ex->rec_io_off, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
@@ -537,6 +547,8 @@ static int pipe_setup(ExecOffline *ex)
         ex->rec_off[d] = ndata;
         ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 12;
     }
+    ex->rec_io_off = ndata;
+    ndata += (size_t)ex->lay.nio;
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
     size_t slots = EXEC_PIPE_BYTES / size;

@@ -52,6 +52,7 @@
 #define SAMPLE_MAX_OUTPUTS MODEL_MAX_OUTPUTS
 #define SAMPLE_NAME_LEN 64
 #define SAMPLE_MAX_CL_GROUPS 4        /* closed-loop channel groups per device: qa, e, u, i */
+#define SAMPLE_MAX_IO 64              /* digital I/O points traced (the program's first 64 DIN/DOUT) */
 
 /* A place in the program: file:line:col (1-based; line 0 = no statement). */
 typedef struct {
@@ -79,10 +80,13 @@ typedef struct {
     char cl_group[SAMPLE_MAX_CL_GROUPS][8];
 } SampleDeviceInfo;
 
-/* The devices of a run, in declaration order (trace columns and report follow this order). */
+/* The devices of a run, in declaration order (trace columns and report follow this order), and the program's
+ * digital I/O points (trace columns `io.<name>`, 0/1, after the devices). */
 typedef struct {
     int ndev;
     SampleDeviceInfo dev[SAMPLE_MAX_DEVICES];
+    int nio;
+    char io_name[SAMPLE_MAX_IO][SAMPLE_NAME_LEN];
 } SampleLayout;
 
 /* One device's state in one cycle. Arrays are indexed by axis 0..naxes-1 (the report prints axis i+1). */
@@ -116,6 +120,7 @@ typedef struct {
     long cycle;     /* cycle index from 0 */
     SampleSrc src;  /* statement being executed (trace `line`) */
     int ndev;       /* = layout ndev */
+    double io[SAMPLE_MAX_IO]; /* the digital I/O points' values in this cycle (layout nio; 0 or 1) */
     SampleDevice dev[SAMPLE_MAX_DEVICES];
 } Sample;
 

@@ -120,7 +120,7 @@ static int device_columns(const SampleDeviceInfo *di)
 
 int trace_column_count(const SampleLayout *lay)
 {
-    int n = 2;
+    int n = 2 + lay->nio;
     for (int d = 0; d < lay->ndev; d++) n += device_columns(&lay->dev[d]);
     return n;
 }
@@ -168,6 +168,7 @@ static void write_header(Trace *tr)
         for (int g = 0; g < di->ncl_groups; g++)
             for (int i = 0; i < di->naxes; i++) header_col(tr->f, di->name, di->cl_group[g], i + 1);
     }
+    for (int k = 0; k < tr->lay->nio; k++) header_col(tr->f, "io", tr->lay->io_name[k], 0);
     fputs(",line\n", tr->f);
 }
 
@@ -251,6 +252,7 @@ int trace_row(Trace *tr, const Sample *s)
         p = put_vec(p, sd->out, di->nout, dg);
         p = put_vec(p, sd->cl, di->ncl_groups * n, dg);
     }
+    for (int k = 0; k < tr->lay->nio; k++) *p++ = ',', *p++ = s->io[k] != 0 ? '1' : '0';
     /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
      * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
      * blame by the same rule. */
