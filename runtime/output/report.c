@@ -135,6 +135,10 @@ static void json_channel_id(FILE *f, const Checks *ck, const ChecksChannel *c)
     report_json_string(f, checks_label(ck, c));
     if (axis_of(c)) fprintf(f, ", \"axis\": %d", axis_of(c));
     else fputs(", \"axis\": null", f);
+    fputs(", \"joint\": ", f);
+    if (axis_of(c) && ck->lay->dev[c->dev].axis_name[axis_of(c) - 1][0])
+        report_json_string(f, ck->lay->dev[c->dev].axis_name[axis_of(c) - 1]);
+    else fputs("null", f);
     fputs(", \"unit\": ", f);
     report_json_string(f, checks_unit(ck, c));
 }
@@ -410,7 +414,9 @@ static const char *limit_str(char *buf, const ChecksChannel *c)
 static const char *what_str(char *buf, size_t n, const Checks *ck, const ChecksChannel *c)
 {
     const char *dev = ck->lay->dev[c->dev].name;
-    if (axis_of(c)) snprintf(buf, n, "%s axis %d %s", dev, axis_of(c), checks_label(ck, c));
+    const char *jn = axis_of(c) ? ck->lay->dev[c->dev].axis_name[axis_of(c) - 1] : "";
+    if (axis_of(c) && *jn) snprintf(buf, n, "%s axis %d (%s) %s", dev, axis_of(c), jn, checks_label(ck, c));
+    else if (axis_of(c)) snprintf(buf, n, "%s axis %d %s", dev, axis_of(c), checks_label(ck, c));
     else snprintf(buf, n, "%s %s", dev, checks_label(ck, c));
     return buf;
 }
@@ -531,8 +537,8 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     if (m && m->source[0]) fprintf(f, ", %s", m->source);
     if (m && m->backend[0]) fputc(']', f);
     fprintf(f, ", %d ax%s\n", di->naxes, di->naxes == 1 ? "is" : "es");
-    fprintf(f, "  %-13s %4s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "peak", "unit", "at t (s)",
-            "line", "limit", "margin", "margin%");
+    fprintf(f, "  %-13s %4s %-12s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "joint", "peak", "unit",
+            "at t (s)", "line", "limit", "margin", "margin%");
     (void)info;
     for (int i = ck->dev_base[d]; i < ck->dev_base[d + 1]; i++) {
         const ChecksChannel *c = &ck->chan[i];
@@ -541,8 +547,9 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
         char ax[16] = "", v[32], t[32], lim[64], mg[32], mp[32];
         if (axis_of(c)) snprintf(ax, sizeof ax, "%d", axis_of(c));
         double margin = checks_margin(c), pct = checks_margin_pct(c);
-        fprintf(f, "%c %-13.13s %4s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ', checks_label(ck, c),
-                ax, num(v, p->v), checks_unit(ck, c), num(t, p->t), p->src.line, limit_str(lim, c),
+        const char *jn = axis_of(c) && di->axis_name[axis_of(c) - 1][0] ? di->axis_name[axis_of(c) - 1] : "-";
+        fprintf(f, "%c %-13.13s %4s %-12.12s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
+                checks_label(ck, c), ax, jn, num(v, p->v), checks_unit(ck, c), num(t, p->t), p->src.line, limit_str(lim, c),
                 isinf(margin) ? "-" : num(mg, margin), isinf(pct) || isnan(pct) ? "-" : num(mp, pct));
     }
     const ChecksChannel *ik = checks_channel(ck, d, CHK_IK, -1);

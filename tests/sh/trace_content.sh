@@ -69,7 +69,7 @@ IRL
 line=$(awk '/"quantity": "position".*"axis": 1,/ { getline; getline; getline; print; exit }' "$tmp/o3/report.json")
 case "$line" in *'"value": 0.59999999999999998'*'"line": 4,'*) ;; *) fail "axis 1's largest position not at line 4: $line" ;; esac
 # the trace's row of that cycle says line 4, the next row (at rest, the WAIT) line 5
-c1=$(col "$tmp/o3/trace.csv" arm.q1)
+c1=$(col "$tmp/o3/trace.csv" arm.q1.j1)
 awk -F, -v c="$c1" 'NR > 1 && $c == 0.6 { print $NF; n++; if (n == 2) exit }' "$tmp/o3/trace.csv" | tr '\n' ' ' >"$tmp/l"
 [ "$(cat "$tmp/l")" = "4 5 " ] || fail "rows at the first target: lines '$(cat "$tmp/l")', want '4 5 '"
 echo "exact stop: the arrival cycle is line 4's (peak and trace), the next one the WAIT's"
