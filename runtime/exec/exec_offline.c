@@ -279,6 +279,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
         step_singularity(ex, s, d);
     }
     checks_sample(&ex->ck, s);
+    timeline_sample(&ex->tl, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -615,6 +616,11 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
     ex->have_checks = 1;
     ex->motion.checks = &ex->ck;
+    if (timeline_init(&ex->tl, ex->lay.ndev, o->cycle) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
+    timeline_loop(&ex->tl, c);
     if (out_dir(ex, err, sizeof err) < 0) goto fail;
     if (!o->no_trace) {
         char part[4300];
@@ -642,6 +648,7 @@ fail:
     osal_interrupt_release();
     if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
+    timeline_free(&ex->tl);
     closed_loop_teardown(ex);
     passive_teardown(ex);
     vm->motion = NULL;
@@ -740,7 +747,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
                            .trace = ex->tracing ? ex->trace_path : NULL,
-                           .incomplete = ex->interrupted ? ex->stop_msg : NULL};
+                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl};
+        timeline_finish(&ex->tl);
         int nsat = 0;
         if (ex->opt->closed_loop) {
             info.closed_loop = (const ClosedLoop *const *)ex->cl;
@@ -760,6 +768,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr != PLOT_FAILED ? "warning: " : "", err);
         }
         checks_free(&ex->ck);
+        timeline_free(&ex->tl);
         if (ex->opt->online) outdir_file(&ex->od, "online.json", 0, err, sizeof err, err, sizeof err);
     }
     if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = osal_interrupted(); /* while plotting */

@@ -44,6 +44,7 @@
 #include "output/progress.h"
 #include "exec/run_options.h"
 #include "exec/sample.h"
+#include "exec/timeline.h"
 #include "output/trace.h"
 #include "vm/vm.h"
 
@@ -58,6 +59,7 @@ typedef struct ExecOffline {
     Sample s;
     Checks ck;
     int have_checks;
+    Timeline tl;                        /* the motion statements as they ran, the loop's passes (the report's) */
     Trace tr;
     int tracing;
     Progress pg;
