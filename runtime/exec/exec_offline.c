@@ -17,7 +17,7 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB). Device d's part starts at byte
- * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP offset;
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP speed;
  * the digital I/O values follow the devices (rec_io_off). The record is as
  * short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
@@ -155,24 +155,41 @@ static int step_passive(ExecOffline *ex, Sample *s, int d, double t, char *msg, 
     return 0;
 }
 
+/* The TCP's mean linear speed over the cycle that ends now: the displacement of the point `tool` (the present
+ * $TOOL's offset, flange frame) between the model's tool-point poses prev and mp (model base frame; $BASE, a fixed
+ * frame, changes no speed), over a cycle. A difference quotient like the jerk's: exact for what it says, and a
+ * tenth of the Jacobian's cost in a cycle. */
+static double tcp_speed(const double prev[7], const double mp[7], const double tool[3], double dt)
+{
+    double R[9], Rp[9], a[3] = {0, 0, 0}, b[3] = {0, 0, 0}, v = 0;
+    if (tool[0] || tool[1] || tool[2]) { /* a TCP off the tool point turns with it */
+        quat_to_m3(R, mp + 3), quat_to_m3(Rp, prev + 3);
+        m3_mulv(a, R, tool), m3_mulv(b, Rp, tool);
+    }
+    for (int i = 0; i < 3; i++) v += (mp[i] + a[i] - prev[i] - b[i]) * (mp[i] + a[i] - prev[i] - b[i]);
+    return sqrt(v) / dt;
+}
+
 /* Step: the TCP pose, from the model's tool point (the planner's on Cartesian segments, else forward kinematics)
- * with the $BASE and $TOOL of the moving segment (motion_tcp_pose). */
+ * with the $BASE and $TOOL of the moving segment (motion_tcp_pose), and the TCP's speed. */
 static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
 {
     if (!ex->lay.dev[d].has_pose) return;
     SampleDevice *sd = &s->dev[d];
-    double mp[7], R[9];
+    double mp[7], R[9], tool[3];
     if (sp->has_pose) {
         memcpy(mp, sp->pos, 3 * sizeof(double));
         memcpy(mp + 3, sp->quat, 4 * sizeof(double));
     } else if (model_fk(ex->models[d], sd->q, -1, mp, R) >= 0) {
         m3_to_quat(mp + 3, R);
     } else {
-        for (int i = 0; i < 7; i++) sd->pose[i] = NAN;
-        for (int i = 0; i < 3; i++) sd->tcp_r[i] = NAN;
+        for (int i = 0; i < 7; i++) sd->pose[i] = ex->prev_mp[d][i] = NAN;
+        sd->tcp_speed = NAN;
         return;
     }
-    motion_tcp_pose(&ex->motion, d, sd->seg, mp, sd->pose, sd->tcp_r);
+    motion_tcp_pose(&ex->motion, d, sd->seg, mp, sd->pose, tool);
+    sd->tcp_speed = s->cycle > 0 ? tcp_speed(ex->prev_mp[d], mp, tool, ex->opt->cycle) : 0;
+    memcpy(ex->prev_mp[d], mp, sizeof mp);
 }
 
 /* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
@@ -205,27 +222,12 @@ static void step_dynamics(ExecOffline *ex, Sample *s, int d)
         for (int i = 0; i < ex->lay.dev[d].naxes; i++) sd->tau[i] = NAN;
 }
 
-/* The TCP's linear speed |v + w x r| (m/s), (v, w) = J qd at the model's tool point, r its offset to the TCP;
- * NAN without a Jacobian. */
-static double tcp_speed(ExecOffline *ex, const SampleDevice *sd, int d)
-{
-    int n = ex->lay.dev[d].naxes;
-    double J[6 * SAMPLE_MAX_AXES], vw[6] = {0};
-    if (model_jacobian(ex->models_b[d], sd->q, J) < 0) return NAN;
-    for (int k = 0; k < 6; k++)
-        for (int i = 0; i < n; i++) vw[k] += J[k * n + i] * sd->qd[i];
-    double wr[3];
-    v3_cross(wr, vw + 3, sd->tcp_r);
-    return sqrt((vw[0] + wr[0]) * (vw[0] + wr[0]) + (vw[1] + wr[1]) * (vw[1] + wr[1]) +
-                (vw[2] + wr[2]) * (vw[2] + wr[2]));
-}
-
 /* Step: the model's own outputs (G-load, ...); a centrifuge's commanded G falls back on the felt one. */
 static void step_outputs(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
     int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off - (ex->tcp_out[d] >= 0);
-    if (ex->tcp_out[d] >= 0) sd->out[ex->tcp_out[d]] = tcp_speed(ex, sd, d);
+    if (ex->tcp_out[d] >= 0) sd->out[ex->tcp_out[d]] = sd->tcp_speed;
     if (n <= 0) return;
     if (model_outputs(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
         for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
@@ -300,7 +302,7 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        memcpy(v + 4 * n + 9, sd->tcp_r, sizeof sd->tcp_r);
+        v[4 * n + 9] = sd->tcp_speed;
         h->seg = sd->seg, h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
     }
 }
@@ -319,7 +321,7 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        memcpy(sd->tcp_r, v + 4 * n + 9, sizeof sd->tcp_r);
+        sd->tcp_speed = v[4 * n + 9];
         sd->seg = h->seg, sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
     }
 }
@@ -546,7 +548,7 @@ static int pipe_setup(ExecOffline *ex)
     size_t ndata = 0; /* doubles */
     for (int d = 0; d < ex->lay.ndev; d++) {
         ex->rec_off[d] = ndata;
-        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 12;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 10;
     }
     ex->rec_io_off = ndata;
     ndata += (size_t)ex->lay.nio;

@@ -74,6 +74,7 @@ typedef struct ExecOffline {
     char pipe_msg[256];                 /* pipelined: the first second-stage error's message (cycle_pipe_error) */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
     int tcp_out[SAMPLE_MAX_DEVICES];    /* the output index of the TCP speed, -1: none (no pose) */
+    double prev_mp[SAMPLE_MAX_DEVICES][7]; /* the first stage's model tool-point pose of the last cycle */
     int io_of[SAMPLE_MAX_IO];           /* the trace's I/O column k is devs.io[io_of[k]] */
     size_t rec_io_off;                  /* pipelined: where the I/O values start in a ring record (doubles) */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */

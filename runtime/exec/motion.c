@@ -260,18 +260,31 @@ static void keep_frames(Motion *m, int d, int id)
     memcpy(f->tool, t.p, sizeof t.p), memcpy(f->tool + 3, t.q, sizeof t.q);
 }
 
-void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double r[3])
+/* 1 when the pose x y z qw qx qy qz is the identity (the frames' default). */
+static int is_identity(const double *v) { return !v[0] && !v[1] && !v[2] && v[3] == 1 && !v[4] && !v[5] && !v[6]; }
+
+void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double tool[3])
 {
-    Pose base = sys_pose(m, SV_BASE), tool = sys_pose(m, SV_TOOL);
+    const double *fb, *ft;
+    double b[7], t[7];
     const MotionFrames *f = &m->dev[d].frames[(seg_id > 0 ? seg_id : 0) % MOTION_FRAMES];
     if (seg_id > 0 && f->id == seg_id) {
-        memcpy(base.p, f->base, sizeof base.p), memcpy(base.q, f->base + 3, sizeof base.q);
-        memcpy(tool.p, f->tool, sizeof tool.p), memcpy(tool.q, f->tool + 3, sizeof tool.q);
+        fb = f->base, ft = f->tool;
+    } else { /* the program's current frames, from their Value slots */
+        for (int i = 0; i < 7; i++)
+            b[i] = m->sys[sys_offset(SV_BASE) + i].r, t[i] = m->sys[sys_offset(SV_TOOL) + i].r;
+        fb = b, ft = t;
     }
+    memcpy(tool, ft, 3 * sizeof(double));
+    if (is_identity(fb) && is_identity(ft)) { /* the usual case costs a copy */
+        memcpy(tcp, mp, 7 * sizeof(double));
+        return;
+    }
+    Pose base = {{fb[0], fb[1], fb[2]}, {fb[3], fb[4], fb[5], fb[6]}};
+    Pose to = {{ft[0], ft[1], ft[2]}, {ft[3], ft[4], ft[5], ft[6]}};
     Pose mo = {{mp[0], mp[1], mp[2]}, {mp[3], mp[4], mp[5], mp[6]}}, ib = pose_inv(&base), bm = pose_mul(&ib, &mo);
-    Pose t = pose_mul(&bm, &tool);
-    memcpy(tcp, t.p, sizeof t.p), memcpy(tcp + 3, t.q, sizeof t.q);
-    quat_rotate(r, mo.q, tool.p);
+    Pose tp = pose_mul(&bm, &to);
+    memcpy(tcp, tp.p, sizeof tp.p), memcpy(tcp + 3, tp.q, sizeof tp.q);
 }
 
 /* ---- Statements. --------------------------------------------------------------------------------------- */

@@ -96,9 +96,9 @@ int motion_drain(Motion *m, char *msg, size_t msglen);
 
 /* The TCP of device d in the program's frame, INV($BASE) @ model pose @ $TOOL, from the model's tool-point pose
  * mp (x y z qw qx qy qz, model base frame), with the frames segment seg_id was planned with (the program's
- * current ones when seg_id is 0 or no longer known). r: the TCP's offset from the model's tool point in the model
- * base frame (for its speed: v_tcp = v + w x r). The first stage of the cycle calls it (the producer's thread). */
-void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double r[3]);
+ * current ones when seg_id is 0 or no longer known). tool: that $TOOL's offset (flange frame, for the TCP's
+ * speed). The first stage of the cycle calls it (the producer's thread). */
+void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double tool[3]);
 
 /* Consumer side of a device's GMOVE timeline at absolute time t: 1 when the device follows it (out and *src
  * filled), 0 when the device follows the planner, < 0 (GMOVE_E*) when sampling failed. */

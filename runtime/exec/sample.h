@@ -15,7 +15,8 @@
  *     for the torque time scale k. The executor may leave has_grav = 0 and give the checks a callback instead
  *     (checks.h), which is then called only on the rare cycles where a torque exceeds its limit.
  *   - pose (x y z qw qx qy qz of the TCP in $BASE, with $TOOL) when the layout says the device has one; its
- *     linear speed is then the output `tcp_speed` (m/s), checked against `OUTPUT tcp_speed = LIMITS(...)`.
+ *     mean linear speed over the cycle (tcp_speed) is then the output `tcp_speed` (m/s), checked against
+ *     `OUTPUT tcp_speed = LIMITS(...)`.
  *   - out[] in the layout's output order (model_outputs), nout = layout's count.
  *   - sing: the back-end's singularity measure (>= 0, 0 at a singularity), NAN when it offers none. The executor
  *     may ask only for what the checks need (model_singularity_within over checks_sing_band): sing_bound = 1 then
@@ -99,7 +100,7 @@ typedef struct {
     double grav[SAMPLE_MAX_AXES]; /* gravity part of tau at q, valid when has_grav */
     double pose[7];               /* the TCP: x y z qw qx qy qz in the program's $BASE with its $TOOL (those the
                                    * moving segment was planned with), valid when the layout's has_pose */
-    double tcp_r[3];              /* the TCP's offset from the model's tool point, model base frame (its speed) */
+    double tcp_speed;             /* the TCP's mean linear speed over the cycle ending at t, m/s */
     int seg;                      /* the planner segment producing the motion (0: at rest or under GMOVE) */
     double out[SAMPLE_MAX_OUTPUTS];
     double sing;                  /* singularity measure, NAN = none */
