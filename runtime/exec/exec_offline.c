@@ -17,7 +17,8 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 }
 
 /* A pipelined cycle's record: what the first stage fills in a sample (sample_setpoints), packed, each device
  * with its own axes only (a Sample is sized for the largest machine: 40 kB). Device d's part starts at byte
- * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot. The record is as
+ * ExecOffline.rec_off[d] of data: a PipeDev, then q, qd, qdd, jerk, pose, the commanded G and Gdot, the TCP speed;
+ * the digital I/O values follow the devices (rec_io_off). The record is as
  * short as that (the two cores pass it through their caches, line by line). */
 typedef struct {
     double t;
@@ -28,7 +29,7 @@ typedef struct {
 
 typedef struct {
     SampleSrc src;
-    int ik_status, sing_due;
+    int seg, ik_status, sing_due;
     double sing;
 } PipeDev;
 
@@ -60,6 +61,12 @@ static int out_dir(ExecOffline *ex, char *err, size_t errlen)
 static void layout(ExecOffline *ex)
 {
     ex->lay.ndev = ex->devs.ndev;
+    ex->lay.nio = 0;
+    for (int k = 0; k < ex->devs.nio && ex->lay.nio < SAMPLE_MAX_IO; k++)
+        if (ex->devs.io[k].kind == 0 || ex->devs.io[k].kind == 1) { /* DIN, DOUT */
+            ex->io_of[ex->lay.nio] = k;
+            snprintf(ex->lay.io_name[ex->lay.nio++], SAMPLE_NAME_LEN, "%s", ex->devs.io[k].name);
+        }
     for (int d = 0; d < ex->devs.ndev; d++) {
         Device *dv = &ex->devs.dev[d];
         SampleDeviceInfo *info = &ex->lay.dev[d];
@@ -78,6 +85,12 @@ static void layout(ExecOffline *ex)
             sample_output_unit(info, 0, "G");
             sample_output_unit(info, 1, "G/s");
             info->nout += 2;
+        }
+        ex->tcp_out[d] = -1;
+        if (dv->has_pose && info->nout < SAMPLE_MAX_OUTPUTS) { /* the TCP's linear speed, last */
+            ex->tcp_out[d] = info->nout++;
+            snprintf(info->out_name[ex->tcp_out[d]], MODEL_NAME_LEN, "tcp_speed");
+            sample_output_unit(info, ex->tcp_out[d], "m/s");
         }
     }
 }
@@ -103,6 +116,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
             sd->q[i] = gs.q[i], sd->qd[i] = gs.qd[i], sd->qdd[i] = gs.qdd[i], sd->jerk[i] = gs.qddd[i];
         }
         sd->src = src;
+        sd->seg = 0, ex->last_seg[d] = 0;
         sd->sing_due = 1; /* a G-profile's gondola angles are solved from the commanded G, an IK */
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
@@ -110,6 +124,11 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
+    sd->seg = sp->seg_id;
+    /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the
+     * last jerk, the step of the acceleration to 0) belong to that statement, not to the one the program is at */
+    if (!sp->seg_id && ex->last_seg[d]) sd->src = ex->last_src[d], sd->seg = ex->last_seg[d];
+    ex->last_seg[d] = sp->seg_id, ex->last_src[d] = sd->src;
     sd->sing_due = ex->models[d]->type->singular_in_joint_space ? 1 : sp->sing_due;
     if (sp->sing_due == 2) sd->sing = sp->sing;
     if (ex->gmove_outs[d]) sd->out[0] = NAN, sd->out[1] = 0; /* filled from the felt G below */
@@ -137,22 +156,41 @@ static int step_passive(ExecOffline *ex, Sample *s, int d, double t, char *msg, 
     return 0;
 }
 
-/* Step: the tool pose (the planner's on Cartesian segments, else forward kinematics). */
+/* The TCP's mean linear speed over the cycle that ends now: the displacement of the point `tool` (the present
+ * $TOOL's offset, flange frame) between the model's tool-point poses prev and mp (model base frame; $BASE, a fixed
+ * frame, changes no speed), over a cycle. A difference quotient like the jerk's: exact for what it says, and a
+ * tenth of the Jacobian's cost in a cycle. */
+static double tcp_speed(const double prev[7], const double mp[7], const double tool[3], double dt)
+{
+    double R[9], Rp[9], a[3] = {0, 0, 0}, b[3] = {0, 0, 0}, v = 0;
+    if (tool[0] || tool[1] || tool[2]) { /* a TCP off the tool point turns with it */
+        quat_to_m3(R, mp + 3), quat_to_m3(Rp, prev + 3);
+        m3_mulv(a, R, tool), m3_mulv(b, Rp, tool);
+    }
+    for (int i = 0; i < 3; i++) v += (mp[i] + a[i] - prev[i] - b[i]) * (mp[i] + a[i] - prev[i] - b[i]);
+    return sqrt(v) / dt;
+}
+
+/* Step: the TCP pose, from the model's tool point (the planner's on Cartesian segments, else forward kinematics)
+ * with the $BASE and $TOOL of the moving segment (motion_tcp_pose), and the TCP's speed. */
 static void step_pose(ExecOffline *ex, Sample *s, int d, const PlannerSetpoint *sp)
 {
     if (!ex->lay.dev[d].has_pose) return;
     SampleDevice *sd = &s->dev[d];
+    double mp[7], R[9], tool[3];
     if (sp->has_pose) {
-        memcpy(sd->pose, sp->pos, 3 * sizeof(double));
-        memcpy(sd->pose + 3, sp->quat, 4 * sizeof(double));
+        memcpy(mp, sp->pos, 3 * sizeof(double));
+        memcpy(mp + 3, sp->quat, 4 * sizeof(double));
+    } else if (model_fk(ex->models[d], sd->q, -1, mp, R) >= 0) {
+        m3_to_quat(mp + 3, R);
+    } else {
+        for (int i = 0; i < 7; i++) sd->pose[i] = ex->prev_mp[d][i] = NAN;
+        sd->tcp_speed = NAN;
         return;
     }
-    double R[9];
-    if (model_fk(ex->models[d], sd->q, -1, sd->pose, R) < 0) {
-        for (int i = 0; i < 7; i++) sd->pose[i] = NAN;
-        return;
-    }
-    m3_to_quat(sd->pose + 3, R);
+    motion_tcp_pose(&ex->motion, d, sd->seg, mp, sd->pose, tool);
+    sd->tcp_speed = s->cycle > 0 ? tcp_speed(ex->prev_mp[d], mp, tool, ex->opt->cycle) : 0;
+    memcpy(ex->prev_mp[d], mp, sizeof mp);
 }
 
 /* Step (--closed-loop): the engine follows this cycle's setpoint; its channels go to the sample. */
@@ -189,7 +227,8 @@ static void step_dynamics(ExecOffline *ex, Sample *s, int d)
 static void step_outputs(ExecOffline *ex, Sample *s, int d)
 {
     SampleDevice *sd = &s->dev[d];
-    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off;
+    int off = ex->gmove_outs[d] ? 2 : 0, n = ex->lay.dev[d].nout - off - (ex->tcp_out[d] >= 0);
+    if (ex->tcp_out[d] >= 0) sd->out[ex->tcp_out[d]] = sd->tcp_speed;
     if (n <= 0) return;
     if (model_outputs(ex->models_b[d], sd->q, sd->qd, sd->qdd, sd->out + off) < 0)
         for (int i = 0; i < n; i++) sd->out[off + i] = NAN;
@@ -221,6 +260,7 @@ static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, siz
     s->t = t;
     s->cycle = ex->cycle;
     s->src = ex->motion.cur;
+    for (int k = 0; k < ex->lay.nio; k++) s->io[k] = ex->devs.io[ex->io_of[k]].value;
     for (int d = 0; d < ex->lay.ndev; d++) {
         PlannerSetpoint sp;
         int e = step_setpoint(ex, s, d, t, &sp, msg, msglen);
@@ -242,6 +282,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
         step_singularity(ex, s, d);
     }
     checks_sample(&ex->ck, s);
+    timeline_sample(&ex->tl, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -253,6 +294,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
 static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 {
     r->t = s->t, r->cycle = s->cycle, r->src = s->src;
+    memcpy(r->data + ex->rec_io_off, s->io, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
@@ -261,7 +303,8 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
         memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
         memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
-        h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
+        v[4 * n + 9] = sd->tcp_speed;
+        h->seg = sd->seg, h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
     }
 }
 
@@ -270,6 +313,7 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
 {
     s->t = r->t, s->cycle = r->cycle, s->src = r->src;
+    memcpy(s->io, r->data + ex->rec_io_off, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         SampleDevice *sd = &s->dev[d];
         size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
@@ -278,7 +322,8 @@ static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
         memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
         memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
-        sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
+        sd->tcp_speed = v[4 * n + 9];
+        sd->seg = h->seg, sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
     }
 }
 
@@ -504,8 +549,10 @@ static int pipe_setup(ExecOffline *ex)
     size_t ndata = 0; /* doubles */
     for (int d = 0; d < ex->lay.ndev; d++) {
         ex->rec_off[d] = ndata;
-        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 9;
+        ndata += (sizeof(PipeDev) + 7) / 8 + 4 * (size_t)ex->lay.dev[d].naxes + 10;
     }
+    ex->rec_io_off = ndata;
+    ndata += (size_t)ex->lay.nio;
     size_t size = (sizeof(PipeRec) + ndata * sizeof(double) + 63) / 64 * 64; /* records share no cache line */
     ex->sb = malloc(sizeof *ex->sb);
     size_t slots = EXEC_PIPE_BYTES / size;
@@ -572,6 +619,11 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     if (checks_init(&ex->ck, &ex->lay, &cc, err, sizeof err) < 0) goto fail;
     ex->have_checks = 1;
     ex->motion.checks = &ex->ck;
+    if (timeline_init(&ex->tl, ex->lay.ndev, o->cycle) < 0) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail;
+    }
+    timeline_loop(&ex->tl, c);
     if (out_dir(ex, err, sizeof err) < 0) goto fail;
     if (!o->no_trace) {
         char part[4300];
@@ -599,6 +651,7 @@ fail:
     osal_interrupt_release();
     if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
+    timeline_free(&ex->tl);
     closed_loop_teardown(ex);
     passive_teardown(ex);
     vm->motion = NULL;
@@ -698,7 +751,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
                            .trace = ex->tracing ? ex->trace_path : NULL,
-                           .incomplete = ex->interrupted ? ex->stop_msg : NULL};
+                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl};
+        timeline_finish(&ex->tl);
         int nsat = 0;
         if (ex->opt->closed_loop) {
             info.closed_loop = (const ClosedLoop *const *)ex->cl;
@@ -718,6 +772,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr != PLOT_FAILED ? "warning: " : "", err);
         }
         checks_free(&ex->ck);
+        timeline_free(&ex->tl);
         if (ex->opt->online) outdir_file(&ex->od, "online.json", 0, err, sizeof err, err, sizeof err);
     }
     if (!ex->interrupted && ex->active && !ex->opt->online) ex->interrupted = osal_interrupted(); /* while plotting */

@@ -44,6 +44,7 @@
 #include "output/progress.h"
 #include "exec/run_options.h"
 #include "exec/sample.h"
+#include "exec/timeline.h"
 #include "output/trace.h"
 #include "vm/vm.h"
 
@@ -58,6 +59,7 @@ typedef struct ExecOffline {
     Sample s;
     Checks ck;
     int have_checks;
+    Timeline tl;                        /* the motion statements as they ran, the loop's passes (the report's) */
     Trace tr;
     int tracing;
     Progress pg;
@@ -71,10 +73,16 @@ typedef struct ExecOffline {
                                          * exec_offline.c PipeRec) */
     char pipe_msg[256];                 /* pipelined: the first second-stage error's message (cycle_pipe_error) */
     int gmove_outs[SAMPLE_MAX_DEVICES]; /* 1: outputs start with the commanded G and Gdot */
+    int tcp_out[SAMPLE_MAX_DEVICES];    /* the output index of the TCP speed, -1: none (no pose) */
+    double prev_mp[SAMPLE_MAX_DEVICES][7]; /* the first stage's model tool-point pose of the last cycle */
+    int io_of[SAMPLE_MAX_IO];           /* the trace's I/O column k is devs.io[io_of[k]] */
+    size_t rec_io_off;                  /* pipelined: where the I/O values start in a ring record (doubles) */
     ClosedLoop *cl[SAMPLE_MAX_DEVICES]; /* --closed-loop: one engine per device (owned); NULL = open loop */
     SampleSrc *cl_ev_src[SAMPLE_MAX_DEVICES]; /* the statement under which each saturation event began (owned) */
     PassiveJoints *pj[SAMPLE_MAX_DEVICES]; /* open loop: the unpowered joints' integrator (owned); NULL = none */
     long cycle;                         /* index of the last sampled cycle */
+    int last_seg[SAMPLE_MAX_DEVICES];   /* the planner segment the last cycle sampled (0: at rest) */
+    SampleSrc last_src[SAMPLE_MAX_DEVICES]; /* ... and its statement */
     int time_slot;                      /* the VM's system slot of $TIME */
     double rate;                        /* cycles per second when a whole number, else 0 (exec_offline_cycle) */
     int active;                         /* the program has devices: outputs are written */

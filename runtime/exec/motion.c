@@ -280,6 +280,43 @@ static Pose to_program(const Motion *m, const Pose *mp)
     return pose_mul(&bt, &tool);
 }
 
+/* Remember the frames segment id is planned with (motion_tcp_pose). */
+static void keep_frames(Motion *m, int d, int id)
+{
+    MotionFrames *f = &m->dev[d].frames[id % MOTION_FRAMES];
+    f->id = id;
+    Pose b = sys_pose(m, SV_BASE), t = sys_pose(m, SV_TOOL);
+    memcpy(f->base, b.p, sizeof b.p), memcpy(f->base + 3, b.q, sizeof b.q);
+    memcpy(f->tool, t.p, sizeof t.p), memcpy(f->tool + 3, t.q, sizeof t.q);
+}
+
+/* 1 when the pose x y z qw qx qy qz is the identity (the frames' default). */
+static int is_identity(const double *v) { return !v[0] && !v[1] && !v[2] && v[3] == 1 && !v[4] && !v[5] && !v[6]; }
+
+void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double tool[3])
+{
+    const double *fb, *ft;
+    double b[7], t[7];
+    const MotionFrames *f = &m->dev[d].frames[(seg_id > 0 ? seg_id : 0) % MOTION_FRAMES];
+    if (seg_id > 0 && f->id == seg_id) {
+        fb = f->base, ft = f->tool;
+    } else { /* the program's current frames, from their Value slots */
+        for (int i = 0; i < 7; i++)
+            b[i] = m->sys[sys_offset(SV_BASE) + i].r, t[i] = m->sys[sys_offset(SV_TOOL) + i].r;
+        fb = b, ft = t;
+    }
+    memcpy(tool, ft, 3 * sizeof(double));
+    if (is_identity(fb) && is_identity(ft)) { /* the usual case costs a copy */
+        memcpy(tcp, mp, 7 * sizeof(double));
+        return;
+    }
+    Pose base = {{fb[0], fb[1], fb[2]}, {fb[3], fb[4], fb[5], fb[6]}};
+    Pose to = {{ft[0], ft[1], ft[2]}, {ft[3], ft[4], ft[5], ft[6]}};
+    Pose mo = {{mp[0], mp[1], mp[2]}, {mp[3], mp[4], mp[5], mp[6]}}, ib = pose_inv(&base), bm = pose_mul(&ib, &mo);
+    Pose tp = pose_mul(&bm, &to);
+    memcpy(tcp, tp.p, sizeof tp.p), memcpy(tcp + 3, tp.q, sizeof tp.q);
+}
+
 /* ---- Statements. --------------------------------------------------------------------------------------- */
 
 #define FAIL(code, ...) (snprintf(msg, msglen, __VA_ARGS__), (code))
@@ -473,6 +510,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
         if ((e = check_joint_limits(m, d, q, what, msg, msglen))) return e;
         while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;
+        if (rc >= 0) keep_frames(m, d, info.id);
         return push_result(m, d, rc, &info, st, what, msg, msglen);
     }
     if (!have_pose)
@@ -500,6 +538,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
         while ((rc = planner_push_circ(p, mv.p, mt.p, mt.q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;
     }
+    if (rc >= 0) keep_frames(m, d, info.id);
     return push_result(m, d, rc, &info, st, what, msg, msglen);
 }
 

@@ -42,10 +42,19 @@ typedef struct {
     GmoveSample end_s;   /* the sample there (q2, q3, omega held while idle) */
 } MotionGmove;
 
+/* The $BASE and $TOOL a planner segment was planned with (x y z qw qx qy qz each), so that its TCP can be traced
+ * in the frames the program set for it while the program runs ahead. */
+#define MOTION_FRAMES (2 * MOTION_QUEUE + 2) /* more than the segments queued, executing and blending */
+typedef struct {
+    int id;              /* planner segment id (0: empty) */
+    double base[7], tool[7];
+} MotionFrames;
+
 typedef struct {
     Planner planner;
     int planner_ok;
     MotionGmove gm;
+    MotionFrames frames[MOTION_FRAMES]; /* by segment id modulo MOTION_FRAMES */
 } MotionDevice;
 
 /* Advance the clock by one cycle. Returns 0, or an error code (errcodes.h) with a message. */
@@ -89,6 +98,12 @@ int motion_error_pc(Motion *m);
 size_t motion_pending(const Motion *m);
 /* Stop look-ahead and run cycles until every queue is empty. 0 or an error code with msg. */
 int motion_drain(Motion *m, char *msg, size_t msglen);
+
+/* The TCP of device d in the program's frame, INV($BASE) @ model pose @ $TOOL, from the model's tool-point pose
+ * mp (x y z qw qx qy qz, model base frame), with the frames segment seg_id was planned with (the program's
+ * current ones when seg_id is 0 or no longer known). tool: that $TOOL's offset (flange frame, for the TCP's
+ * speed). The first stage of the cycle calls it (the producer's thread). */
+void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double tool[3]);
 
 /* Consumer side of a device's GMOVE timeline at absolute time t: 1 when the device follows it (out and *src
  * filled), 0 when the device follows the planner, < 0 (GMOVE_E*) when sampling failed. */

@@ -12,6 +12,8 @@ void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Mod
     snprintf(info->name, sizeof info->name, "%s", name);
     info->naxes = m->dof;
     info->has_pose = has_pose;
+    for (int i = 0; i < m->dof && i < SAMPLE_MAX_AXES; i++)
+        snprintf(info->axis_name[i], sizeof info->axis_name[i], "%s", m->desc.joint[i].name);
     int n = model_output_count(m);
     if (n < 0) n = 0;
     if (n > SAMPLE_MAX_OUTPUTS) n = SAMPLE_MAX_OUTPUTS;

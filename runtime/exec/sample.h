@@ -14,7 +14,9 @@
  *   - grav: the gravity part g(q) of tau (inverse dynamics at q with qd = qdd = 0) when has_grav = 1; used only
  *     for the torque time scale k. The executor may leave has_grav = 0 and give the checks a callback instead
  *     (checks.h), which is then called only on the rare cycles where a torque exceeds its limit.
- *   - pose (x y z qw qx qy qz of the tool in the base frame) when the layout says the device has one.
+ *   - pose (x y z qw qx qy qz of the TCP in $BASE, with $TOOL) when the layout says the device has one; its
+ *     mean linear speed over the cycle (tcp_speed) is then the output `tcp_speed` (m/s), checked against
+ *     `OUTPUT tcp_speed = LIMITS(...)`.
  *   - out[] in the layout's output order (model_outputs), nout = layout's count.
  *   - sing: the back-end's singularity measure (>= 0, 0 at a singularity), NAN when it offers none. The executor
  *     may ask only for what the checks need (model_singularity_within over checks_sing_band): sing_bound = 1 then
@@ -51,6 +53,7 @@
 #define SAMPLE_MAX_OUTPUTS MODEL_MAX_OUTPUTS
 #define SAMPLE_NAME_LEN 64
 #define SAMPLE_MAX_CL_GROUPS 4        /* closed-loop channel groups per device: qa, e, u, i */
+#define SAMPLE_MAX_IO 64              /* digital I/O points traced (the program's first 64 DIN/DOUT) */
 
 /* A place in the program: file:line:col (1-based; line 0 = no statement). */
 typedef struct {
@@ -63,6 +66,7 @@ typedef struct {
     char name[SAMPLE_NAME_LEN];                         /* as declared in the program: "arm" */
     int naxes;                                          /* = model dof */
     int has_pose;                                       /* 1: the trace gets x y z qw qx qy qz */
+    char axis_name[SAMPLE_MAX_AXES][MODEL_NAME_LEN];    /* the joints' names in the machine file or URDF */
     int nout;                                           /* named extra outputs (G-load, ...) */
     char out_name[SAMPLE_MAX_OUTPUTS][MODEL_NAME_LEN];  /* model_output_name(m, i) */
     char out_unit[SAMPLE_MAX_OUTPUTS][16];              /* model_output_unit(m, i) ("" dimensionless or unknown) */
@@ -77,10 +81,13 @@ typedef struct {
     char cl_group[SAMPLE_MAX_CL_GROUPS][8];
 } SampleDeviceInfo;
 
-/* The devices of a run, in declaration order (trace columns and report follow this order). */
+/* The devices of a run, in declaration order (trace columns and report follow this order), and the program's
+ * digital I/O points (trace columns `io.<name>`, 0/1, after the devices). */
 typedef struct {
     int ndev;
     SampleDeviceInfo dev[SAMPLE_MAX_DEVICES];
+    int nio;
+    char io_name[SAMPLE_MAX_IO][SAMPLE_NAME_LEN];
 } SampleLayout;
 
 /* One device's state in one cycle. Arrays are indexed by axis 0..naxes-1 (the report prints axis i+1). */
@@ -91,7 +98,10 @@ typedef struct {
     double jerk[SAMPLE_MAX_AXES]; /* planner's analytic jerk, or NAN */
     double tau[SAMPLE_MAX_AXES];  /* inverse dynamics: torque (Nm) or force (N) */
     double grav[SAMPLE_MAX_AXES]; /* gravity part of tau at q, valid when has_grav */
-    double pose[7];               /* x y z qw qx qy qz, valid when the layout's has_pose */
+    double pose[7];               /* the TCP: x y z qw qx qy qz in the program's $BASE with its $TOOL (those the
+                                   * moving segment was planned with), valid when the layout's has_pose */
+    double tcp_speed;             /* the TCP's mean linear speed over the cycle ending at t, m/s */
+    int seg;                      /* the planner segment producing the motion (0: at rest or under GMOVE) */
     double out[SAMPLE_MAX_OUTPUTS];
     double sing;                  /* singularity measure, NAN = none */
     int sing_bound;               /* 1: sing is a certified lower bound inside checks_sing_band, not the measure */
@@ -111,6 +121,7 @@ typedef struct {
     long cycle;     /* cycle index from 0 */
     SampleSrc src;  /* statement being executed (trace `line`) */
     int ndev;       /* = layout ndev */
+    double io[SAMPLE_MAX_IO]; /* the digital I/O points' values in this cycle (layout nio; 0 or 1) */
     SampleDevice dev[SAMPLE_MAX_DEVICES];
 } Sample;
 

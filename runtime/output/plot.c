@@ -113,7 +113,7 @@ static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...)
     if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
 }
 
-/* Panel title: "axis 2 · peak 1.23 rad/s at 0.52 s (line 14) · limit ±2, margin 38 %". */
+/* Panel title: "axis 2 (shoulder) · peak 1.23 rad/s at 0.52 s (line 14) · limit ±2, margin 38 %". */
 static void panel_title(FILE *f, const Checks *ck, const Figure *fg, const ChecksChannel *c, int i)
 {
     char t[512], a[32], b[32];
@@ -121,6 +121,8 @@ static void panel_title(FILE *f, const Checks *ck, const Figure *fg, const Check
     t[0] = 0;
     if (fg->qty == CHK_OUTPUT) cat(t, cap, &n, "%s", c ? checks_label(ck, c) : "?");
     else cat(t, cap, &n, "axis %d", i + 1);
+    const char *jn = fg->qty != CHK_OUTPUT && i < SAMPLE_MAX_AXES ? ck->lay->dev[fg->dev].axis_name[i] : "";
+    if (*jn) cat(t, cap, &n, " (%s)", jn);
     if (c && c->nsamples) {
         const ChecksPoint *p = checks_peak(c);
         const char *u = pretty_unit(checks_unit(ck, c));
@@ -358,9 +360,13 @@ static void figure_closed_loop(FILE *f, const Checks *ck, const PlotOptions *o, 
         const ModelJoint *jt = m && i < m->njoints ? &m->joint[i] : NULL;
         double vmax = fg->clg == 2 && jt && jt->motor.present ? jt->motor.vmax : 0;
         const char *unit = fg->clg == 2 ? "V" : fg->clg == 3 ? "A" : jt && jt->type == MODEL_PRISMATIC ? "m" : "rad";
-        char a[32];
-        fprintf(f, "set title 'axis %d%s%s' tc rgb '#202020'\n", i + 1, vmax > 0 ? "  ·  limit ±" : "",
-                vmax > 0 ? fmt(a, vmax) : "");
+        char a[32], t[160];
+        const char *jn = di->axis_name[i];
+        snprintf(t, sizeof t, "axis %d%s%s%s%s%s", i + 1, *jn ? " (" : "", jn, *jn ? ")" : "",
+                 vmax > 0 ? "  ·  limit ±" : "", vmax > 0 ? fmt(a, vmax) : "");
+        fputs("set title ", f);
+        gp_str(f, t);
+        fputs(" tc rgb '#202020'\n", f);
         fprintf(f, "set ylabel '%s (%s)'\n", fg->clg == 1 ? "tracking error" : fg->clg == 2 ? "voltage" : "current",
                 unit);
         fputs(i >= fg->n - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);

@@ -144,6 +144,10 @@ static void json_channel_id(FILE *f, const Checks *ck, const ChecksChannel *c)
     report_json_string(f, checks_label(ck, c));
     if (axis_of(c)) fprintf(f, ", \"axis\": %d", axis_of(c));
     else fputs(", \"axis\": null", f);
+    fputs(", \"joint\": ", f);
+    if (axis_of(c) && ck->lay->dev[c->dev].axis_name[axis_of(c) - 1][0])
+        report_json_string(f, ck->lay->dev[c->dev].axis_name[axis_of(c) - 1]);
+    else fputs("null", f);
     fputs(", \"unit\": ", f);
     report_json_string(f, checks_unit(ck, c));
 }
@@ -325,6 +329,52 @@ static void json_closed_loop(FILE *f, const Checks *ck, const ReportInfo *info)
     fputs("\n  ]}", f);
 }
 
+/* Pass k of the outermost loop, s: to the next pass's start, the last one to the end of the loop's last motion. */
+static double pass_time(const Timeline *tl, int k)
+{
+    double end = k + 1 < tl->npass ? tl->pass[k + 1] : tl->loop_end;
+    return end > tl->pass[k] ? end - tl->pass[k] : 0;
+}
+
+/* "cycle_time" (the run, the outermost loop's passes) and "motions" (timeline.h). */
+static void json_timeline(FILE *f, const Checks *ck, const ReportInfo *info)
+{
+    const Timeline *tl = info->timeline;
+    fputs(",\n  \"cycle_time\": {", f);
+    jkv_num(f, "run", ck->ncycles ? ck->t_last - ck->t_first : 0);
+    fputs(", \"loop\": ", f);
+    if (tl->loop_file) {
+        fputs("{\"file\": ", f);
+        report_json_string(f, tl->loop_file);
+        fprintf(f, ", \"first_line\": %d, \"last_line\": %d, \"passes_not_listed\": %ld, \"passes\": [", tl->loop_lo,
+                tl->loop_hi, tl->pass_dropped);
+        for (int k = 0; k < tl->npass; k++) {
+            fputs(k ? ", {" : "{", f);
+            jkv_num(f, "t_start", tl->pass[k]);
+            fputs(", ", f);
+            jkv_num(f, "duration", pass_time(tl, k));
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    } else {
+        fputs("null", f);
+    }
+    fprintf(f, "},\n  \"motions_not_listed\": %ld,\n  \"motions\": [\n", tl->dropped);
+    for (int i = 0; i < tl->n; i++) {
+        const TimelineMove *m = &tl->mv[i];
+        fputs("    {\"device\": ", f);
+        report_json_string(f, ck->lay->dev[m->dev].name);
+        fputs(", ", f);
+        jkv_num(f, "t_start", m->t_start);
+        fputs(", ", f);
+        jkv_num(f, "duration", m->duration);
+        fputs(", ", f);
+        jsrc(f, m->src, info);
+        fputs(i + 1 < tl->n ? "},\n" : "}\n", f);
+    }
+    fputs("  ]", f);
+}
+
 void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
 {
     fputs("{\n  \"format\": \"irl-report-1\",\n  \"program\": ", f);
@@ -386,6 +436,7 @@ void report_json(FILE *f, const Checks *ck, const ReportInfo *info)
         fputs(i + 1 < ck->nnotes ? "},\n" : "}\n", f);
     }
     fputs("  ]", f);
+    if (info->timeline) json_timeline(f, ck, info);
     if (info->closed_loop) json_closed_loop(f, ck, info);
     fputs("\n}\n", f);
 }
@@ -420,7 +471,9 @@ static const char *limit_str(char *buf, const ChecksChannel *c)
 static const char *what_str(char *buf, size_t n, const Checks *ck, const ChecksChannel *c)
 {
     const char *dev = ck->lay->dev[c->dev].name;
-    if (axis_of(c)) snprintf(buf, n, "%s axis %d %s", dev, axis_of(c), checks_label(ck, c));
+    const char *jn = axis_of(c) ? ck->lay->dev[c->dev].axis_name[axis_of(c) - 1] : "";
+    if (axis_of(c) && *jn) snprintf(buf, n, "%s axis %d (%s) %s", dev, axis_of(c), jn, checks_label(ck, c));
+    else if (axis_of(c)) snprintf(buf, n, "%s axis %d %s", dev, axis_of(c), checks_label(ck, c));
     else snprintf(buf, n, "%s %s", dev, checks_label(ck, c));
     return buf;
 }
@@ -541,8 +594,8 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     if (m && m->source[0]) fprintf(f, ", %s", m->source);
     if (m && m->backend[0]) fputc(']', f);
     fprintf(f, ", %d ax%s\n", di->naxes, di->naxes == 1 ? "is" : "es");
-    fprintf(f, "  %-13s %4s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "peak", "unit", "at t (s)",
-            "line", "limit", "margin", "margin%");
+    fprintf(f, "  %-13s %4s %-12s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "joint", "peak", "unit",
+            "at t (s)", "line", "limit", "margin", "margin%");
     (void)info;
     for (int i = ck->dev_base[d]; i < ck->dev_base[d + 1]; i++) {
         const ChecksChannel *c = &ck->chan[i];
@@ -551,12 +604,43 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
         char ax[16] = "", v[32], t[32], lim[64], mg[32], mp[32];
         if (axis_of(c)) snprintf(ax, sizeof ax, "%d", axis_of(c));
         double margin = checks_margin(c), pct = checks_margin_pct(c);
-        fprintf(f, "%c %-13.13s %4s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ', checks_label(ck, c),
-                ax, num(v, p->v), checks_unit(ck, c), num(t, p->t), p->src.line, limit_str(lim, c),
+        const char *jn = axis_of(c) && di->axis_name[axis_of(c) - 1][0] ? di->axis_name[axis_of(c) - 1] : "-";
+        fprintf(f, "%c %-13.13s %4s %-12.12s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
+                checks_label(ck, c), ax, jn, num(v, p->v), checks_unit(ck, c), num(t, p->t), p->src.line, limit_str(lim, c),
                 isinf(margin) ? "-" : num(mg, margin), isinf(pct) || isnan(pct) ? "-" : num(mp, pct));
     }
     const ChecksChannel *ik = checks_channel(ck, d, CHK_IK, -1);
     if (ik && ik->nbad) fprintf(f, "! IK failed on %ld cycles\n", ik->nbad);
+}
+
+/* "cycle time: loop lines 19..35, 2 passes: 6.6 s, 7.26 s" after the duration line. */
+static void text_cycle_time(FILE *f, const Timeline *tl)
+{
+    char a[32];
+    if (!tl->loop_file) return;
+    fprintf(f, "cycle time of the outermost loop (lines %d..%d): ", tl->loop_lo, tl->loop_hi);
+    if (!tl->npass) {
+        fputs("no motion statement in its lines ran\n", f);
+        return;
+    }
+    fprintf(f, "%d pass%s:", tl->npass, tl->npass == 1 ? "" : "es");
+    for (int k = 0; k < tl->npass; k++) fprintf(f, "%s %s s", k ? "," : "", num(a, pass_time(tl, k)));
+    if (tl->pass_dropped) fprintf(f, " (%ld more passes not listed)", tl->pass_dropped);
+    fputc('\n', f);
+}
+
+/* "prog.irl:14:5: arm moves from t = 1.2 s for 0.8 s", one line per motion statement as it ran. */
+static void text_motions(FILE *f, const Checks *ck, const ReportInfo *info)
+{
+    const Timeline *tl = info->timeline;
+    char a[32], b[32];
+    fputs("\nmotions (each motion statement as it ran: start, duration):\n", f);
+    for (int i = 0; i < tl->n; i++) {
+        const TimelineMove *m = &tl->mv[i];
+        fprintf(f, "%s:%d:%d: %s moves from t = %s s for %s s\n", src_file(m->src, info), m->src.line, m->src.col,
+                ck->lay->dev[m->dev].name, num(a, m->t_start), num(b, m->duration));
+    }
+    if (tl->dropped) fprintf(f, "note: %ld more motions not listed (the list holds %d)\n", tl->dropped, TIMELINE_MAX);
 }
 
 void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
@@ -574,6 +658,7 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
                 ck->lay->dev[im].desc->source, ck->lay->dev[im].desc->inertia_missing);
     fprintf(f, "\nduration %s s, %ld cycles of %s ms\n", num(a, ck->ncycles ? ck->t_last - ck->t_first : 0),
             ck->ncycles, num(b, info->cycle * 1e3));
+    if (info->timeline) text_cycle_time(f, info->timeline);
     if (info->error) {
         size_t n = strlen(info->error);
         fprintf(f, "\nthe program stopped: %s%s", info->error, n && info->error[n - 1] == '\n' ? "" : "\n");
@@ -594,6 +679,7 @@ void report_text(FILE *f, const Checks *ck, const ReportInfo *info)
     fputs("\npeaks (! = out of limits; margin = limit - |peak|, % of the limit or of the range):\n", f);
     for (int d = 0; d < ck->lay->ndev; d++) text_device(f, ck, d, info);
     if (info->closed_loop) text_closed_loop(f, ck, info);
+    if (info->timeline) text_motions(f, ck, info);
     if (info->trace) fprintf(f, "\ntrace: %s\n", info->trace);
 }
 

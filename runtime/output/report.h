@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "exec/checks.h"
+#include "exec/timeline.h"
 
 struct ClosedLoop;
 
@@ -28,6 +29,7 @@ typedef struct {
      * both files are exactly those of an open-loop run. */
     const struct ClosedLoop *const *closed_loop;
     const SampleSrc *const *cl_ev_src;
+    const Timeline *timeline; /* the motion statements and the cycle time (timeline.h); NULL: not listed */
 } ReportInfo;
 
 /* Verdict: "pass", "fail" (a check failed), "error" (the program stopped with a run-time error) or "incomplete"

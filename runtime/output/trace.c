@@ -120,7 +120,7 @@ static int device_columns(const SampleDeviceInfo *di)
 
 int trace_column_count(const SampleLayout *lay)
 {
-    int n = 2;
+    int n = 2 + lay->nio;
     for (int d = 0; d < lay->ndev; d++) n += device_columns(&lay->dev[d]);
     return n;
 }
@@ -142,11 +142,13 @@ int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i)
     return 0;
 }
 
-/* Append one header name "dev.<what><i>" (i = 0: no index); commas and quotes in names become '_'. */
-static void header_col(FILE *f, const char *dev, const char *what, int i)
+/* Append one header name "dev.<what>" or, for axis i of a device (1-based), "dev.<what><i>.<joint name>" (the
+ * index keeps the columns in axis order, the name says which joint); commas and quotes in names become '_'. */
+static void header_col(FILE *f, const SampleDeviceInfo *di, const char *dev, const char *what, int i)
 {
-    char name[2 * SAMPLE_NAME_LEN + 16];
-    if (i > 0) snprintf(name, sizeof name, "%s.%s%d", dev, what, i);
+    char name[3 * SAMPLE_NAME_LEN + 16];
+    if (i > 0 && di->axis_name[i - 1][0]) snprintf(name, sizeof name, "%s.%s%d.%s", dev, what, i, di->axis_name[i - 1]);
+    else if (i > 0) snprintf(name, sizeof name, "%s.%s%d", dev, what, i);
     else snprintf(name, sizeof name, "%s.%s", dev, what);
     for (char *c = name; *c; c++)
         if (*c == ',' || *c == '"' || *c == '\n') *c = '_';
@@ -162,12 +164,13 @@ static void write_header(Trace *tr)
     for (int d = 0; d < tr->lay->ndev; d++) {
         const SampleDeviceInfo *di = &tr->lay->dev[d];
         for (int k = 0; k < 4; k++)
-            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di->name, axis_cols[k], i + 1);
-        for (int k = 0; di->has_pose && k < 7; k++) header_col(tr->f, di->name, pose_cols[k], 0);
-        for (int o = 0; o < di->nout; o++) header_col(tr->f, di->name, di->out_name[o], 0);
+            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di, di->name, axis_cols[k], i + 1);
+        for (int k = 0; di->has_pose && k < 7; k++) header_col(tr->f, di, di->name, pose_cols[k], 0);
+        for (int o = 0; o < di->nout; o++) header_col(tr->f, di, di->name, di->out_name[o], 0);
         for (int g = 0; g < di->ncl_groups; g++)
-            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di->name, di->cl_group[g], i + 1);
+            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di, di->name, di->cl_group[g], i + 1);
     }
+    for (int k = 0; k < tr->lay->nio; k++) header_col(tr->f, NULL, "io", tr->lay->io_name[k], 0);
     fputs(",line\n", tr->f);
 }
 
@@ -251,6 +254,7 @@ int trace_row(Trace *tr, const Sample *s)
         p = put_vec(p, sd->out, di->nout, dg);
         p = put_vec(p, sd->cl, di->ncl_groups * n, dg);
     }
+    for (int k = 0; k < tr->lay->nio; k++) *p++ = ',', *p++ = s->io[k] != 0 ? '1' : '0';
     /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
      * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
      * blame by the same rule. */

@@ -1,10 +1,11 @@
 /* trace.h — the dry-run's trace.csv: one row per cycle, streamed to disk (memory does not grow with the
  * program's length).
  *
- * Columns: `t`, then per device (layout order) `dev.q1..n`, `dev.qd1..n`, `dev.qdd1..n`, `dev.tau1..n`, the
+ * Columns: `t`, then per device (layout order) `dev.q1..n`, `dev.qd1..n`, `dev.qdd1..n`, `dev.tau1..n` (each axis
+ * column named with its joint too: `arm.q1.shoulder`), the
  * pose `dev.x dev.y dev.z dev.qw dev.qx dev.qy dev.qz` when the device has one, its extra outputs `dev.<name>`,
  * under --closed-loop its closed-loop channels (`dev.qa1..n`, `dev.e1..n`, then `dev.u1..n dev.i1..n` when it
- * has motors: SampleDeviceInfo.ncl_groups), and last `line` (the source line of the statement being executed: the motion statement moving the first moving
+ * has motors: SampleDeviceInfo.ncl_groups), then the digital I/O points `io.<name>` (0/1), and last `line` (the source line of the statement being executed: the motion statement moving the first moving
  * device, else the statement the program is at; 0 = none). SI units. Numbers are printed
  * by a hand-written formatter with TraceOptions.digits significant digits, t with at least 12 (exactly as
  * printf's %.<digits>g: shortest form, no trailing zeros; "nan", "inf", "-inf" for non-finite values): the same

@@ -35,16 +35,22 @@ def rows_of(path):
     return r[0], r[1:]
 
 
+def key(h):
+    """A column's device and quantity with its axis index: trace.csv's 'arm.q1.shoulder' and online.csv's 'arm.q1'
+    are both 'arm.q1' (the trace also names each axis's joint)."""
+    return '.'.join(h.split('.')[:2])
+
+
 def cols(header, prefix):
-    return [i for i, h in enumerate(header) if h.split('.')[-1].startswith(prefix)
-            and h.split('.')[-1][len(prefix):].isdigit()]
+    return [i for i, h in enumerate(header) if key(h).split('.')[-1].startswith(prefix)
+            and key(h).split('.')[-1][len(prefix):].isdigit()]
 
 
 def same(trace, online, complete=None):
     th, tr = rows_of(trace)
     oh, on = rows_of(online)
     tq, oq, oqd = cols(th, 'q'), cols(oh, 'q'), cols(oh, 'qd')
-    if [th[i] for i in tq] != [oh[i] for i in oq]:
+    if [key(th[i]) for i in tq] != [key(oh[i]) for i in oq]:
         return 'position columns differ: %s vs %s' % ([th[i] for i in tq], [oh[i] for i in oq])
     want, last = 0, None
     for n, r in enumerate(on, 2):

@@ -26,10 +26,10 @@ run() { # $1 out dir, rest: options and program; sets rc
 run ct --closed-loop demo.irl
 [ $rc = 0 ] || note "demo --closed-loop: exit $rc ($(head -3 "$tmp/ct.stderr"))"
 hdr=$(head -1 "$tmp/ct/trace.csv" 2>/dev/null)
-for c in qa1 qa6 e1 e6; do case ",$hdr," in *",arm.$c,"*) ;; *) note "trace lacks arm.$c";; esac; done
-case ",$hdr," in *",arm.u1,"*) note "rigid PUMA: trace has motor voltages";; esac
+for c in qa1 qa6 e1 e6; do case ",$hdr," in *",arm.$c."*) ;; *) note "trace lacks arm.$c";; esac; done
+case ",$hdr," in *",arm.u1."*) note "rigid PUMA: trace has motor voltages";; esac
 msg=$(awk -F, -v h=0.001 -v w=20 '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
     { for (k = 1; k <= 6; k++) {
         a = $(c["arm.qdd" k]); if (NR > 2) { d = a - p[k]; if (d < 0) d = -d; if (d > D) D = d } p[k] = a
         e = $(c["arm.e" k]); r = $(c["arm.q" k]) - $(c["arm.qa" k]) - e; if (r < 0) r = -r
@@ -51,7 +51,7 @@ cmp -s "$tmp/ct/report.json" "$tmp/ct2/report.json" || note "closed-loop report.
 run pid --closed-loop --controller pid lin_circ.irl
 [ $rc = 0 ] || note "lin_circ --controller pid: exit $rc ($(head -3 "$tmp/pid.stderr"))"
 grep -q "closed loop (PID)" "$tmp/pid/report.txt" || note "pid: report.txt lacks the PID summary"
-msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^arm\.e[0-9]+$/) ec[++n] = i; next }
+msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^arm\.e[0-9]+\./) ec[++n] = i; next }
     { for (k = 1; k <= n; k++) { e = $(ec[k]); if (e < 0) e = -e; if (e > E) E = e } }
     END { if (n != 6 || !(E > 0) || E > 0.05) { print "n=" n " peak |e| " E; exit 1 } }' "$tmp/pid/trace.csv") \
     || note "pid: $msg"
@@ -80,7 +80,7 @@ grep -q "give one value or 6" <(run b --closed-loop --kp 1,2 demo.irl; cat "$tmp
 # 5. DC motors: voltages and currents in the trace, within the 40 V limit, no saturation
 run m --closed-loop --device "arm=$root/models/puma560_motors.irm" demo.irl
 [ $rc = 0 ] || note "puma560_motors: exit $rc ($(head -3 "$tmp/m.stderr"))"
-msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!c["arm.u6"] || !c["arm.i6"]) { print "no u/i"; exit 1 } next }
+msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; if (!c["arm.u6"] || !c["arm.i6"]) { print "no u/i"; exit 1 } next }
     { for (k = 1; k <= 6; k++) { u = $(c["arm.u" k]); i = $(c["arm.i" k])
         if (u == "nan" || i == "nan" || u > 40 || -u > 40) { print "u" k "=" u " i" k "=" i " at t=" $1; exit 1 }
         if (u < 0) u = -u; if (u > U) U = u } }
@@ -96,7 +96,7 @@ grep -Eq '^demo\.irl:[0-9]+:[0-9]+: warning: arm axis [0-9] motor voltage satura
     || note "vmax 8 V: no saturation warning in report.txt"
 grep -q "warning: arm axis .* saturated" "$tmp/lv.stderr" || note "vmax 8 V: saturation not on stderr"
 grep -q '"kind": "voltage", "limit": 8,' "$tmp/lv/report.json" || note "vmax 8 V: no saturation event in report.json"
-msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
     { for (k = 1; k <= 6; k++) { u = $(c["arm.u" k]); if (u > 8 || -u > 8) { print "u" k "=" u " at t=" $1; exit 1 } } }' \
     "$tmp/lv/trace.csv") || note "vmax 8 V: $msg"
 

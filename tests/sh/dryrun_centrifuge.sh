@@ -25,13 +25,13 @@ for p in gradual rapid acm profile glimit; do
     msg=$(awk -F, -v a1=$A1 -v g=$G0 '
         function abs(x) { return x < 0 ? -x : x }
         function bad(s) { print s " at t=" $1; err = 1; exit 1 }
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
         { G = $(c["hc.G"]); Gf = $(c["hc.Gfelt"]); w = $(c["hc.omega"]); wd = $(c["hc.omegadot"])
           if (abs($(c["hc.Gx"])) >= 1e-6 || abs($(c["hc.Gy"])) >= 1e-6) bad("Gx/Gy " $(c["hc.Gx"]) " " $(c["hc.Gy"]))
           if (abs($(c["hc.Gz"]) - Gf) > 1e-9 * Gf) bad("Gz " $(c["hc.Gz"]) " != Gfelt " Gf)
           want = sqrt(G * G + (a1 * wd / g) ^ 2)
           if (abs(Gf - want) > 1e-8 * want) bad("Gfelt " Gf " != sqrt(G^2 + (a1 w'"'"'/g)^2) = " want)
-          if (w != $(c["hc.qd1"]) || wd != $(c["hc.qdd1"])) bad("omega/omegadot are not qd1/qdd1")
+          if (w != $(c["hc.qd1.planetary"]) || wd != $(c["hc.qdd1.planetary"])) bad("omega/omegadot are not qd1/qdd1")
           if ($(c["hc.Gdot"]) == 0 && wd == 0 && G > 1 + 1e-9) {   # a hold: steady state
               nhold++
               if (abs(Gf - G) > 1e-9 * G) bad("steady Gfelt " Gf " != G " G)
@@ -42,7 +42,7 @@ for p in gradual rapid acm profile glimit; do
               if (abs($(c["hc.qd" k])) > V[k] * (1 + 1e-9)) bad("speed axis " k)
               if (abs($(c["hc.qdd" k])) > A[k] * (1 + 1e-9)) bad("acceleration axis " k)
               if (abs($(c["hc.tau" k])) > T[k]) bad("torque axis " k) }
-          if ($(c["hc.q2"]) < -0.35 || $(c["hc.q2"]) > 1.536 || abs($(c["hc.q3"])) > 1.4) bad("gondola angle")
+          if ($(c["hc.q2.pitch"]) < -0.35 || $(c["hc.q2.pitch"]) > 1.536 || abs($(c["hc.q3.roll"])) > 1.4) bad("gondola angle")
           if (Gf > 9 || abs($(c["hc.Gdot"])) > 6) bad("G or onset limit") }
         END { if (!err && nhold < 1000) { print "only " nhold " steady-state rows"; exit 1 } }' "$tr") \
         || note "$p: $msg"
@@ -57,10 +57,10 @@ done
 # sample, averaging out; Simpson with 16 steps on the smooth (trigonometric) gravity torque is below 1e-9.
 tr="$tmp/gradual.a/trace.csv"
 if [ -s "$tr" ]; then
-    read -r W qa wa qb wb <<<"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { t = $1; P = $(c["hc.tau1"]) * $(c["hc.qd1"]) + $(c["hc.tau2"]) * $(c["hc.qd2"]) + $(c["hc.tau3"]) * $(c["hc.qd3"]) }
+    read -r W qa wa qb wb <<<"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
+        { t = $1; P = $(c["hc.tau1.planetary"]) * $(c["hc.qd1.planetary"]) + $(c["hc.tau2.pitch"]) * $(c["hc.qd2.pitch"]) + $(c["hc.tau3.roll"]) * $(c["hc.qd3.roll"]) }
         t >= 8 && t <= 44 { if (started) W += (t - t0) * (P + P0) / 2; started = 1 }
-        t == 8 { qa = $(c["hc.q2"]); wa = $(c["hc.omega"]) } t == 44 { qb = $(c["hc.q2"]); wb = $(c["hc.omega"]) }
+        t == 8 { qa = $(c["hc.q2.pitch"]); wa = $(c["hc.omega"]) } t == 44 { qb = $(c["hc.q2.pitch"]); wb = $(c["hc.omega"]) }
         { t0 = t; P0 = P } END { printf "%.17g %.17g %.17g %.17g %.17g\n", W, qa, wa, qb, wb }' "$tr")"
     m11() { "$IRL" model ../models/centrifuge.irm mass --q "0,$1,0" | sed 's/^{"M": \[\[\([^,]*\),.*/\1/'; }
     tg2() { "$IRL" model ../models/centrifuge.irm id --q "0,$1,0" --qd 0,0,0 --qdd 0,0,0 | awk -F'[][,]' '{ print $3 }'; }

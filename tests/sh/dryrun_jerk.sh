@@ -35,7 +35,7 @@ bad = [v for v in r["violations"] if v["quantity"] in ("speed", "acceleration", 
 sys.exit(1 if bad or r.get("violations_not_listed", 0) else 0)
 PY
     msg=$(awk -F, -v J="$J" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(J, lim, " "); next }
+        NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) col[h] = i }; n = split(J, lim, " "); next }
         { t = $1; for (k = 1; k <= n; k++) { a = $(col["arm.qdd" k])
             if (NR > 2) { j = (a - prev[k]) / (t - tp); if (j < 0) j = -j; r = j / lim[k]
                 if (r > worst) { worst = r; wk = k; wt = t }

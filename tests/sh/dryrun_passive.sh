@@ -57,17 +57,17 @@ for d in ol dem sw; do grep -q '^verdict: PASS' "$tmp/$d/report.txt" || fail "$d
 
 # 1. freeflyer_pd open loop
 awk -F, "$rates"'
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
     {
-        a = $(c["ff.q1"]); x = $(c["ff.q2"]); y = $(c["ff.q3"])
+        a = $(c["ff.q1.alpha"]); x = $(c["ff.q2.shoulder"]); y = $(c["ff.q3.elbow"])
         if (NR == 2) ref = a
         else { rates((x + px) / 2, (y + py) / 2); ref -= f1 * (x - px) + f2 * (y - py) }
         px = x; py = y
         d = ab(a - ref); if (d > wa) wa = d
         if (ab(a) > amax) amax = ab(a)
         d = ab($(c["ff.L"])); if (d > wl) wl = d
-        d = ab($(c["ff.qd1"]) - $(c["ff.base_rate"])); if (d > wr) wr = d
-        d = ab($(c["ff.qdd1"]) - $(c["ff.base_acc"])) / (1 + ab($(c["ff.base_acc"]))); if (d > wc) wc = d
+        d = ab($(c["ff.qd1.alpha"]) - $(c["ff.base_rate"])); if (d > wr) wr = d
+        d = ab($(c["ff.qdd1.alpha"]) - $(c["ff.base_acc"])) / (1 + ab($(c["ff.base_acc"]))); if (d > wc) wc = d
     }
     END {
         printf "freeflyer_pd open loop: base angle (peak %.4f rad) vs Appendix A along the setpoint path %.3g rad; " \
@@ -87,8 +87,8 @@ for cl in cl clhi; do
         function ab(x) { return x < 0 ? -x : x }
         NR == 1 { for (i = 1; i <= NF; i++) if (!($i in c)) c[$i] = i; next }
         {
-            d = ab($(c["ff.q1"]) - $(c["ff.qa1"])); if (d > w) w = d
-            if (ab($(c["ff.e2"])) > e) e = ab($(c["ff.e2"])); if (ab($(c["ff.e3"])) > e) e = ab($(c["ff.e3"]))
+            d = ab($(c["ff.q1.alpha"]) - $(c["ff.qa1.alpha"])); if (d > w) w = d
+            if (ab($(c["ff.e2.shoulder"])) > e) e = ab($(c["ff.e2.shoulder"])); if (ab($(c["ff.e3.elbow"])) > e) e = ab($(c["ff.e3.elbow"]))
         }
         END { printf "open-loop base vs closed-loop (%s) qa1: %.3g rad; peak arm tracking error %.3g rad\n", run, w, e
               exit !(w <= e) }' || fail "open-loop base angle vs the closed loop's ($cl)"
@@ -109,13 +109,13 @@ awk -F, "$rates"'
     BEGIN { cx[0] = 0; cy[0] = 0; cx[1] = 1; cy[1] = 0; cx[2] = 1; cy[2] = 1; cx[3] = 0; cy[3] = 1; cx[4] = 0; cy[4] = 0
             ref[0] = 0; for (k = 1; k <= 4; k++) ref[k] = ref[k - 1] - side(cx[k - 1], cy[k - 1], cx[k], cy[k])
             k = 0 }
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
     {
-        x = $(c["ff.q2"]); y = $(c["ff.q3"]); a = $(c["ff.q1"])
+        x = $(c["ff.q2.shoulder"]); y = $(c["ff.q3.elbow"]); a = $(c["ff.q1.alpha"])
         if (NR == 2) a0 = a
         # the first row at rest on the next corner
-        if (k < 5 && ab(x - cx[k]) < 1e-12 && ab(y - cy[k]) < 1e-12 && ab($(c["ff.qd2"])) < 1e-12 &&
-            ab($(c["ff.qd3"])) < 1e-12 && $(c["t"]) >= tk) {
+        if (k < 5 && ab(x - cx[k]) < 1e-12 && ab(y - cy[k]) < 1e-12 && ab($(c["ff.qd2.shoulder"])) < 1e-12 &&
+            ab($(c["ff.qd3.elbow"])) < 1e-12 && $(c["t"]) >= tk) {
             d = ab(a - a0 - ref[k]); if (d > w) w = d
             printf "  corner %d (%g, %g) at t = %s s: base %.12f rad, Appendix A %.12f rad\n", k, x, y, $(c["t"]), a, a0 + ref[k]
             k++; tk = $(c["t"]) + 0.1
@@ -133,7 +133,7 @@ paste -d, "$tmp/sw/trace.csv" "$tmp/ch/trace.csv" | awk -F, '
     NR == 1 { for (i = 1; i <= NF; i++) if (!($i in c)) c[$i] = i; else c2[$i] = i; next }
     {
         for (k in c2) if (k != "line") { d = ab($(c[k]) - $(c2[k])); if (d > w) { w = d; wk = k } }
-        d = ab($(c2["ff.tau1"])); if (d > wt) wt = d
+        d = ab($(c2["ff.tau1.alpha"])); if (d > wt) wt = d
         n++
     }
     END { printf "freeflyer_swing on the chain twin: max |difference| %.3g (%s) over %d rows; chain tau1 %.3g Nm\n",

@@ -14,7 +14,7 @@ note() { echo "FAIL $*"; fail=1; }
 VMAX="2 2 2.5 4 4 4"; AMAX="6 5 8 15 15 15"; TMAX="97.6 186.4 89.4 24.2 20.1 21.3"
 check_limits() { # $1 trace
     awk -F, -v V="$VMAX" -v A="$AMAX" -v T="$TMAX" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; split(V, v, " "); split(A, a, " "); split(T, tq, " "); next }
+        NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) col[h] = i }; split(V, v, " "); split(A, a, " "); split(T, tq, " "); next }
         { for (k = 1; k <= 6; k++) {
             qd = $(col["arm.qd" k]); qdd = $(col["arm.qdd" k]); tau = $(col["arm.tau" k]);
             if (qd > v[k] * (1 + 1e-9) || -qd > v[k] * (1 + 1e-9)) { print "speed axis " k " " qd " at t=" $1; bad = 1; exit }
@@ -42,7 +42,7 @@ awk -F, 'END { pi = atan2(0, -1); w[1] = 0; w[2] = pi / 4; w[3] = -pi; w[4] = 0;
 
 # lin_circ.irl: once at z = 0.05 m, every sample lies on x = 0.55 or x = 0.65 (y in [-0.2, 0]) or on the circles
 # of radius 0.05 m about (0.60, 0) and (0.60, -0.20)
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) col[h] = i }; next }
     { x = $(col["arm.x"]); y = $(col["arm.y"]); z = $(col["arm.z"]) }
     !on && (z - 0.05)^2 < 1e-18 && (x - 0.55)^2 < 1e-18 && (y + 0.2)^2 < 1e-18 { on = 1 }
     on { best = 1; dz = z - 0.05; if (dz < 0) dz = -dz
@@ -56,7 +56,7 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 # the deliberate violator fails, names line 13, and passes with the suggested time scale
 "$IRL" run --no-plots --out "$tmp/tv" torque_violation.irl >/dev/null 2>"$tmp/tv.err"; rc=$?
 [ $rc = 1 ] || note "torque_violation: exit $rc, expected 1"
-grep -q 'torque_violation.irl:13:3: error: arm axis 2 torque' "$tmp/tv.err" || note "torque_violation: line 13 not named"
+grep -q 'torque_violation.irl:13:3: error: arm axis 2 (j2) torque' "$tmp/tv.err" || note "torque_violation: line 13 not named"
 k=$(grep -o 'time scale k = [0-9.]*' "$tmp/tv/report.txt" | awk '{print $5}')
 [ -n "$k" ] || note "torque_violation: no time scale in the report"
 if [ -n "$k" ]; then

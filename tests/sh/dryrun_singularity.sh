@@ -104,7 +104,7 @@ BEGIN
 ENDPROGRAM
 IRL
 rc=$(run line0)
-[ "$rc" = 1 ] && grep -q '^line0.irl:4:3: error: arm axis 2 torque' line0.err && ! grep -q ':0:0:' line0.err &&
+[ "$rc" = 1 ] && grep -q '^line0.irl:4:3: error: arm axis 2 (j2) torque' line0.err && ! grep -q ':0:0:' line0.err &&
     ! grep -q ':0:0:' o_line0/report.txt || note "line0: exit $rc, want the torque error at 4:3 and nothing at 0:0: $(cat line0.err)"
 
 [ $fail = 0 ] && echo "singularity checked on LIN (6:3) and at a PTP's IK target (5:3); PTPs through singular poses pass"

@@ -16,7 +16,7 @@ check() { # program machine device
     local tr="$tmp/$p/trace.csv"
     [ -s "$tr" ] || { note "$p: no trace"; return; }
     local rows n=0
-    rows=$(awk -F, -v d="$dev" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; while (("" d ".q" (n + 1)) in c) n++; next }
+    rows=$(awk -F, -v d="$dev" 'NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; while (("" d ".q" (n + 1)) in c) n++; next }
         { r[NR] = $0 } END { for (k = 1; k <= 20; k++) { split(r[int(2 + (NR - 2) * k / 21)], f, ",")
             q = qd = qdd = tau = ""
             for (a = 1; a <= n; a++) { s = a > 1 ? "," : ""

@@ -38,11 +38,11 @@ awk -F, '
         f1 = (7/8 + 5/24 + 0.5 * c1 + c12 / 6 + 2 * 3/8 * c2 + 0.2) / m00
         f2 = (5/24 + c12 / 6 + 3/8 * c2 + 0.1) / m00
     }
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    NR == 1 { for (i = 1; i <= NF; i++) { c[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) c[h] = i }; next }
     {
-        t = col("t"); a = col("ff.qa1"); x = col("ff.qa2"); y = col("ff.qa3")
-        e = col("ff.e2"); if (e < 0) e = -e; if (e > emax) emax = e
-        e = col("ff.e3"); if (e < 0) e = -e; if (e > emax) emax = e
+        t = col("t"); a = col("ff.qa1.alpha"); x = col("ff.qa2.shoulder"); y = col("ff.qa3.elbow")
+        e = col("ff.e2.shoulder"); if (e < 0) e = -e; if (e > emax) emax = e
+        e = col("ff.e3.elbow"); if (e < 0) e = -e; if (e > emax) emax = e
         # 3. integrate dalpha = -(f1 dtheta1 + f2 dtheta2) along the actual arm path (midpoint rule)
         if (NR == 2) ref = a
         else { rates((x + px) / 2, (y + py) / 2); ref -= f1 * (x - px) + f2 * (y - py) }
@@ -50,13 +50,13 @@ awk -F, '
         amin = (NR == 2 || a < amin) ? a : amin; amax = (NR == 2 || a > amax) ? a : amax
         # 4. during the loop, after the 0.5 s run-up: the setpoint against the paper circle, 0.25 s late, and
         # 5. the base against the base on the exact circle (started together at tau = 0.6 s)
-        if (col("ff.q2") == 0) { t0 = t; next_row(); next }
+        if (col("ff.q2.shoulder") == 0) { t0 = t; next_row(); next }
         if (t0 != "") {
             tau = t - t0; ps = 3.141592653589793 * (tau - 0.25)
             s1 = 0.5 * sin(ps); s2 = 0.5 * cos(ps)
             if (tau >= 0.6 && tau <= 4.4) {
-                d = col("ff.q2") - s1; if (d < 0) d = -d; if (d > wpath) wpath = d
-                d = col("ff.q3") - s2; if (d < 0) d = -d; if (d > wpath) wpath = d
+                d = col("ff.q2.shoulder") - s1; if (d < 0) d = -d; if (d > wpath) wpath = d
+                d = col("ff.q3.elbow") - s2; if (d < 0) d = -d; if (d > wpath) wpath = d
                 if (sref == "") sref = a
                 else { rates((s1 + ps1) / 2, (s2 + ps2) / 2); sref -= f1 * (s1 - ps1) + f2 * (s2 - ps2) }
                 d = a - sref; if (d < 0) d = -d; if (d > wbase) wbase = d
@@ -66,7 +66,7 @@ awk -F, '
         }
         next_row()
     }
-    function next_row() { px = x; py = y; last_e2 = col("ff.e2"); last_e3 = col("ff.e3") }
+    function next_row() { px = x; py = y; last_e2 = col("ff.e2.shoulder"); last_e3 = col("ff.e3.elbow") }
     END {
         printf "arm tracking error: peak %.3g rad, at the end %.3g, %.3g rad\n", emax, last_e2, last_e3
         printf "base angle (qa1) vs Appendix A integrated along the actual arm path: %.3g rad\n", wmom

@@ -20,11 +20,11 @@ header=$(head -1 "$tmp/cl/trace.csv" | tr ',' '\n')
 col() { echo "$header" | grep -nx "$1" | cut -d: -f1; }
 for g in e:tracking u:motor_voltages i:motor_currents; do
     grp=${g%%:*} fig=${g#*:}
-    want=$(for a in 1 2 3 4 5 6; do col "arm.$grp$a"; done | tr '\n' ' ')
+    want=$(for a in 1 2 3 4 5 6; do col "arm.$grp$a.j$a"; done | tr '\n' ' ')
     got=$(awk -v f="arm_$fig.png" 'index($0, "set output") && index($0, f) { on = 1; next }
                                    index($0, "set output") { on = 0 }
                                    on && /^plot / { match($0, /using 1:[0-9]+/); printf "%s ", substr($0, RSTART + 8, RLENGTH - 8) }' "$tmp/cl/plots.gp")
-    [ -n "$got" ] && [ "$got" = "$want" ] || fail "$fig plots columns '$got', the trace has arm.$grp1..6 at '$want'"
+    [ -n "$got" ] && [ "$got" = "$want" ] || fail "$fig plots columns '$got', the trace has arm.${grp}1..6 at '$want'"
 done
 # each axis's voltage limit (motor_voltage, volts, in joint order in puma560_motors.irm), on its voltage panel
 vlist=$(grep -o 'motor_voltage = [0-9.]*' "$root/models/puma560_motors.irm" | awk '{ print $3 }' | tr '\n' ' ')

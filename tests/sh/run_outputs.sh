@@ -40,7 +40,7 @@ awk -v t="$t" -v a="$q1" -v b="$q2" 'BEGIN { exit !(t > 1 && a == 0.6 && b == 0.
 dur=$(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/o1/report.txt")
 [ "$dur" = "$t" ] || fail "lost: report duration $dur s, trace to $t s"
 # the peaks saw the motion: axis 1's speed peak is not 0
-pk=$(awk '$1 == "speed" && $2 == 1 { print $3 }' "$tmp/o1/report.txt")
+pk=$(awk '$1 == "speed" && $2 == 1 { print $4 }' "$tmp/o1/report.txt")
 awk -v p="$pk" 'BEGIN { exit !(p > 0.1) }' || fail "lost: axis 1 speed peak '$pk'"
 grep -q '"verdict": "error"' "$tmp/o1/report.json" || fail "lost: report.json verdict"
 ls "$tmp/o1"/arm_positions.png >/dev/null 2>&1 || ! command -v gnuplot >/dev/null || fail "lost: no plots"

@@ -34,9 +34,9 @@ if [ -s "$tr" ]; then
                     lam = int((i - 1) / 2) * 2 * pi / 3; c = cos(lam); s = sin(lam)
                     e = (i % 2 ? -eB : eB); bx[i] = c * RB - s * e; by[i] = s * RB + c * e; bz[i] = 0
                     e = (i % 2 ? ep : -ep); ax[i] = c * rp - s * e; ay[i] = s * rp + c * e; az[i] = 0 } }
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; h = $i; if (sub(/\.[^.]*$/, "", h) && h ~ /[0-9]$/) col[h] = i }; next }
         { n++; t[n] = $1
-          x = $(col["sim.q1"]); y = $(col["sim.q2"]); z = $(col["sim.q3"])
+          x = $(col["sim.q1.x"]); y = $(col["sim.q2.y"]); z = $(col["sim.q3.z"])
           ps = $(col["sim.q4"]); th = $(col["sim.q5"]); ph = $(col["sim.q6"])
           # R = Rz(phi) Ry(theta) Rx(psi)
           r11 = cos(ph)*cos(th); r12 = cos(ph)*sin(th)*sin(ps) - sin(ph)*cos(ps); r13 = cos(ph)*sin(th)*cos(ps) + sin(ph)*sin(ps)

@@ -131,6 +131,7 @@ static void run_sample(void)
     strcpy(lay.dev[0].name, "arm");
     lay.dev[0].naxes = 2, lay.dev[0].nout = 1, lay.dev[0].desc = &desc;
     strcpy(lay.dev[0].out_name[0], "G");
+    strcpy(lay.dev[0].axis_name[0], "shoulder"); /* axis 2 has no name: "joint": null */
     sample_init(&smp, &lay);
     ChecksConfig cfg = {.cycle = 1e-3};
     char err[200];
@@ -186,8 +187,9 @@ UTEST(json_well_formed)
     char *j = to_string(report_json, &info);
     CHECK(json_valid(j));
     CHECK(strstr(j, "\"verdict\": \"fail\"") != NULL);
-    CHECK(strstr(j, "\"quantity\": \"torque\", \"name\": \"torque\", \"axis\": 1, \"unit\": \"Nm\"") != NULL);
-    CHECK(strstr(j, "\"name\": \"force\", \"axis\": 2, \"unit\": \"N\"") != NULL); /* prismatic axis */
+    CHECK(strstr(j, "\"quantity\": \"torque\", \"name\": \"torque\", \"axis\": 1, \"joint\": \"shoulder\", "
+                    "\"unit\": \"Nm\"") != NULL);
+    CHECK(strstr(j, "\"name\": \"force\", \"axis\": 2, \"joint\": null, \"unit\": \"N\"") != NULL); /* prismatic */
     CHECK(strstr(j, "\"limit_min\": null") != NULL);                             /* G has no lower limit */
     CHECK(strstr(j, "\"machine\": \"two \\\"link\\\" arm\"") != NULL);
     CHECK(strstr(j, "\"what\": \"SPEED\", \"requested\": 2, \"applied\": 1.25") != NULL);
@@ -259,7 +261,7 @@ UTEST(text_report)
     ReportInfo info = {.program = "prog.irl", .cycle = 1e-3, .trace = "out/prog/trace.csv"};
     char *t = to_string(report_text, &info);
     CHECK(strncmp(t, "irl dry-run report: prog.irl\nverdict: FAIL (", 44) == 0);
-    const char *e = strstr(t, "\nprog.irl:20:5: error: arm axis 1 torque 70 Nm exceeds its limit 50 Nm at t = 0.25 s");
+    const char *e = strstr(t, "\nprog.irl:20:5: error: arm axis 1 (shoulder) torque 70 Nm exceeds its limit 50 Nm at t = 0.25 s");
     CHECK(e != NULL);
     const char *n = strstr(t, "prog.irl:20:5: note: every torque fits if the whole program runs 1.22474 times slower "
                               "(time scale k = 1.224745, set by arm at t = 0.25 s)");
