@@ -210,7 +210,7 @@ import csv, json, os, sys
 tmp = sys.argv[1]
 n, dt, bad = 6, 0.001, []
 trace = list(csv.reader(open(tmp + "/dry/trace.csv")))
-tq = [trace[0].index("arm.q%d" % (k + 1)) for k in range(n)]
+tq = [next(i for i, c in enumerate(trace[0]) if c.split(".")[:2] == ["arm", "q%d" % (k + 1)]) for k in range(n)]
 trace = trace[1:]
 
 def received(name):

@@ -68,7 +68,7 @@ IRL
     grep -q '^verdict: PASS' "$out/report.txt" || note "$urdf: $(grep verdict "$out/report.txt")"
     # positions inside the URDF's own limits, every cycle
     msg=$(awk -F, -v L="$(tr '\n' ' ' <"$tmp/$urdf.lim")" '
-        NR == 1 { split(L, l, " "); for (i = 1; i <= NF; i++) col[$i] = i; next }
+        NR == 1 { split(L, l, " "); for (i = 1; i <= NF; i++) { n = split($i, p, "."); col[n == 3 ? p[1] "." p[2] : $i] = i }; next }
         { for (k = 1; k <= 6; k++) { q = $(col["arm.q" k]);
             if (q < l[2 * k - 1] - 1e-9 || q > l[2 * k] + 1e-9) { print "axis " k " at " q " t=" $1; exit 1 } } }' \
         "$out/trace.csv") || note "$urdf: outside the URDF's limits: $msg"
@@ -92,7 +92,7 @@ q0=${START[kr120r2500pro]}
 "$IRL" run --no-plots --out "$tmp/site" --start "arm=$q0" "$tmp/site.irl" >/dev/null 2>"$tmp/site.err" ||
     note "kr120_site: exit $? ($(head -5 "$tmp/site.err"))"
 grep -E '^[ !] torque +1 ' "$tmp/site/report.txt" | grep -q ' 12000 ' || note "kr120_site: torque limit of axis 1 not 12000 Nm"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { n = split($i, p, "."); col[n == 3 ? p[1] "." p[2] : $i] = i }; next }
     { a = $(col["arm.qdd1"]); if (a > 3 + 1e-9 || -a > 3 + 1e-9) { print "qdd1 " a " at t=" $1; exit 1 } }' \
     "$tmp/site/trace.csv" || note "kr120_site: axis 1 beyond its 3 rad/s^2"
 "$IRL" model kr120_site.irm info | grep -q '"name": "joint_a1", "type": "revolute", "min": -3.22885911619[0-9]*, "max": 3.2288[0-9]*, "vmax": 2.72271363311[0-9]*, "amax": 3, "jmax": 30, "effort": 12000' ||
