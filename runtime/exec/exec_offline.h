@@ -59,6 +59,7 @@ typedef struct ExecOffline {
     Checks ck;
     int have_checks;
     Trace tr;
+    TraceMeta trace_meta; /* what the HDF5 trace records about the run */
     int tracing;
     Progress pg;
     Model *models[SAMPLE_MAX_DEVICES];  /* the devices' models (the first stage: planner, IK, pose) */
