@@ -319,12 +319,15 @@ int trace_row(Trace *tr, const Sample *s)
         return tr->err ? -1 : 0;
     }
     if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
-    int dg = tr->opt.digits;
-    char *p = tr->buf + tr->len;
-    for (int c = 0; c < tr->ncols; c++) {
-        if (c) *p++ = ',';
-        p = trace_put_value(p, tr->vals[c], tr->cols[c].kind, dg);
+    int dg = tr->opt.digits, last = tr->ncols - 1; /* t first, line last (trace_columns) */
+    const double *v = tr->vals;
+    char *p = trace_put_value(tr->buf + tr->len, v[0], TRACE_KIND_TIME, dg);
+    for (int c = 1; c < last; c++) {
+        *p++ = ',';
+        p += trace_format_double(p, v[c], dg);
     }
+    *p++ = ',';
+    p = trace_put_value(p, v[last], TRACE_KIND_LINE, dg);
     *p++ = '\n';
     tr->len = (size_t)(p - tr->buf);
     return tr->err ? -1 : 0;
