@@ -17,7 +17,7 @@
 #include "frontend.h"
 #include "exec/run_options.h"
 #include "model_cli.h"
-#include "trace_cli.h"
+#include "output/trace_cli.h"
 #include "vm/vm.h"
 
 #include "version.h"

@@ -1,6 +1,6 @@
 /* trace_cli.c — `irl trace`: the command line of the HDF5 trace's export (output/trace_h5.h does the work).
  * Exit status: 0, 64 usage, 65 not an irl trace or no such channel, 66 unreadable. */
-#include "trace_cli.h"
+#include "output/trace_cli.h"
 
 #include <math.h>
 #include <stdio.h>
