@@ -1,28 +1,44 @@
 /* trace_h5.c — the HDF5 trace (trace_h5.h): its writer, fed one row of values per cycle by trace.c, and its
- * reader that prints it back as the CSV trace. Only this file calls libhdf5. */
+ * reader that prints it back as the CSV trace. Only this file calls libhdf5.
+ *
+ * Compressing is most of the writer's cost (deflate: about 20 instructions per value), so a writer thread does it:
+ * rows fill one of two blocks while the thread writes the other. The library (a serial build) is called by one
+ * thread at a time: the writer thread between open and close, the caller's thread outside. */
 #include "output/trace_h5.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "osal.h"
+
 #define FORMAT_NAME "irl-trace 1"
+
+enum { WR_IDLE, WR_BUSY, WR_QUIT };
 #define DEFLATE_LEVEL 1 /* measured (docs/RUNNING.md): higher levels save about 1 % more for 2-3 times the time */
 
 struct TraceH5 {
     hid_t file, ds;
     int ncols;
-    double *buf;          /* TRACE_H5_CHUNK rows, column-major: column c's values at buf[c * TRACE_H5_CHUNK] */
-    long nbuf, written;   /* rows buffered, rows in the file */
-    int failed;           /* a call into the library failed */
+    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows, column-major: column c at buf[k][c * TRACE_H5_CHUNK] */
+    int cur;              /* the block being filled */
+    long nbuf, written;   /* rows in the current block, rows in the file */
+    long pend_rows;       /* rows of the other block, handed to the writer thread */
+    _Atomic uint32_t state; /* WR_IDLE, WR_BUSY (the other block is being written), WR_QUIT */
+    OsalThread thread;
+    int threaded;         /* the writer thread runs (else blocks are written in the caller's thread) */
+    _Atomic int failed;   /* a call into the library failed */
     char why[512];        /* trace_h5_incomplete's reason; "" = complete */
     char err[256];        /* the first failure */
 };
 
 /* {====================================================================== writer */
+
+static void *writer(void *arg);
 
 /* Record the first failure. */
 static void fail(TraceH5 *h, const char *what)
@@ -89,12 +105,14 @@ static void attr_columns(TraceH5 *h, const TraceColumn *cols, int n, const char 
 /* /devices/NAME: back-end, machine file, axes and joint names of every device. */
 static void write_devices(TraceH5 *h, const SampleLayout *lay)
 {
-    hid_t g = H5Gcreate2(h->file, "devices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0) return fail(h, "devices");
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    hid_t g = H5Gcreate2(h->file, "devices", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (g < 0) return H5Pclose(gcpl), fail(h, "devices");
     for (int d = 0; d < lay->ndev; d++) {
         const SampleDeviceInfo *di = &lay->dev[d];
         const ModelDesc *m = di->desc;
-        hid_t dg = H5Gcreate2(g, di->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dg = H5Gcreate2(g, di->name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
         if (dg < 0) {
             fail(h, di->name);
             continue;
@@ -107,7 +125,7 @@ static void write_devices(TraceH5 *h, const SampleLayout *lay)
         if (di->naxes) attr_strings(h, dg, "joints", names, di->naxes);
         H5Gclose(dg);
     }
-    H5Gclose(g);
+    H5Gclose(g), H5Pclose(gcpl);
 }
 
 /* /source: the program's lines, when its source text can be read (not for bytecode). */
@@ -144,8 +162,10 @@ static void write_source(TraceH5 *h, const char *program)
             p = e ? e + 1 : p + strlen(p);
         }
         hsize_t dim = nl;
-        hid_t t = str_type(), sp = H5Screate_simple(1, &dim, NULL);
-        hid_t ds = H5Dcreate2(h->file, "source", t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t t = str_type(), sp = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_obj_track_times(dcpl, 0);
+        hid_t ds = H5Dcreate2(h->file, "source", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
         if (ds < 0 || H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lines) < 0) fail(h, "source");
         if (ds >= 0) attr_string(h, ds, "file", program), H5Dclose(ds);
         H5Sclose(sp), H5Tclose(t);
@@ -164,6 +184,7 @@ static hid_t create_dataset(TraceH5 *h)
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, DEFLATE_LEVEL);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
     H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, 1.0); /* whole chunks go straight to the file */
     hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, dapl);
     H5Pclose(dapl), H5Pclose(dcpl), H5Sclose(sp);
@@ -175,8 +196,8 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
     TraceH5 *h = calloc(1, sizeof *h);
-    if (h) h->buf = malloc((size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf);
-    if (!h || !h->buf) {
+    if (h) h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
+    if (!h || !h->buf[0]) {
         if (h) free(h);
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
@@ -185,9 +206,10 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (h->file < 0) {
         snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
-        free(h->buf), free(h);
+        free(h->buf[0]), free(h);
         return NULL;
     }
+    h->buf[1] = h->buf[0] + (size_t)ncols * TRACE_H5_CHUNK;
     h->ds = create_dataset(h);
     if (h->ds < 0) fail(h, "creating /trace");
     else {
@@ -208,38 +230,77 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         snprintf(err, errlen, "%s", h->err);
         if (h->ds >= 0) H5Dclose(h->ds);
         H5Fclose(h->file);
-        free(h->buf), free(h);
+        free(h->buf[0]), free(h);
         return NULL;
     }
+    char why[160];
+    atomic_init(&h->state, WR_IDLE);
+    h->threaded = osal_thread_start(&h->thread, writer, h, 0, 0, why, sizeof why) == 0;
     return h;
 }
 
-/* Append the buffered rows to /trace: one write per column, each a whole chunk. */
-static void flush_rows(TraceH5 *h)
+/* Append n rows of block b to /trace: one write per column, each a whole chunk. */
+static void write_block(TraceH5 *h, const double *b, long nrows)
 {
-    if (!h->nbuf || h->failed) return;
-    hsize_t dim[2] = {(hsize_t)(h->written + h->nbuf), (hsize_t)h->ncols};
+    if (!nrows || atomic_load(&h->failed)) return;
+    hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
     hid_t fs = H5Dget_space(h->ds);
-    hsize_t n = (hsize_t)h->nbuf, mdim[2] = {n, 1};
+    hsize_t n = (hsize_t)nrows, mdim[2] = {n, 1};
     hid_t ms = H5Screate_simple(2, mdim, NULL); /* the file's rank: the library then maps whole chunks, not points */
-    for (int c = 0; c < h->ncols && !h->failed; c++) {
+    for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
         hsize_t start[2] = {(hsize_t)h->written, (hsize_t)c}, count[2] = {n, 1};
         if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dwrite(h->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, h->buf + (size_t)c * TRACE_H5_CHUNK) < 0)
+            H5Dwrite(h->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, b + (size_t)c * TRACE_H5_CHUNK) < 0)
             fail(h, "writing /trace");
     }
     H5Sclose(ms), H5Sclose(fs);
-    h->written += h->nbuf;
+    h->written += nrows;
+}
+
+/* Wait until the writer thread has written the block it was given. */
+static void wait_idle(TraceH5 *h)
+{
+    uint32_t s;
+    while ((s = atomic_load(&h->state)) == WR_BUSY) osal_futex_wait(&h->state, s);
+}
+
+/* The writer thread: write each block handed over, until told to quit. */
+static void *writer(void *arg)
+{
+    TraceH5 *h = arg;
+    for (;;) {
+        uint32_t s;
+        while ((s = atomic_load(&h->state)) == WR_IDLE) osal_futex_wait(&h->state, s);
+        if (s == WR_QUIT) return NULL;
+        write_block(h, h->buf[!h->cur], h->pend_rows);
+        atomic_store(&h->state, WR_IDLE);
+        osal_futex_wake(&h->state);
+    }
+}
+
+/* The current block is full: hand it to the writer thread (or write it) and fill the other. */
+static void hand_off(TraceH5 *h)
+{
+    if (!h->threaded) {
+        write_block(h, h->buf[h->cur], h->nbuf);
+        h->nbuf = 0;
+        return;
+    }
+    wait_idle(h);
+    h->pend_rows = h->nbuf;
+    h->cur = !h->cur;
     h->nbuf = 0;
+    atomic_store(&h->state, WR_BUSY);
+    osal_futex_wake(&h->state);
 }
 
 int trace_h5_row(TraceH5 *h, const double *vals)
 {
-    double *p = h->buf + h->nbuf;
+    double *p = h->buf[h->cur] + h->nbuf;
     for (int c = 0; c < h->ncols; c++) p[(size_t)c * TRACE_H5_CHUNK] = vals[c];
-    if (++h->nbuf == TRACE_H5_CHUNK) flush_rows(h);
-    return h->failed ? -1 : 0;
+    if (++h->nbuf == TRACE_H5_CHUNK) hand_off(h);
+    return atomic_load_explicit(&h->failed, memory_order_relaxed) ? -1 : 0;
 }
 
 void trace_h5_incomplete(TraceH5 *h, const char *why)
@@ -249,7 +310,13 @@ void trace_h5_incomplete(TraceH5 *h, const char *why)
 
 int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
 {
-    flush_rows(h);
+    if (h->threaded) {
+        wait_idle(h);
+        atomic_store(&h->state, WR_QUIT);
+        osal_futex_wake(&h->state);
+        osal_thread_join(h->thread);
+    }
+    write_block(h, h->buf[h->cur], h->nbuf);
     attr_long(h, h->file, "rows", h->written);
     attr_long(h, h->file, "complete", h->why[0] ? 0 : 1);
     if (h->why[0]) attr_string(h, h->file, "incomplete", h->why);
@@ -257,7 +324,7 @@ int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
     if (H5Fclose(h->file) < 0) fail(h, "closing the file");
     int rc = h->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", h->err);
-    free(h->buf), free(h);
+    free(h->buf[0]), free(h);
     return rc;
 }
 
