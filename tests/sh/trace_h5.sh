@@ -3,7 +3,7 @@
 # hold the same channels (h5py and pandas read every column equal to the CSV's at its printed 12 digits, with
 # units, joint names, devices, source lines and version); `irl trace FILE.h5 --csv` prints the CSV byte for byte,
 # and a channel/time selection of it; a run interrupted by SIGINT leaves a trace.h5 that says complete = 0, a
-# killed one only trace.h5.part; bad `irl trace` and `--trace` uses give clear errors. cell.irl's 23 s are three
+# killed one only trace.h5.part; the same run gives the same bytes; bad `irl trace` and `--trace` uses give clear errors. cell.irl's 23 s are three
 # blocks of TRACE_H5_CHUNK rows: the writer thread's hand-overs are in the comparison.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
