@@ -3,11 +3,12 @@
 #   make demo       install missing Debian packages, build, dry-run the demo program (outputs in out/demo/)
 #   make test       install missing Debian packages; the whole suite: release build, then again under ASan + UBSan
 #   make debug      debug build: build/debug/irl      make asan   sanitizer build: build/asan/irl
-#   make bench      all benchmarks (bench-vm, ...)     make fuzz   libFuzzer targets (clang)
+#   make bench      all benchmarks (bench-vm, ...)     make fuzz   libFuzzer targets (clang), byte-flip campaign
 # Sources are discovered: grammar/*.{l,y}, src/*.c, runtime/**/*.c (one level of sub-folders, plus online/drivers/), models/*.c, tests/unit/test_*.c.
 # Generated files go to build/gen; objects to build/<config>/.
 
 CC       ?= gcc
+NPROC    := $(shell nproc 2>/dev/null || echo 2)
 # BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
 BUILD_ROOT ?= build
 CFG      ?= release
@@ -36,8 +37,12 @@ else ifeq ($(CFG),debug)
   OPT := -O0 -g3
 else ifeq ($(CFG),asan)
   OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(CFG),fuzz)
+  # the library for the libFuzzer targets (make fuzz): clang, coverage for the fuzzer, ASan + UBSan
+  CC  := $(or $(FUZZ_CC),clang)
+  OPT := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
-  $(error CFG must be release, debug or asan)
+  $(error CFG must be release, debug, asan or fuzz)
 endif
 CFLAGS   += $(COMMON) $(WARN) $(OPT)
 LDFLAGS  += $(filter -fsanitize%,$(OPT))
@@ -100,20 +105,21 @@ $(LEX_C) $(GEN)/lexer.h: grammar/lexer.l $(GEN)/parser.h
 	@mkdir -p $(GEN)
 	flex --header-file=$(GEN)/lexer.h -o $(LEX_C) $<
 
-# The whole suite, plain and under sanitizers; the runner prints "N passed, N failed" last.
+# The whole suite, plain and under sanitizers, on every core (tests/run.sh: JOBS=N, a filter after --); the runner
+# prints "N passed, N failed" last.
 test: deps
-	$(MAKE) CFG=release all
-	$(MAKE) CFG=asan all
+	$(MAKE) -j$(NPROC) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=asan all
 	tests/run.sh $(BUILD_ROOT)/release $(BUILD_ROOT)/asan
 
 # Only the release pass (quicker while developing).
 test-quick:
-	$(MAKE) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=release all
 	tests/run.sh $(BUILD_ROOT)/release
 
 # Recursive makes re-read pkg-config after `make deps` installed the libraries.
 demo: deps
-	$(MAKE) CFG=release all
+	$(MAKE) -j$(NPROC) CFG=release all
 	$(BUILD_ROOT)/release/irl run programs/demo.irl
 
 # Every benchmark, after installing its peers.
@@ -147,28 +153,47 @@ clean:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# libFuzzer target for the front end (scanner, parser, checker): make fuzz, then
-#   build/fuzz/fuzz_frontend -max_total_time=120 tests/fuzz/corpus_frontend
-FUZZ_CC    ?= clang
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -I$(GEN) -Isrc -Iruntime -Imodels
-FUZZ_FE_SRC := src/arena.c src/ast.c src/diag.c src/units.c src/check.c src/frontend.c $(PARSE_C) $(LEX_C) \
-               src/machine.c models/model.c
-fuzz: build/fuzz/fuzz_frontend
-build/fuzz/fuzz_frontend: tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) $(GEN)/parser.h $(GEN)/lexer.h $(wildcard src/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wno-unused-function -o $@ tests/fuzz/fuzz_frontend.c $(FUZZ_FE_SRC) -lm -ldl
-
-# libFuzzer target for the .irlc loader and verifier: make fuzz-loader, then
-#   build/fuzz/fuzz_loader -max_total_time=120 tests/fuzz/corpus_loader   (IRL_FUZZ_RESTAMP=1 fixes the checksum)
-FUZZ_LD_SRC := src/bytecode.c src/verify.c src/disasm.c src/chunk.c
-.PHONY: fuzz-loader bench-compile
-fuzz: build/fuzz/fuzz_loader
-fuzz-loader: build/fuzz/fuzz_loader
-build/fuzz/fuzz_loader: tests/fuzz/fuzz_loader.c $(FUZZ_LD_SRC) $(wildcard src/*.h)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_loader.c $(FUZZ_LD_SRC) -lm
+# libFuzzer targets (tests/fuzz/README.md): fuzz_frontend (scanner, parser, checker), fuzz_loader (.irlc reader and
+# verifier, checksum re-stamped), fuzz_machine (.irm and URDF readers), linked against the library built with clang
+# in $(BUILD_ROOT)/fuzz. `make fuzz` installs clang, builds them, runs each FUZZ_TIME seconds on its corpus (new
+# inputs in $(BUILD_ROOT)/fuzz/corpus_*, crashes as $(BUILD_ROOT)/fuzz/crash-*), then the byte-flip campaign.
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 60
+FUZZ_TARGETS := frontend loader machine
+FUZZ_BIN     := $(patsubst %,$(BUILD_ROOT)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-run fuzz-bytecode fuzz-loader
+fuzz:
+	.ci/install-deps --fuzz
+	$(MAKE) fuzz-build
+	$(MAKE) fuzz-run fuzz-bytecode
+fuzz-build:
+	$(MAKE) CFG=fuzz fuzz-bins
+fuzz-bins: $(FUZZ_BIN)
+fuzz-loader:
+	$(MAKE) CFG=fuzz $(BUILD_ROOT)/fuzz/fuzz_loader
+$(BUILD_ROOT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD_ROOT)/fuzz/libirl.a
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD_ROOT)/fuzz/libirl.a $(LDFLAGS) -fsanitize=fuzzer $(LDLIBS)
+# Each target for FUZZ_TIME seconds; the first failure stops make (libFuzzer exits non-zero on a crash or a leak).
+fuzz-run:
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD_ROOT)/fuzz/corpus_$$t; \
+	  echo "== fuzz_$$t: $(FUZZ_TIME) s"; \
+	  IRL_FUZZ_RESTAMP=1 $(BUILD_ROOT)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=$(BUILD_ROOT)/fuzz/crash-$$t- \
+	    $(BUILD_ROOT)/fuzz/corpus_$$t tests/fuzz/corpus_$$t 2>$(BUILD_ROOT)/fuzz/fuzz_$$t.log; rc=$$?; \
+	  grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' $(BUILD_ROOT)/fuzz/fuzz_$$t.log; \
+	  [ $$rc -eq 0 ] || { tail -60 $(BUILD_ROOT)/fuzz/fuzz_$$t.log; exit 1; }; done
+# The byte-flip campaign of tests/sh/bytecode_corrupt.sh (the default suite keeps 96 region-targeted files).
+fuzz-bytecode:
+	$(MAKE) CFG=release all
+	$(MAKE) CFG=asan all
+	@for c in release asan; do \
+	  echo "== bytecode_corrupt.sh --campaign [$$c]"; \
+	  IRL=$(abspath $(BUILD_ROOT))/$$c/irl BUILD=$(abspath $(BUILD_ROOT))/$$c bash tests/sh/bytecode_corrupt.sh --campaign \
+	    || exit 1; done
 
 # Compile speed: a generated 100,000-line program, median of 3, lines per second.
+.PHONY: bench-compile
 bench-compile: all
 	bench/compile/run.sh $(B)/irl
 

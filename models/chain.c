@@ -52,6 +52,7 @@ void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const doub
 void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 {
     int n = c->n, i = 0;
+#pragma GCC unroll 3
     for (; i + 2 <= n; i += 2) {
         TrigV2 x = {q[i], q[i + 1]}, co, si;
         trig_sincos2(x, &co, &si);
@@ -66,6 +67,32 @@ void chain_trig(const Chain *c, const double *q, double *cq, double *sq)
 
 /* The cache entry of q (equal bit for bit), or NULL; the newest entries first. The first joint's bits are compared
  * first, inline: they reject almost every miss (a hit must compare every joint). */
+/* cos and sin of every joint value q from those of a nearby qa (ca, sa) by trig_shift2, two joints at a time;
+ * returns 0 when q is farther than TRIG_SHIFT_MAX from qa (Euclidean norm; or NaN), and then cq, sq hold nothing
+ * usable. Their
+ * bits differ from chain_trig's by a rounding or two, so they never enter the cache. */
+int chain_trig_near(const Chain *c, const double *qa, const double *ca, const double *sa, const double *q, double *cq,
+                    double *sq)
+{
+    TrigV2 x, xa, c0, s0, co, si, d, dd = {0, 0};
+    int n = c->n, i = 0;
+    for (; i + 2 <= n; i += 2) {
+        memcpy(&x, q + i, 16), memcpy(&xa, qa + i, 16), memcpy(&c0, ca + i, 16), memcpy(&s0, sa + i, 16);
+        d = x - xa;
+        dd += d * d;
+        trig_shift2(c0, s0, d, &co, &si);
+        memcpy(cq + i, &co, 16), memcpy(sq + i, &si, 16);
+    }
+    if (i < n) {
+        double di = q[i] - qa[i];
+        d = (TrigV2){di, 0}, c0 = (TrigV2){ca[i], ca[i]}, s0 = (TrigV2){sa[i], sa[i]};
+        dd += d * d;
+        trig_shift2(c0, s0, d, &co, &si);
+        cq[i] = co[0], sq[i] = si[0];
+    }
+    return dd[0] + dd[1] <= TRIG_SHIFT_MAX * TRIG_SHIFT_MAX;   /* also 0 for a NaN */
+}
+
 ChainCache *chain_cache_find(Chain *c, const double *q)
 {
     uint64_t k0;
@@ -388,6 +415,7 @@ const ModelType model_chain = {
     .destroy = chain_destroy,
     .fk = chain_fk,
     .ik = chain_ik,
+    .ik_all = chain_ik_all,
     .jacobian = chain_jacobian,
     .singularity = chain_singularity,
     .inverse_dynamics = chain_inverse_dynamics,

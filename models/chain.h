@@ -21,6 +21,11 @@ int chain_fk_all(void *s, const double *q, double *pos, double *R);
  * link `link` (-1: the tool point, `point` ignored). Columns of joints that do not move the link are zero. */
 int chain_point_jacobian(void *s, const double *q, int link, const double point[3], double *J);
 
+/* Every IK solution (the ik_all operation) by a method of choice: 1 the closed form of a 6R arm with a spherical
+ * wrist (MODEL_ENOTSUP for another geometry), 2 the multi-start search with nseeds seeds besides q_ref, 0 the
+ * closed form when the geometry allows it, else the search. */
+int chain_ik_all_method(void *s, const double pos[3], const double quat[4], const double *q_ref, int method,
+                        int nseeds, ModelIkSolution *sol, int max, ModelIkWhy *why);
 /* Counts of the IK's paths since create (or the last reset): calls; answered by the Newton tracking path (fast),
  * of those without a Jacobian of their own: by chord steps with a factorisation kept from an earlier call, or the
  * seed as it was (chord); Jacobians the Newton path factored (factored); sent to the damped least squares because the seed's error was above 1e-2 (far), the

@@ -376,7 +376,7 @@ static void chain_ik_remember(Chain *c, double *q, const double *a)
  * minus its caller's seed) when that was small (a tracking call, chain_ik_remember). A planner extrapolating its
  * last answers polynomially makes errors that change slowly from cycle to cycle (by the next derivative times the
  * cycle), so this removes most of it: with the planner's cubic extrapolation the seed error drops from ~1e-11 to
- * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_trig's,
+ * ~1e-13 (the quartic's). The answer depends on the IK calls before it only. The seed's cos/sin are chain_ik_point's,
  * so a seed within the tolerance is the answer as it is (one pose error). Returns 1 when the kept factorisation (if any)
  * was made within CHORD_MAX_DIST of the seed in every joint. */
 static inline __attribute__((always_inline)) int chain_ik_seed(const Chain *c, const double *q_seed, double *q,
@@ -398,12 +398,20 @@ static inline __attribute__((always_inline)) int chain_ik_seed(const Chain *c, c
     return near;
 }
 
-/* The IK's evaluation of a point w (w->q set): chain_trig's cos/sin of it into w, and its pose error (returned as
- * chain_ik_pose_error's residual, e). */
-static inline __attribute__((always_inline)) double chain_ik_point(const Chain *c, ChainCache *w,
+/* The IK's evaluation of a point w (w->q set): its cos/sin into w, and its pose error (returned as
+ * chain_ik_pose_error's residual, e). The cos/sin come from the anchor's when w is near it (chain_trig_near:
+ * w->shifted = 1), else from chain_trig, and w becomes the anchor: a tracking call moves a fraction of
+ * TRIG_SHIFT_MAX, so most calls evaluate no cos or sin, and every point is one step from chain_trig's values. */
+static inline __attribute__((always_inline)) double chain_ik_point(Chain *c, ChainCache *w,
                                                                    const double pos[3], const double *Rt, double e[6])
 {
-    chain_trig(c, w->q, w->cq, w->sq);
+    w->shifted = c->ik_anc_ok && chain_trig_near(c, c->ik_anc_q, c->ik_anc_c, c->ik_anc_s, w->q, w->cq, w->sq);
+    if (!w->shifted) {
+        size_t len = (size_t)c->n * sizeof(double);
+        chain_trig(c, w->q, w->cq, w->sq);
+        memcpy(c->ik_anc_q, w->q, len), memcpy(c->ik_anc_c, w->cq, len), memcpy(c->ik_anc_s, w->sq, len);
+        c->ik_anc_ok = 1;
+    }
     return chain_ik_pose_error(c, w->q, w->cq, w->sq, pos, Rt, e);
 }
 
@@ -432,8 +440,8 @@ __attribute__((noinline)) static int chain_ik_factor(Chain *c, int rows, const C
  * residual *res). The steps use the kept factorisation of an earlier call (chord steps) when the seed is near the
  * point it was made at, else a Jacobian factored at the seed; a chord step that fails (does not contract tenfold,
  * or breaks the step or limit bound) makes a fresh one at the current point. Every trial point's cos/sin are
- * chain_trig's, its error chain_ik_pose_error's (the tool's pose only: the answer enters the cache without world
- * transforms, which chain_fk_world makes, the same bits, if a later call needs them); the points go into the cache
+ * chain_ik_point's, its error chain_ik_pose_error's (the tool's pose only: an answer with chain_trig's cos/sin enters
+ * the cache without world transforms, which chain_fk_world makes, the same bits, if a later call needs them); the points go into the cache
  * entry the answer replaces or into c->ik_work, alternately. The answer meets CHORD_TOL, or ik_tol when its last step used a Jacobian factored in
  * this call (as without kept factorisations). On success e, *res hold the answer's error, the answer is the cache
  * entry returned (newest), and *steps the steps taken; NULL when it gives up (the seed's entry may have been
@@ -448,7 +456,7 @@ static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *
     ChainCache *cur = &c->ik_work, *nb = &c->cache[slot];
     nb->valid = 0;
     /* usable: the kept factorisation serves this seed; fresh: it is at the current point; made: in this call;
-     * (a seed within tol is the answer as it is: its cos/sin are chain_trig's) */
+     * (a seed within tol is the answer as it is) */
     int usable = (c->ik_lu_rows == rows) & (r <= CHORD_MAX_RES) & near, fresh = 0, made = 0;
     while (!(r <= tol)) {
         if (steps == FAST_MAX_ITER) { c->ik_stats.fallback_contract++; return NULL; }
@@ -499,7 +507,7 @@ static inline __attribute__((always_inline)) ChainCache *chain_ik_newton(Chain *
         memcpy(ans->cq, cur->cq, len);
         memcpy(ans->sq, cur->sq, len);
     }
-    ans->valid = 1;
+    ans->valid = !cur->shifted;   /* the cache holds chain_trig's bits only */
     ans->has_world = 0;   /* chain_fk_world makes them, the same bits, if a call needs them */
     c->cache_last = slot;
     return ans;

@@ -89,6 +89,7 @@ typedef struct {
 } ChainIkLink;
 typedef struct {
     int valid, has_world;
+    int shifted;             /* an IK point whose cos/sin are chain_trig_near's (never valid in the cache) */
     double q[N_MAX], cq[N_MAX], sq[N_MAX];
     double Rw[N_MAX][9], pw[N_MAX][3];
 } ChainCache;
@@ -134,6 +135,10 @@ typedef struct {
     int ik_lu_rows;
     double ik_lu_q[N_MAX], ik_lu[36], ik_J[6 * N_MAX];
     ChainCache ik_work;      /* the IK's seed and every other trial point (the rest go into the answer's entry) */
+    /* the IK's anchor, when ik_anc_ok: the last point whose cos/sin it took from chain_trig; its other points near
+     * it take theirs from it (chain_trig_near) */
+    int ik_anc_ok;
+    double ik_anc_q[N_MAX], ik_anc_c[N_MAX], ik_anc_s[N_MAX];
     /* the target orientation of the last call with one (quaternion bits ik_quat, its rotation ik_Rt), when
      * ik_quat_ok: a call with the same bits skips the normalisation and quat_to_m3 */
     int ik_quat_ok;
@@ -307,6 +312,8 @@ static inline void chain_tool_pose_at(const Chain *c, const double (*Rw)[9], con
 /* chain.c: cos/sin of every joint value (the only place they are computed, so a q gets the same bits wherever it is
  * met); the cache of joint values; world transforms; the tool pose; Jacobians. */
 void chain_trig(const Chain *c, const double *q, double *cq, double *sq);
+int chain_trig_near(const Chain *c, const double *qa, const double *ca, const double *sa, const double *q, double *cq,
+                    double *sq);
 ChainCache *chain_cache_find(Chain *c, const double *q);
 ChainCache *chain_cache_put(Chain *c, const double *q, const double *cq, const double *sq);
 void chain_fk_world_trig(Chain *c, const double *q, const double *cq, const double *sq, double (*restrict Rw)[9],
@@ -322,6 +329,10 @@ int chain_jacobian(void *s, const double *q, double *J);
 /* chain_ik.c */
 void chain_ik_setup(Chain *c);
 int chain_ik(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q, ModelIkInfo *info);
+
+/* chain_ik_all.c: the ik_all operation */
+int chain_ik_all(void *s, const double pos[3], const double quat[4], const double *q_ref, ModelIkSolution *sol,
+                 int max, ModelIkWhy *why);
 
 /* chain_rne.c */
 void chain_rne_setup(ChainRneJoint *rj, const ChainJoint *jt);

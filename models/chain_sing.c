@@ -4,6 +4,26 @@
  * matrix. */
 #include "chain_internal.h"
 
+/* (x, y) := (cs x - sn y, sn x + cs y) for the len entries of x and y, two entries per operation (each entry's
+ * operations are the scalar ones, so the bits are theirs). */
+static inline __attribute__((always_inline)) void chain_jacobi_rotate(double *x, double *y, int len, double cs,
+                                                                      double sn)
+{
+    ChainV2 c2 = {cs, cs}, s2 = {sn, sn}, a, b;
+    int i = 0;
+#pragma GCC unroll 3
+    for (; i + 2 <= len; i += 2) {
+        memcpy(&a, x + i, 16), memcpy(&b, y + i, 16);
+        ChainV2 u = c2 * a - s2 * b, v = s2 * a + c2 * b;
+        memcpy(x + i, &u, 16), memcpy(y + i, &v, 16);
+    }
+    if (i < len) {
+        double u = x[i], v = y[i];
+        x[i] = cs * u - sn * v;
+        y[i] = sn * u + cs * v;
+    }
+}
+
 /* One-sided Jacobi (Hestenes) on the k columns of B (each m long, k <= 6): rotates pairs of columns until every
  * pair is orthogonal to m * eps relative, applying the same rotations to the columns of V. Afterwards the column
  * norms are the singular values of the matrix B had on entry (times V's, which stay orthogonal), those below
@@ -37,18 +57,8 @@ static inline __attribute__((always_inline)) int chain_jacobi_sv_n(int m, int k,
                 double zeta = (beta - alpha) / (2 * gamma);
                 double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
                 double cs = 1 / sqrt(1 + t * t), sn = cs * t;
-#pragma GCC unroll 6
-                for (int i = 0; i < m; i++) {
-                    double x = bp[i], y = br[i];
-                    bp[i] = cs * x - sn * y;
-                    br[i] = sn * x + cs * y;
-                }
-#pragma GCC unroll 6
-                for (int i = 0; i < k; i++) {
-                    double x = V[p][i], y = V[r][i];
-                    V[p][i] = cs * x - sn * y;
-                    V[r][i] = sn * x + cs * y;
-                }
+                chain_jacobi_rotate(bp, br, m, cs, sn);
+                chain_jacobi_rotate(V[p], V[r], k, cs, sn);
                 nrm[p] = alpha - t * gamma;
                 nrm[r] = beta + t * gamma;
                 rotated = 1;

@@ -318,6 +318,27 @@ int model_jacobian(Model *m, const double *q, double *J)
     for (int r = 0; r < 6; r++) to_axes(m, st, Jf + r * m->nfull, J + r * m->dof);
     return st;
 }
+int model_ik_all(Model *m, const double pos[3], const double quat[4], const double *q_ref, ModelIkSolution *sol,
+                 int max, ModelIkWhy *why)
+{
+    if (why) *why = (ModelIkWhy){0, 0, 0};
+    /* with mimic joints the back-end works on the full joint vector: one solution, by model_ik */
+    if (m->type->ik_all && !m->nfull) return m->type->ik_all(m->state, pos, quat, q_ref, sol, max, why);
+    if (max < 1) return MODEL_EINVAL;
+    ModelIkInfo info;
+    int st = model_ik(m, pos, quat, q_ref, sol[0].q, &info);
+    if (st == MODEL_EUNREACH) return 0;
+    if (st < 0) return st;
+    sol[0].config = -1, sol[0].turn = 0, sol[0].singular = 0, sol[0].limit_joint = -1, sol[0].limit_excess = 0;
+    double d2 = 0;
+    for (int i = 0; i < m->dof; i++) {
+        double d = sol[0].q[i] - q_ref[i];
+        d2 += d * d;
+        if (i < 31 && sol[0].q[i] < 0) sol[0].turn |= 1 << i;
+    }
+    sol[0].dist = sqrt(d2);
+    return 1;
+}
 int model_singularity(Model *m, const double *q, double *measure)
 {
     FULL_BUFS;

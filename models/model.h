@@ -90,7 +90,7 @@ typedef struct {
     double home;                /* start position */
     ModelAxisLimits limits;
     ModelMotor motor;
-    ModelFriction friction;     /* added last; zero = frictionless */
+    ModelFriction friction;     /* zero = frictionless */
     double ferror;              /* limit on the closed-loop following error |setpoint - actual|, rad or m (LinuxCNC's
                                  * FERROR), checked by `irl run --closed-loop` only; INFINITY (default) or 0: none */
     int mimic_of;               /* 1 + the index of the joint this one follows (URDF <mimic>): q = mimic_mult q_leader
@@ -127,7 +127,7 @@ typedef struct {
     int noutput_limits;
     ModelOutputLimit output_limit[MODEL_MAX_OUTPUTS];
     char inertia_missing[256];     /* moving links the file gives no inertial data for, comma-separated; "": none.
-                                    * Their bodies count as massless, so the torque check is incomplete (added last) */
+                                    * Their bodies count as massless, so the torque check is incomplete */
 } ModelDesc;
 
 /* Result of inverse kinematics. */
@@ -135,6 +135,30 @@ typedef struct {
     int iterations;
     double residual;  /* pose error at the answer: |dp| (m) + |dtheta| (rad) */
 } ModelIkInfo;
+
+/* One solution of ik_all. The configuration (docs/MODELS.md §IK configurations), after ABB's cfx and KUKA's
+ * Status/Turn, is defined for 6R arms with a spherical wrist: MODEL_CFG_BACK the wrist centre behind axis 1,
+ * MODEL_CFG_ELBOW_DOWN the elbow bent to the lower branch, MODEL_CFG_FLIP the wrist flipped (axis 5 on its negative
+ * branch); turn: bit i set when joint i's value is negative (KUKA's Turn), for every arm. */
+enum { MODEL_CFG_BACK = 1, MODEL_CFG_ELBOW_DOWN = 2, MODEL_CFG_FLIP = 4 };
+#define MODEL_IK_MAX_SOLUTIONS 64
+typedef struct {
+    double q[MODEL_MAX_DOF];
+    int config;       /* MODEL_CFG_* bits; -1: the arm has no such configuration */
+    int turn;         /* bit i: q[i] < 0 (joints 0..30) */
+    int singular;     /* a joint was left free by the pose (shoulder or wrist singularity): set from the reference */
+    int limit_joint;  /* -1: within every limit; else the joint farthest beyond its limit */
+    double limit_excess; /* how far beyond it (rad or m) */
+    double dist;      /* Euclidean joint distance from the reference */
+} ModelIkSolution;
+
+/* Why ik_all found what it found: method 1 closed form (6R, spherical wrist), 2 multi-start search; reach_excess
+ * (m) how far the target lies beyond the arm's reach (0: within); singular: the target is a singular pose. */
+typedef struct {
+    int method;
+    double reach_excess;
+    int singular;
+} ModelIkWhy;
 
 /* One panel of a figure a back-end declares (ModelType.plots): a curve of the dry-run's trace, with its limits
  * and violations drawn as in the standard figures, or a curve derived from trace columns. */
@@ -175,6 +199,11 @@ typedef struct ModelType {
     /* Inverse kinematics of the tool point to pos/quat (w,x,y,z), starting from q_seed. */
     int (*ik)(void *s, const double pos[3], const double quat[4], const double *q_seed, double *q,
               ModelIkInfo *info);
+    /* Optional: every IK solution of the tool point at pos/quat (NULL: position only), at most max into sol, nearest
+     * to q_ref first, including those beyond a joint limit (flagged); returns their count (0: none, why says why)
+     * or < 0. */
+    int (*ik_all)(void *s, const double pos[3], const double quat[4], const double *q_ref, ModelIkSolution *sol,
+                  int max, ModelIkWhy *why);
     /* Geometric Jacobian at the tool point, 6 x dof row-major, rows vx vy vz wx wy wz, base frame. */
     int (*jacobian)(void *s, const double *q, double *J);
     /* Singularity measure: >= 0, 0 at a singularity, about 1 well away (documented per back-end); returns 0. band
@@ -220,8 +249,8 @@ typedef struct Model {
     void *state;
     ModelDesc desc;
     int dof;
-    int has_friction;  /* some joint of desc has friction: the wrappers apply it (added last) */
-    /* Mimic joints (added last): the back-end's state holds all nfull joints of the file, desc and dof only the
+    int has_friction;  /* some joint of desc has friction: the wrappers apply it */
+    /* Mimic joints: the back-end's state holds all nfull joints of the file, desc and dof only the
      * independent ones (the planner's axes). Full joint k = mult[k] q[src[k]] + off[k]; full[i] is the full index
      * of axis i. nfull == 0: no mimic joint, the wrappers pass q through. */
     int nfull;
@@ -234,7 +263,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 2
+#define MODEL_PLUGIN_ABI 3
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -261,6 +290,9 @@ void model_close(Model *m);
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9]);
 int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
              ModelIkInfo *info);
+/* The ik_all operation; a back-end without one answers with its ik from q_ref (one solution, config -1). */
+int model_ik_all(Model *m, const double pos[3], const double quat[4], const double *q_ref, ModelIkSolution *sol,
+                 int max, ModelIkWhy *why);
 int model_jacobian(Model *m, const double *q, double *J);
 int model_singularity(Model *m, const double *q, double *measure);
 /* The singularity operation with the band [lo, hi]: 1 when the back-end proved the measure inside (measure a lower

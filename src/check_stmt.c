@@ -161,6 +161,8 @@ static const WithParam with_params[] = {
     {"HOLD", {0, 0, 1, 0}, W_GTO},
     {"JERK", {1, 0, -4, 0}, W_GTO | W_GPROF},
     {"INTERP", {0, 0, 0, 0}, W_GPROF}, /* LINEAR | CSPLINE, compiled as the REAL 0 | 1 (opcodes.h MP_INTERP) */
+    {"CONFIG", {0, 0, 0, 0}, W_PTP},   /* the arm configuration bits (docs/MODELS.md), an INT 0..7 */
+    {"TURN", {0, 0, 0, 0}, W_PTP},     /* bit i: joint i + 1 negative */
 };
 
 /* INTERP := LINEAR | CSPLINE: a keyword-like name, not an expression; rewrite it into the literal 0 or 1. */

@@ -27,7 +27,7 @@ enum { CLI_OK = 0, CLI_RUNTIME = 1, CLI_USAGE = 64, CLI_INVALID = 65, CLI_NOINPU
 
 /* Which inputs an operation reads (an option it does not read is a usage error, so typos do not pass
  * silently: `irl model m.irm id --tau …` has no meaning). */
-enum { U_Q = 1, U_QD = 2, U_QDD = 4, U_TAU = 8, U_POSE = 16, U_LINK = 32 };
+enum { U_Q = 1, U_QD = 2, U_QDD = 4, U_TAU = 8, U_POSE = 16, U_LINK = 32, U_ALL = 64 };
 
 /* One numeric option: a comma-separated list of numbers. */
 typedef struct {
@@ -41,6 +41,7 @@ typedef struct {
     const char *machine, *op;
     CliVec q, qd, qdd, tau, pose, gravity;
     const char *link;
+    int all; /* ik --all: every solution */
     const char *plugin[CLI_MAX_PLUGINS];
     int nplugins;
 } CliArgs;
@@ -63,7 +64,7 @@ typedef struct {
 
 static const char cli_usage_text[] =
     "usage: irl model MACHINE OP [--q a,b,...] [--qd ...] [--qdd ...] [--tau ...]\n"
-    "                 [--pose x,y,z,qw,qx,qy,qz] [--gravity gx,gy,gz] [--link NAME] [--plugin lib.so]\n"
+    "                 [--pose x,y,z,qw,qx,qy,qz] [--gravity gx,gy,gz] [--link NAME] [--all] [--plugin lib.so]\n"
     "  MACHINE  a machine file: .irm (irl syntax) or .urdf\n"
     "  OP       info fk jacobian singularity id mass bias fd ik outputs semi\n";
 
@@ -219,7 +220,10 @@ static int cli_parse(CliArgs *a, int argc, char **argv)
             if (rc) return rc;
         }
         if (matched) continue;
-        if (nl == 6 && strncmp(arg, "--link", 6) == 0) {
+        if (strcmp(arg, "--all") == 0) {
+            if (a->all) return cli_usage("--all given twice");
+            a->all = 1;
+        } else if (nl == 6 && strncmp(arg, "--link", 6) == 0) {
             if (a->link) return cli_usage("--link given twice");
             if (!(a->link = cli_value(argc, argv, &i, arg, nl))) return cli_usage("--link needs a name");
         } else if (nl == 8 && strncmp(arg, "--plugin", 8) == 0) {
@@ -359,7 +363,48 @@ static int op_fd(CliCtx *c)
     return CLI_OK;
 }
 
-/* ik: joints reaching --pose from the seed --q; out of reach is exit 1 with the residual. */
+/* ik --all: every solution, nearest --q first, each with its configuration (docs/MODELS.md) and limits; none is
+ * exit 1 saying why. */
+static int op_ik_all(CliCtx *c, const double *pos, const double *quat)
+{
+    static ModelIkSolution sol[MODEL_IK_MAX_SOLUTIONS];
+    ModelIkWhy why;
+    int k = model_ik_all(c->m, pos, quat, c->a->q.v, sol, MODEL_IK_MAX_SOLUTIONS, &why);
+    if (k < 0) return cli_fail(c, k);
+    if (k == 0) {
+        if (why.reach_excess > 0 && isfinite(why.reach_excess))
+            fprintf(stderr, "irl model: ik: the pose is out of reach by %.6g m%s\n", why.reach_excess,
+                    why.method == 2 ? " (the nearest the numerical search came)" : "");
+        else
+            fprintf(stderr, "irl model: ik: the pose has no inverse-kinematics solution\n");
+        return CLI_RUNTIME;
+    }
+    printf("{\"method\": \"%s\", \"solutions\": [", why.method == 1 ? "closed form" : why.method == 2 ? "search" : "ik");
+    for (int i = 0; i < k; i++) {
+        const ModelIkSolution *s = &sol[i];
+        fputs(i ? ",\n  {\"q\": " : "\n  {\"q\": ", stdout);
+        json_vec(s->q, c->dof);
+        if (s->config >= 0)
+            printf(", \"config\": %d, \"shoulder\": \"%s\", \"elbow\": \"%s\", \"wrist\": \"%s\"", s->config,
+                   s->config & MODEL_CFG_BACK ? "back" : "front", s->config & MODEL_CFG_ELBOW_DOWN ? "down" : "up",
+                   s->config & MODEL_CFG_FLIP ? "flip" : "no flip");
+        else
+            fputs(", \"config\": null", stdout);
+        printf(", \"turn\": %d, \"within_limits\": %s, \"limit_joint\": ", s->turn,
+               s->limit_joint < 0 ? "true" : "false");
+        if (s->limit_joint < 0) fputs("null", stdout);
+        else json_str(c->m->desc.joint[s->limit_joint].name);
+        fputs(", \"limit_excess\": ", stdout);
+        json_num(s->limit_excess);
+        fputs(", \"distance\": ", stdout);
+        json_num(s->dist);
+        printf(", \"singular\": %s}", s->singular ? "true" : "false");
+    }
+    puts("\n]}");
+    return CLI_OK;
+}
+
+/* ik: joints reaching --pose from the seed --q; out of reach is exit 1 with the residual. --all: op_ik_all. */
 static int op_ik(CliCtx *c)
 {
     const double *pose = c->a->pose.v;
@@ -367,6 +412,7 @@ static int op_ik(CliCtx *c)
     if (!(qn > 1e-12) || !isfinite(qn))
         return cli_usage("--pose: the quaternion (qw, qx, qy, qz) has zero length");
     double quat[4] = {pose[3] / qn, pose[4] / qn, pose[5] / qn, pose[6] / qn};
+    if (c->a->all) return op_ik_all(c, pose, quat);
     double q[MODEL_MAX_DOF];
     ModelIkInfo info = {0, NAN};
     int rc = model_ik(c->m, pose, quat, c->a->q.v, q, &info);
@@ -432,7 +478,7 @@ static const CliOp cli_ops[] = {
     {"mass", U_Q, op_mass},
     {"bias", U_Q | U_QD, op_bias},
     {"fd", U_Q | U_QD | U_TAU, op_fd},
-    {"ik", U_Q | U_POSE, op_ik},
+    {"ik", U_Q | U_POSE | U_ALL, op_ik},
     {"outputs", U_Q | U_QD | U_QDD, op_outputs},
     {"semi", U_Q | U_QD | U_QDD | U_TAU, op_semi},
 };
@@ -445,7 +491,8 @@ static int cli_check_uses(const CliArgs *a, const CliOp *op)
         int given;
         const char *name;
     } opts[] = {{U_Q, a->q.given, "--q"},       {U_QD, a->qd.given, "--qd"},     {U_QDD, a->qdd.given, "--qdd"},
-                {U_TAU, a->tau.given, "--tau"}, {U_POSE, a->pose.given, "--pose"}, {U_LINK, a->link != NULL, "--link"}};
+                {U_TAU, a->tau.given, "--tau"}, {U_POSE, a->pose.given, "--pose"}, {U_LINK, a->link != NULL, "--link"},
+                {U_ALL, a->all, "--all"}};
     for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++)
         if (opts[k].given && !(op->uses & opts[k].bit))
             return cli_usage("'%s' does not use %s", op->name, opts[k].name);

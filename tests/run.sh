@@ -1,49 +1,66 @@
 #!/usr/bin/env bash
-# tests/run.sh BUILD_DIR...: the whole suite against each build (e.g. build/release build/asan).
-#   unit tests    BUILD/tests/test_*    each prints "ok NAME" / "not ok NAME" lines (tests/unit/utest.h)
-#   lang tests    tests/lang/**/*.irl   expectations inline (see tests/lang/README.md)
-#   shell tests   tests/sh/*.sh         run with IRL=BUILD/irl, BUILD=BUILD; exit 0 = pass
-# Ends with "N passed, N failed" alone on its line. Exit status 0 only when nothing failed and something ran.
+# tests/run.sh [BUILD_DIR...] [-- FILTER...]: the suite against each build (default build/release), in parallel.
+#   unit tests    BUILD/tests/test_*     one line per case (tests/unit/utest.h)         named unit/test_vm/CASE
+#   lang tests    tests/lang/**/*.irl,   expectations inline (tests/lang/README.md)      named lang/run/control,
+#                 programs/*.irl                                                         programs/demo
+#   golden tests  tests/golden/*/        trace and report against stored ones            named golden/demo
+#                                        (tests/golden/README.md)
+#   shell tests   tests/sh/*.sh          run with IRL=BUILD/irl, BUILD=BUILD; exit 0 = pass   named sh/online_sim
+# FILTER (after --, or the words of $TESTS): run only the tests whose name contains one of the words, e.g.
+#   tests/run.sh build/release -- vm             tests/run.sh build/asan -- sh/online lang/run
+#   TESTS=golden tests/run.sh build/release      (a path such as tests/sh/online_sim.sh works too)
+# JOBS=N runs N tests at once (default: nproc). Each test writes to its own files; its lines ("ok NAME [build]"
+# or "not ok NAME [build]") are printed when it ends, the failures' details after all, then the slowest tests,
+# and last, alone on its line, "N passed, N failed". Exit status 0 only when nothing failed and something ran.
+# Each build keeps its tests' wall times in BUILD/test-times, so the next run starts the longest ones first.
 set -u
 cd "$(dirname "$0")/.."
-passed=0 failed=0
-declare -a failures=()
-pass() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); failures+=("$1"); echo "not ok $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/#   /' | head -40; }
 
-run_unit() { # $1 build dir
-    local t out rc
-    for t in "$1"/tests/test_*; do
-        [ -x "$t" ] || continue
-        out=$(timeout 600 "$t" 2>&1); rc=$?
-        local ok=$(printf '%s\n' "$out" | grep -c '^ok ') bad=$(printf '%s\n' "$out" | grep -c '^not ok ')
-        passed=$((passed + ok))
-        if [ "$bad" -gt 0 ]; then
-            failed=$((failed + bad)); failures+=("$t")
-            printf '%s\n' "$out" | grep -E '^(not ok|#)' | head -60
-        elif [ $rc -ne 0 ]; then
-            fail "$t (exit $rc)" "$(printf '%s\n' "$out" | tail -20)"
-        fi
+builds=() filters=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --) shift; filters+=("$@"); break ;;
+        -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        *) builds+=("${1%/}") ;;
+    esac
+    shift
+done
+[ ${#builds[@]} -gt 0 ] || builds=(build/release)
+# shellcheck disable=SC2206
+[ -n "${TESTS:-}" ] && filters+=(${TESTS})
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+# A filter word matches a test name as a substring; "tests/sh/x.sh" is taken as "sh/x".
+wanted() { # $1 test name
+    [ ${#filters[@]} -eq 0 ] && return 0
+    local w
+    for w in "${filters[@]}"; do
+        w=${w#./}; w=${w#tests/}; w=${w%.sh}; w=${w%.irl}; w=${w%/}
+        [[ "$1" == *"$w"* ]] && return 0
     done
+    return 1
 }
 
-# One .irl file with inline directives:
+# ---- the tests: one job each, "kind build path name" ----
+
+# One .irl file with inline directives (tests/lang/README.md):
 #   // expect: TEXT        a line of stdout, in order (stdout must be exactly these lines)
 #   // expect-err: TEXT    a stderr line containing TEXT, in order (no directive: stderr must be empty)
 #   // exit: N             expected exit status (default 0)
 #   // cmd: SUBCOMMAND     irl subcommand and options before the file (default "run")
-run_lang_file() { # $1 irl binary, $2 file
-    local irl=$1 f=$2 cmd exp_exit exp_out exp_err out err rc tmp
+# Prints the reasons it failed, nothing when it passed.
+lang_why() { # $1 irl binary, $2 file, $3 scratch dir
+    local irl=$1 f=$2 t=$3 cmd exp_exit exp_out out err rc why=""
     cmd=$(sed -n 's|^.*// cmd: *||p' "$f" | head -1); cmd=${cmd:-run}
     exp_exit=$(sed -n 's|^.*// exit: *\([0-9]*\).*|\1|p' "$f" | head -1); exp_exit=${exp_exit:-0}
     exp_out=$(sed -n 's|^.*// expect: \{0,1\}||p' "$f")
-    tmp=$(mktemp -d)
     # shellcheck disable=SC2086
-    (cd "$(dirname "$f")" && timeout 60 "$irl" $cmd "$(basename "$f")" >"$tmp/out" 2>"$tmp/err"); rc=$?
-    out=$(cat "$tmp/out"); err=$(cat "$tmp/err")
-    local why=""
+    (cd "$(dirname "$f")" && timeout 60 "$irl" $cmd "$(basename "$f")" >"$t/out" 2>"$t/err"); rc=$?
+    out=$(cat "$t/out"); err=$(cat "$t/err")
     [ "$rc" = "$exp_exit" ] || why+="exit $rc, expected $exp_exit"$'\n'
-    [ "$out" = "$exp_out" ] || why+="stdout differs:"$'\n'"$(diff <(printf '%s\n' "$exp_out") <(printf '%s\n' "$out") | head -20)"$'\n'
+    [ "$out" = "$exp_out" ] ||
+        why+="stdout differs:"$'\n'"$(diff <(printf '%s\n' "$exp_out") <(printf '%s\n' "$out") | head -20)"$'\n'
     if grep -q '// expect-err:' "$f"; then
         local pos=0 want line found n
         while IFS= read -r want; do
@@ -54,46 +71,146 @@ run_lang_file() { # $1 irl binary, $2 file
             done <<<"$err"
             [ $found = 1 ] || why+="stderr lacks (in order): $want"$'\n'
         done < <(sed -n 's|^.*// expect-err: \{0,1\}||p' "$f")
-        [ $found = 1 ] 2>/dev/null || true
     elif [ -n "$err" ]; then
         why+="unexpected stderr:"$'\n'"$err"$'\n'
     fi
     # A crash under the sanitizers always fails, whatever the expected exit.
-    if grep -qE 'runtime error:.*(undefined|overflow|misaligned)|AddressSanitizer|LeakSanitizer' "$tmp/err"; then
-        why+="sanitizer report:"$'\n'"$(head -20 "$tmp/err")"$'\n'
+    if grep -qE 'runtime error:.*(undefined|overflow|misaligned)|AddressSanitizer|LeakSanitizer' "$t/err"; then
+        why+="sanitizer report:"$'\n'"$(head -20 "$t/err")"$'\n'
     fi
-    rm -rf "$tmp"
-    if [ -z "$why" ]; then pass; else fail "$f [$irl]" "$why"; fi
+    printf '%s' "$why"
 }
 
-run_lang() { # $1 build dir
-    local f
-    [ -x "$1/irl" ] || return 0
-    while IFS= read -r f; do
-        grep -qE '// (expect|exit):' "$f" || continue   # libraries imported by tests carry no directives
-        run_lang_file "$(realpath "$1/irl")" "$f"
-    done < <(find tests/lang programs -name '*.irl' 2>/dev/null | sort)
+# Runs job $1 in the background's subshell: writes $tmp/$1.lines (the ok / not ok lines), $tmp/$1.why (the
+# failures' details), $tmp/$1.count ("passed failed") and $tmp/$1.time (wall seconds).
+run_job() { # $1 job index
+    local kind=${jkind[$1]} b=${jbuild[$1]} path=${jpath[$1]} name=${jname[$1]} o=$tmp/$1 rc out tag
+    local t0=$EPOCHREALTIME p=0 f=0
+    tag="[$(basename "$b")]"
+    mkdir -p "$o.d"
+    case $kind in
+        unit)
+            timeout 600 "$path" >"$o.d/out" 2>&1; rc=$?
+            local line cur=""
+            while IFS= read -r line; do
+                case $line in
+                    "ok "*) p=$((p + 1)); echo "ok $name/${line#ok } $tag" >>"$o.lines"; cur="" ;;
+                    "not ok "*) f=$((f + 1)); cur="$name/${line#not ok } $tag"; echo "not ok $cur" >>"$o.lines"
+                        echo "not ok $cur" >>"$o.why" ;;
+                    "#"*) [ -n "$cur" ] && echo "#   $line" >>"$o.why" ;;
+                esac
+            done <"$o.d/out"
+            # utest exits 1 when a case failed; anything else (a crash, the timeout) is a failure of its own
+            if [ $rc -ne 0 ] && { [ $f -eq 0 ] || [ $rc -ne 1 ]; }; then
+                f=$((f + 1)); echo "not ok $name (exit $rc) $tag" >>"$o.lines"
+                { echo "not ok $name (exit $rc) $tag"; tail -20 "$o.d/out" | sed 's/^/#   /'; } >>"$o.why"
+            fi ;;
+        lang)
+            out=$(lang_why "$(realpath "$b/irl")" "$path" "$o.d")
+            if [ -z "$out" ]; then p=1; echo "ok $name $tag" >"$o.lines"
+            else
+                f=1; echo "not ok $name $tag" >"$o.lines"
+                { echo "not ok $name $tag ($path)"; printf '%s\n' "$out" | head -40 | sed 's/^/#   /'; } >"$o.why"
+            fi ;;
+        sh|golden)
+            local cmd=(bash "$path"); [ "$kind" = golden ] && cmd=(python3 tests/golden/golden.py "$path")
+            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") timeout 900 "${cmd[@]}" >"$o.d/out" 2>&1; rc=$?
+            if [ $rc -eq 0 ]; then p=1; echo "ok $name $tag" >"$o.lines"
+            else
+                f=1; echo "not ok $name $tag" >"$o.lines"
+                { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.d/out" | sed 's/^/#   /'; } >"$o.why"
+            fi ;;
+    esac
+    echo "$p $f" >"$o.count"
+    echo "$EPOCHREALTIME $t0" | awk '{printf "%.1f\n", $1 - $2}' >"$o.time"
+    rm -rf "$o.d"
 }
 
-run_sh() { # $1 build dir
-    local s out rc
-    for s in tests/sh/*.sh; do
-        [ -f "$s" ] || continue
-        out=$(IRL=$(realpath "$1/irl") BUILD=$(realpath "$1") timeout 900 bash "$s" 2>&1); rc=$?
-        if [ $rc -eq 0 ]; then pass; else fail "$s [$1]" "$(printf '%s\n' "$out" | tail -30)"; fi
+jkind=() jbuild=() jpath=() jname=() jweight=()
+add_job() { # kind build path name default-weight (s)
+    wanted "$4" || return 0
+    local k=${#jkind[@]}
+    jkind[k]=$1 jbuild[k]=$2 jpath[k]=$3 jname[k]=$4
+    jweight[k]=${hist["$2 $4"]:-$5}
+}
+declare -A hist=()
+for b in "${builds[@]}"; do
+    [ -d "$b" ] || { echo "no build folder $b (make CFG=... all first)"; exit 1; }
+    if [ -f "$b/test-times" ]; then
+        while read -r n s; do hist["$b $n"]=$s; done <"$b/test-times"
+    fi
+    for t in "$b"/tests/test_*; do
+        [ -x "$t" ] && [ -f "$t" ] && add_job unit "$b" "$t" "unit/$(basename "$t")" 10
     done
-}
-
-[ $# -gt 0 ] || set -- build/release
-for b in "$@"; do
-    echo "== $b"
-    run_unit "$b"
-    run_lang "$b"
-    run_sh "$b"
+    if [ -x "$b/irl" ]; then
+        while IFS= read -r f; do
+            grep -qE '// (expect|exit):' "$f" || continue   # libraries imported by tests carry no directives
+            n=${f#tests/}; add_job lang "$b" "$f" "${n%.irl}" 1
+        done < <(find tests/lang programs -name '*.irl' 2>/dev/null | sort)
+        for g in tests/golden/*/; do
+            [ -f "$g/run" ] && add_job golden "$b" "${g%/}" "golden/$(basename "$g")" 10
+        done
+        for s in tests/sh/*.sh; do
+            [ -f "$s" ] && add_job sh "$b" "$s" "sh/$(basename "$s" .sh)" 60
+        done
+    fi
 done
-if [ $failed -gt 0 ]; then
-    echo "failed:"; printf '  %s\n' "${failures[@]}"
+njobs=${#jkind[@]}
+
+# Longest first (the last measured wall time, else a guess by kind), so that the tail of the run stays short.
+mapfile -t order < <(for ((k = 0; k < njobs; k++)); do echo "${jweight[k]} $k"; done |
+                     sort -k1,1gr -k2,2n | cut -d' ' -f2)
+
+# ---- the pool ----
+passed=0 failed=0
+declare -A running=()
+next=0
+echo "== ${builds[*]}: $njobs tests, $JOBS at a time${filters[*]:+ (filter: ${filters[*]})}"
+finish() { # $1 job index
+    local c
+    cat "$tmp/$1.lines" 2>/dev/null
+    read -r -a c <"$tmp/$1.count"
+    passed=$((passed + c[0])) failed=$((failed + c[1]))
+}
+start_job() { # $1 job index
+    run_job "$1" &
+    running[$!]=$1
+}
+while :; do
+    while [ ${#running[@]} -lt "$JOBS" ] && [ $next -lt $njobs ]; do
+        start_job "${order[next]}"; next=$((next + 1))
+    done
+    [ ${#running[@]} -eq 0 ] && break
+    done_pid=""
+    wait -n -p done_pid "${!running[@]}"
+    [ -n "$done_pid" ] || continue
+    finish "${running[$done_pid]}"
+    unset "running[$done_pid]"
+done
+
+# ---- the summary ----
+whys=$(for ((k = 0; k < njobs; k++)); do cat "$tmp/$k.why" 2>/dev/null; done)
+if [ -n "$whys" ]; then
+    echo; echo "failures:"; printf '%s\n' "$whys"
 fi
-total=$((passed + failed))
+for b in "${builds[@]}"; do
+    # an unfiltered run forgets the tests that are gone
+    if [ ${#filters[@]} -eq 0 ]; then
+        for key in "${!hist[@]}"; do [ "${key%% *}" = "$b" ] && unset "hist[$key]"; done
+    fi
+    for ((k = 0; k < njobs; k++)); do
+        [ "${jbuild[k]}" = "$b" ] && [ -f "$tmp/$k.time" ] && hist["$b ${jname[k]}"]=$(cat "$tmp/$k.time")
+    done
+    for key in "${!hist[@]}"; do
+        [ "${key%% *}" = "$b" ] && echo "${key#* } ${hist[$key]}"
+    done | sort >"$b/test-times.new" && mv "$b/test-times.new" "$b/test-times"
+done
+if [ "$njobs" -gt 1 ]; then
+    echo; echo "slowest:"
+    for ((k = 0; k < njobs; k++)); do
+        [ -f "$tmp/$k.time" ] &&
+            printf '%8s s  %s [%s]\n' "$(cat "$tmp/$k.time")" "${jname[k]}" "$(basename "${jbuild[k]}")"
+    done | sort -gr | head -8
+fi
 echo "$passed passed, $failed failed"
-[ $failed -eq 0 ] && [ $total -gt 0 ]
+[ $failed -eq 0 ] && [ $((passed + failed)) -gt 0 ]

@@ -124,8 +124,9 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         /* controlled stop: the planner holds the last good setpoint; drop what is queued */
         sd->ik_status = MODEL_EUNREACH;
         planner_reset(&md->planner, sp->q);
-        snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s in the cycle of the statement at %s:%d:%d; "
-                 "motion stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
+        ex->motion.fail_src = (SampleSrc){sp->src.file, sp->src.line, sp->src.col};
+        snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s on this statement's path (%s:%d:%d); motion "
+                 "stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
         return IRL_ERR_IK;
     }
     return 0;
@@ -652,10 +653,11 @@ static void print_summary(ExecOffline *ex, const ReportInfo *info)
     free(buf);
 }
 
-/* The error that ended the run while the queues drained, as the VM would have reported it. */
+/* The error that ended the run while the queues drained, as the VM would have reported it: at the statement whose
+ * motion failed, else at the last statement. */
 static void drain_error(ExecOffline *ex, int e, const char *msg)
 {
-    const SampleSrc *s = &ex->motion.cur;
+    const SampleSrc *s = ex->motion.fail_src.line > 0 ? &ex->motion.fail_src : &ex->motion.cur;
     const char *name = vm_errname(e < 0 ? -e : e);
     snprintf(ex->error, sizeof ex->error, "%s:%d:%d: runtime error: %s (%s)", s->file ? s->file : ex->program,
              s->line, s->col, msg, name ? name : "?");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errcodes.h"
+#include "exec/ptp_ik.h"
 #include "geom.h"
 
 #define G_SI 9.81 /* the language's G unit, m/s^2 (1 G = 9.81 m/s^2) */
@@ -24,6 +25,7 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
     m->sys = sys;
     m->dt = dt;
     m->time_scale = time_scale > 0 ? time_scale : 1.0;
+    m->err_pc = -1;
     double k = m->time_scale;
     for (int i = 0; i < devs->ndev; i++) {
         Device *dv = &devs->dev[i];
@@ -95,7 +97,35 @@ size_t motion_pending(const Motion *m)
     return n;
 }
 
-static int run_cycle(Motion *m, char *msg, size_t msglen) { return m->cycle(m->cycle_ctx, msg, msglen); }
+/* The first instruction at src (the statement's own location), or -1. */
+static int pc_of(const Motion *m, const SampleSrc *src)
+{
+    const Chunk *c = m->chunk;
+    for (int pc = 0; pc < c->ncode; pc++) {
+        ChunkLine l = c->lines[pc];
+        if (l.line != src->line || l.col != src->col) continue;
+        const char *f = l.file >= 0 && l.file < c->nfiles && c->files[l.file] >= 0 && c->files[l.file] < c->nkstr
+                            ? c->kstr[c->files[l.file]].text : NULL;
+        if (!src->file || !f || strcmp(f, src->file) == 0) return pc;
+    }
+    return -1;
+}
+
+/* One cycle; an error it charges to a statement's motion (fail_src) is located there (motion_error_pc). */
+static int run_cycle(Motion *m, char *msg, size_t msglen)
+{
+    m->fail_src = (SampleSrc){NULL, 0, 0};
+    int e = m->cycle(m->cycle_ctx, msg, msglen);
+    if (e > 0 && m->fail_src.line > 0) m->err_pc = pc_of(m, &m->fail_src);
+    return e;
+}
+
+int motion_error_pc(Motion *m)
+{
+    int pc = m->err_pc;
+    m->err_pc = -1;
+    return pc;
+}
 
 int motion_drain(Motion *m, char *msg, size_t msglen)
 {
@@ -429,9 +459,14 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
                 t = r;
             }
             Pose mt = to_model(m, &t);
-            ModelIkInfo ik;
-            if (model_ik(mo, mt.p, mt.q, qlast, q, &ik) < 0)
-                return FAIL(IRL_ERR_IK, "%s: no inverse-kinematics solution for the target pose", what);
+            double cw = st->has[MP_CONFIG] ? st->with[MP_CONFIG] : -1, tw = st->has[MP_TURN] ? st->with[MP_TURN] : -1;
+            if (st->has[MP_CONFIG] && !(cw >= 0 && cw <= 7 && cw == floor(cw)))
+                return FAIL(IRL_ERR_USER, "%s: WITH CONFIG %g is not one of 0 to 7 (1 back, 2 elbow down, 4 flip)", what,
+                            cw);
+            if (st->has[MP_TURN] && !(tw >= 0 && tw < 2147483648.0 && tw == floor(tw)))
+                return FAIL(IRL_ERR_USER, "%s: WITH TURN %g is not a set of joint bits (an integer >= 0)", what, tw);
+            PtpIkWant want = {(int)cw, (long)tw};
+            if ((e = ptp_ik_solve(mo, mt.p, mt.q, t.p, t.q, qlast, want, q, what, msg, msglen))) return e;
             /* the IK's solution at a singular pose is one of many: its proximity is checked when the PTP arrives */
             par.ik_target = model_singularity(mo, q, &par.sing_target) >= 0;
         }

@@ -62,6 +62,8 @@ typedef struct Motion {
     MotionCycleFn cycle;
     void *cycle_ctx;
     SampleSrc cur;       /* the statement executing (the trace's `line`) */
+    SampleSrc fail_src;  /* set by the cycle: the statement whose motion a cycle's error belongs to (line 0: none) */
+    int err_pc;          /* the pc of that statement, for the error's location (-1: none; motion_error_pc) */
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
     int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
     long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
@@ -79,6 +81,9 @@ void motion_free(Motion *m);
  * code (-IRL_ERR_*) comes from the clock and ends the run past any ON ERROR handler (a time bound, an
  * interrupt: exec_offline.h). */
 int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen);
+/* Where the error motion_execute just returned belongs, when not at the executing statement: the pc of the
+ * statement whose motion failed in a cycle (a LIN's IK failing while the program runs ahead), else -1. Read once. */
+int motion_error_pc(Motion *m);
 
 /* Segments queued and not finished, over all devices (0: everything at its programmed point). */
 size_t motion_pending(const Motion *m);

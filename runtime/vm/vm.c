@@ -161,10 +161,11 @@ static int unwind(Vm *vm, int pc)
     }
 }
 
-/* Raises code at pc (a new error: its location is remembered) and unwinds; the handler's pc or -1. */
-static int raise_at(Vm *vm, int code, int pc, const char *msg)
+/* Raises code at pc (a new error: its location `where` is remembered, pc itself unless the motion door named the
+ * statement whose motion failed) and unwinds from pc; the handler's pc or -1. */
+static int raise_at(Vm *vm, int code, int pc, int where, const char *msg)
 {
-    set_error(vm, code, pc, msg);
+    set_error(vm, code, where, msg);
     return unwind(vm, pc);
 }
 
@@ -195,7 +196,7 @@ VM_LOOP_ATTR int vm_run(Vm *vm)
     const Instr *pc = code + c->routines[0].entry;
     Instr ins;
     char msg[VM_MSG_LEN];
-    int ecode = 0;
+    int ecode = 0, blame = -1; /* blame: the pc an error from the motion door belongs to (-1: the executing one) */
 
 #define RA (base[INSTR_A(ins)])
 #define RB (base[INSTR_B(ins)])
@@ -482,6 +483,7 @@ dispatch:
         }
         if (UNLIKELY(e)) {
             ecode = e;
+            blame = motion_error_pc(vm->motion);
             goto on_error;
         }
         NEXT;
@@ -505,7 +507,8 @@ bad_string:
     snprintf(msg, sizeof msg, "invalid STRING value");
     goto on_error;
 on_error: {
-    int at = raise_at(vm, ecode, PCIDX, msg);
+    int at = raise_at(vm, ecode, PCIDX, blame >= 0 ? blame : PCIDX, msg);
+    blame = -1;
     if (at < 0) return VM_ERROR;
     base = stack + vm->frames[vm->nframes - 1].base;
     pc = code + at;

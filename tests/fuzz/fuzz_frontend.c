@@ -1,19 +1,14 @@
 /* fuzz_frontend.c — libFuzzer target for the front end: any bytes are scanned and parsed as one unit, the way
  * frontend_compile_file does it: a PROGRAM without imports (so no file is touched) goes through the checker,
- * also after syntax errors (the lenient check of the parts that parsed); the same bytes are also read as a
- * machine file (src/machine.c, which evaluates MACHINE units into a ModelDesc). Diagnostics go to /dev/null;
- * the only failures are crashes, sanitizer reports, leaks and hangs. */
+ * also after syntax errors (the lenient check of the parts that parsed). Diagnostics go to /dev/null; the only
+ * failures are crashes, sanitizer reports, leaks and hangs. Machine files: fuzz_machine.c. */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "check.h"
-#include "machine.h"
 #include "syntax.h"
 
-/* models/model.c names the built-in back-ends; the fuzz target never opens a model, so empty ones do. */
-const ModelType model_chain, model_centrifuge;
-
-/* One input: parse (keeping a recovered tree), check when it is a program without imports; then as a machine. */
+/* One input: parse (keeping a recovered tree), check when it is a program without imports. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *devnull;
@@ -37,8 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!imports)
             check_program_ex(&arena, &diag, root, holes);
     }
-    ModelDesc desc;
-    machine_load_text("fuzz.irm", text, size, &desc, &diag);
     arena_free(&arena);
     diag_free(&diag);
     return 0;

@@ -10,10 +10,10 @@ n=0 bad=0
 note() { echo "FAIL $1: $2"; bad=$((bad + 1)); }
 while IFS= read -r f; do
     dir=$(dirname "$f"); base=$(basename "$f")
+    grep -q 'cmd: *\(check\|disasm\|compile\)' "$f" && continue
     # Run from the file's directory (imports are relative, and messages then name the same path).
     (cd "$dir" && timeout 60 "$IRL" run --out-temp --no-plots "$base" >"$tmp/a.out" 2>"$tmp/a.err"); rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 1 ] || continue
-    grep -q 'cmd: *\(check\|disasm\|compile\)' "$f" && continue
     (cd "$dir" && "$IRL" compile "$base" -o "$tmp/p.irlc" >"$tmp/c.out" 2>&1) || { note "$f" "irl compile failed: $(head -3 "$tmp/c.out")"; continue; }
     (cd "$dir" && "$IRL" compile "$base" -o "$tmp/q.irlc" >/dev/null 2>&1)
     cmp -s "$tmp/p.irlc" "$tmp/q.irlc" || note "$f" "two compilations differ (the writer is not deterministic)"

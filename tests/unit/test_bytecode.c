@@ -3,7 +3,9 @@
  * out of bounds. Also two helper modes for tests/sh/bytecode_corrupt.sh:
  *   test_bytecode mutate FILE SEED COUNT OUTDIR   mutate FILE COUNT times in memory, re-stamp the checksum, load;
  *                                                 accepted mutants (at most 25) are written to OUTDIR for `irl run`
- *   test_bytecode flips FILE SEED COUNT OUTDIR    write COUNT copies with bytes flipped or cut (checksum as is) */
+ *   test_bytecode flips FILE SEED COUNT OUTDIR    write COUNT copies with bytes flipped or cut (checksum as is)
+ *   test_bytecode regions FILE SEED PER OUTDIR    write PER copies flipped inside each region of the file (header,
+ *                                                 checksum, constants, code, line table) and PER cut short */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,8 +539,56 @@ static int flips_main(int argc, char **argv)
     return 0;
 }
 
+/* test_bytecode regions FILE SEED PER OUTDIR: PER damaged copies per region, 1-3 bytes flipped inside it (the
+ * checksum as is), and PER cut at a random length, as OUTDIR/REGION_SEED_I.irlc; prints the regions' byte ranges. */
+static int regions_main(int argc, char **argv)
+{
+    if (argc != 6) {
+        fprintf(stderr, "usage: test_bytecode regions FILE SEED PER OUTDIR\n");
+        return 64;
+    }
+    FILE *f = fopen(argv[2], "rb");
+    if (!f) return perror(argv[2]), 66;
+    static unsigned char orig[1 << 22], buf[1 << 22];
+    size_t olen = fread(orig, 1, sizeof orig, f);
+    fclose(f);
+    size_t kint = find_section(orig, olen, "KINT"), file = find_section(orig, olen, "FILE");
+    size_t code = find_section(orig, olen, "CODE"), line = find_section(orig, olen, "LINE");
+    size_t stmt = find_section(orig, olen, "STMT");
+    if (!kint || !file || !code || !line || !stmt) {
+        fprintf(stderr, "%s: sections not found\n", argv[2]);
+        return 1;
+    }
+    /* [from, to) of each region; the constants are KINT, KREA and KSTR with their heads */
+    const struct { const char *name; size_t from, to; } region[] = {
+        {"header", 0, 20}, {"checksum", 20, 24}, {"constants", kint, file}, {"code", code, line}, {"lines", line, stmt},
+        {"cut", 0, olen},
+    };
+    rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)strtoull(argv[3], NULL, 10) * 0x100000001b3ULL;
+    long per = strtol(argv[4], NULL, 10);
+    for (size_t r = 0; r < sizeof region / sizeof region[0]; r++) {
+        size_t from = region[r].from, span = region[r].to - region[r].from;
+        printf("%s [%zu, %zu)\n", region[r].name, from, region[r].to);
+        for (long i = 0; i < per; i++) {
+            size_t n = olen;
+            memcpy(buf, orig, olen);
+            if (strcmp(region[r].name, "cut") == 0) n = rnd() % olen;
+            else
+                for (int j = 1 + (int)(rnd() % 3); j > 0; j--)
+                    buf[from + rnd() % span] ^= (unsigned char)(1 + rnd() % 255);
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s_%s_%ld.irlc", argv[5], region[r].name, argv[3], i);
+            FILE *o = fopen(path, "wb");
+            if (!o || fwrite(buf, 1, n, o) != n) return perror(path), 1;
+            fclose(o);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "regions") == 0) return regions_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "mutate") == 0) return mutate_main(argc, argv);
     if (argc > 1 && strcmp(argv[1], "flips") == 0) return flips_main(argc, argv);
     RUN(valid_chunk_verifies);

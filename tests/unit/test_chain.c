@@ -14,6 +14,8 @@
 #include "geom.h"
 #include "model.h"
 #include "puma560_desc.h"
+#include "test_rand.h"
+#include "trig.h"
 #include "utest.h"
 
 #define NMAX MODEL_MAX_DOF
@@ -60,6 +62,50 @@ static double rel_err(const double *a, const double *b, int n)
     for (int i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
     for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
     return e / scale;
+}
+
+/* The error of v against the reference r (long double) in units of the last place of a double near |r| (|r| below
+ * 2^-1022 counts as 2^-1022). */
+static double ulps(double v, long double r)
+{
+    double a = fabs((double)r);
+    int e = a > 0x1p-1022 ? ilogb(a) : -1022;
+    return (double)fabsl((long double)v - r) / ldexp(1.0, e - 52);
+}
+
+/* trig.h against long double cosl/sinl: trig_sincos2 within 1 ulp for |x| <= 10 (joint angles) and 1e5; trig_shift2
+ * from trig_sincos2's values at x0 to x1 = x0 + d (|d| <= TRIG_SHIFT_MAX) within the anchor's error plus one
+ * rounding: 2 ulp of the larger of |cos x1| and |cos x0| (and of sin) plus 4e-19 absolute. */
+UTEST(trig_accuracy)
+{
+    double worst = 0, worst_shift = 0;
+    for (int k = 0; k < 200000; k++) {
+        double span = k < 150000 ? 10.0 : 1e5;
+        TrigV2 x = {span * (2 * urand() - 1), span * (2 * urand() - 1)}, c, s;
+        trig_sincos2(x, &c, &s);
+        for (int l = 0; l < 2; l++) {
+            double e1 = ulps(c[l], cosl((long double)x[l])), e2 = ulps(s[l], sinl((long double)x[l]));
+            worst = fmax(worst, fmax(e1, e2));
+        }
+        /* the shift from x to x + d, d's bits those of (x + d) - x */
+        TrigV2 d = {TRIG_SHIFT_MAX * (2 * urand() - 1), TRIG_SHIFT_MAX * (2 * urand() - 1)}, x1 = x + d, c1, s1;
+        d = x1 - x;
+        trig_shift2(c, s, d, &c1, &s1);
+        for (int l = 0; l < 2; l++) {
+            long double rc = cosl((long double)x1[l]), rs = sinl((long double)x1[l]);
+            double uc = ldexp(1.0, ilogb(fmax(fabs((double)rc), fabs(c[l]))) - 52);
+            double us = ldexp(1.0, ilogb(fmax(fabs((double)rs), fabs(s[l]))) - 52);
+            double ec = (double)fabsl((long double)c1[l] - rc), es = (double)fabsl((long double)s1[l] - rs);
+            worst_shift = fmax(worst_shift, fmax((ec - 4e-19) / uc, (es - 4e-19) / us));
+        }
+    }
+    printf("# trig_sincos2 worst %.3f ulp; trig_shift2 worst %.3f ulp (beyond 4e-19)\n", worst, worst_shift);
+    CHECK(worst < 1.0);
+    CHECK(worst_shift < 2.0);
+    /* the exact points */
+    TrigV2 z = {0.0, -0.0}, c, s;
+    trig_sincos2(z, &c, &s);
+    CHECK(c[0] == 1.0 && c[1] == 1.0 && s[0] == 0.0 && s[1] == 0.0 && signbit(s[1]));
 }
 
 UTEST(registry_and_errors)
@@ -659,6 +705,7 @@ int main(void)
     RUN(ik_roundtrip_random_redundant);
     RUN(ik_unreachable_and_position_only);
     RUN(semi_inverse_satisfies_full_equations);
+    RUN(trig_accuracy);
     RUN(singularity_measure);
     RUN(singularity_vs_gsl_svd);
     RUN(singular_mass_matrix);
