@@ -17,9 +17,10 @@
 #include "frontend.h"
 #include "exec/run_options.h"
 #include "model_cli.h"
+#include "output/trace_cli.h"
 #include "vm/vm.h"
 
-#define IRL_VERSION "0.1.0"
+#include "version.h"
 
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE_ = 64, EX_COMPILE = 65, EX_NOINPUT_ = 66 };
 
@@ -35,6 +36,7 @@ static const char usage_text[] =
     "                [--watchdog T] [--queue N] [--rt-priority P]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
+    "       irl trace FILE.h5 --csv [--channels a,b,...] [--from T] [--to T]\n"
     "       irl --version | help\n";
 
 static int usage(void)
@@ -232,6 +234,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "disasm") == 0) return cmd_disasm(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "model") == 0) return model_cli_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "trace") == 0) return trace_cli_main(argc - 2, argv + 2);
     fprintf(stderr, "irl: unknown command '%s'\n", cmd);
     return usage();
 }

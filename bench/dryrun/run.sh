@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with and without the
-# trace: simulated seconds per wall-clock second and µs per cycle (medians of 7 runs, wall time to the
+# bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with no trace, the CSV
+# trace and the HDF5 trace (and the two traces' sizes per simulated minute): simulated seconds per wall-clock second and µs per cycle (medians of 7 runs, wall time to the
 # millisecond), pipelined over two threads (--threads 2, the default) and in one (--threads 1), runs of the two
 # alternating, with their CPU time and the hypervisor's steal over them;
 # and peak memory (max RSS) of a 1-hour program (the same path repeated) against the 60 s one: it must not grow
@@ -50,13 +50,22 @@ steal_since() { echo "$1" "$(cpu_now)" | awk '{ for (i = 2; i <= 11; i++) { d = 
 cpu0=$(cpu_now)
 echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace
-measure "60 s LIN/CIRC, trace" lin_circ_60s.irl
+measure "60 s LIN/CIRC, trace csv" lin_circ_60s.irl --trace csv
+size_csv=$(stat -c %s "$tmp/o/trace.csv")
+measure "60 s LIN/CIRC, trace h5" lin_circ_60s.irl --trace h5
+size_h5=$(stat -c %s "$tmp/o/trace.h5")
+sim=$(duration "$tmp/o" | cut -d' ' -f1)
+awk -v c="$size_csv" -v h="$size_h5" -v s="$sim" 'BEGIN {
+    printf "trace size per simulated minute: csv %.1f MB, h5 %.1f MB (%.1f %% of the csv)\n", c / s * 60 / 1e6, h / s * 60 / 1e6, 100 * h / c }'
 echo "steal during the 60 s runs: $(steal_since "$cpu0") % of the CPU time"
 sed 's/FOR i := 1 TO 11 DO/FOR i := 1 TO 740 DO/; s/PROGRAM lin_circ_60s/PROGRAM lin_circ_1h/' lin_circ_60s.irl >"$tmp/lin_circ_1h.irl"
 sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
 read -r u m <"$tmp/time1h"
 echo "1 h LIN/CIRC, trace: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace $(du -m "$tmp/h/trace.csv" | cut -f1) MB on disk"
+/usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --trace h5 --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
+read -r u m <"$tmp/time1h"
+echo "1 h LIN/CIRC, trace h5: $u s CPU, max RSS $m KB, trace.h5 $(du -m "$tmp/h/trace.h5" | cut -f1) MB on disk"
 
 measure_wall() { # $1 label, $2 program, rest: options (wall-clock time, medians of 3)
     local label=$1 prog=$2; shift 2

@@ -12,6 +12,7 @@
 #include "output/plot.h"
 #include "output/report.h"
 #include "osal.h"
+#include "version.h"
 
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
 
@@ -52,6 +53,12 @@ static int out_dir(ExecOffline *ex, char *err, size_t errlen)
     ex->have_od = 1;
     snprintf(ex->out_dir, sizeof ex->out_dir, "%s", ex->od.dir);
     return 0;
+}
+
+/* The trace's file name in the output folder. */
+static const char *trace_name(const ExecOffline *ex)
+{
+    return ex->opt->trace_h5 ? "trace.h5" : "trace.csv";
 }
 
 /* ---- Layout. --------------------------------------------------------------------------------------------- */
@@ -627,9 +634,11 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     if (out_dir(ex, err, sizeof err) < 0) goto fail;
     if (!o->no_trace) {
         char part[4300];
-        snprintf(ex->trace_path, sizeof ex->trace_path, "%s/trace.csv", ex->out_dir);
-        if (outdir_file(&ex->od, "trace.csv", 1, part, sizeof part, err, sizeof err) < 0) goto fail;
-        TraceOptions to = {.digits = 12, .every = 1};
+        snprintf(ex->trace_path, sizeof ex->trace_path, "%s/%s", ex->out_dir, trace_name(ex));
+        if (outdir_file(&ex->od, trace_name(ex), 1, part, sizeof part, err, sizeof err) < 0) goto fail;
+        ex->trace_meta = (TraceMeta){.program = ex->program, .version = IRL_VERSION, .cycle = o->cycle};
+        TraceOptions to = {.digits = 12, .every = 1, .format = o->trace_h5 ? TRACE_H5 : TRACE_CSV,
+                           .meta = &ex->trace_meta};
         if (trace_open(&ex->tr, part, &ex->lay, &to, err, sizeof err) < 0) goto fail;
         ex->tracing = 1;
     }
@@ -744,8 +753,10 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         progress_end(&ex->pg);
         char err[600];
+        if (ex->tracing && (ex->interrupted || ex->error[0]))
+            trace_incomplete(&ex->tr, ex->interrupted ? ex->stop_msg : ex->error);
         if (ex->tracing && (trace_close(&ex->tr, err, sizeof err) < 0 ||
-                            outdir_commit(&ex->od, "trace.csv", err, sizeof err) < 0)) {
+                            outdir_commit(&ex->od, trace_name(ex), err, sizeof err) < 0)) {
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
@@ -765,7 +776,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
-        if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {
+        if (ex->tracing && !ex->opt->trace_h5 && !ex->opt->no_plots && !ex->opt->out_temp) {
             PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
                               .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od};
             int pr = plot_all(&ex->ck, &po, err, sizeof err);

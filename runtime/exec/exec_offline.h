@@ -61,6 +61,7 @@ typedef struct ExecOffline {
     int have_checks;
     Timeline tl;                        /* the motion statements as they ran, the loop's passes (the report's) */
     Trace tr;
+    TraceMeta trace_meta; /* what the HDF5 trace records about the run */
     int tracing;
     Progress pg;
     Model *models[SAMPLE_MAX_DEVICES];  /* the devices' models (the first stage: planner, IK, pose) */

@@ -133,7 +133,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
                                          "--following-error", "--watchdog", "--queue", "--rt-priority",
-                                         "--threads", "--max-time", "--plot-timeout"};
+                                         "--threads", "--max-time", "--plot-timeout", "--trace"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -156,6 +156,10 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     int bad = 0;
     if (strcmp(a, "--out") == 0) {
         o->out_dir = v;
+    } else if (strcmp(a, "--trace") == 0) {
+        bad = strcmp(v, "csv") != 0 && strcmp(v, "h5") != 0 && strcmp(v, "none") != 0;
+        o->no_trace = strcmp(v, "none") == 0;
+        o->trace_h5 = strcmp(v, "h5") == 0;
     } else if (strcmp(a, "--cycle") == 0) {
         bad = parse_seconds(v, &o->cycle) || !(o->cycle >= 1e-6 && o->cycle <= 1.0);
     } else if (strcmp(a, "--max-time") == 0) {

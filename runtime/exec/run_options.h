@@ -36,7 +36,9 @@ typedef struct RunOptions {
     int out_temp;           /* --out-temp: a fresh temporary directory, removed at exit (tests) */
     double cycle;           /* --cycle SECONDS (a unit suffix ms/s/us allowed); default 0.001 */
     int no_plots;           /* --no-plots */
-    int no_trace;           /* --no-trace: no trace.csv (benchmarks); plots need the trace, so none either */
+    int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
+    int trace_h5;           /* --trace h5: trace.h5 (output/trace_h5.h) instead of --trace csv's trace.csv (default);
+                             * the plots, which read the CSV, are then not drawn */
     int closed_loop;        /* --closed-loop: simulate the machine following the setpoints (closed_loop.h) */
     int controller;         /* --controller ct|pid: RUN_CONTROLLER_CT (default) or RUN_CONTROLLER_PID */
     double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */

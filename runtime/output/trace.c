@@ -1,5 +1,8 @@
-/* trace.c — streaming CSV writer for the per-cycle sample stream, with a fast deterministic number formatter. */
+/* trace.c — the trace's columns and values (shared by the CSV and HDF5 writers), the streaming CSV writer, and
+ * its fast deterministic number formatter. */
 #include "output/trace.h"
+
+#include "output/trace_h5.h"
 
 #include <errno.h>
 #include <math.h>
@@ -142,36 +145,124 @@ int trace_column(const SampleLayout *lay, int dev, TraceGroup g, int i)
     return 0;
 }
 
-/* Append one header name "dev.<what>" or, for axis i of a device (1-based), "dev.<what><i>.<joint name>" (the
- * index keeps the columns in axis order, the name says which joint); commas and quotes in names become '_'. */
-static void header_col(FILE *f, const SampleDeviceInfo *di, const char *dev, const char *what, int i)
+/* Set column c's name "dev.<what>" or, for axis i of a device (1-based), "dev.<what><i>.<joint name>" (the index
+ * keeps the columns in axis order, the name says which joint; commas and quotes in names become '_'), unit, kind. */
+static void set_col(TraceColumn *c, const SampleDeviceInfo *di, const char *dev, const char *what, int i,
+                    const char *unit, TraceKind kind)
 {
-    char name[3 * SAMPLE_NAME_LEN + 16];
-    if (i > 0 && di->axis_name[i - 1][0]) snprintf(name, sizeof name, "%s.%s%d.%s", dev, what, i, di->axis_name[i - 1]);
-    else if (i > 0) snprintf(name, sizeof name, "%s.%s%d", dev, what, i);
-    else snprintf(name, sizeof name, "%s.%s", dev, what);
-    for (char *c = name; *c; c++)
-        if (*c == ',' || *c == '"' || *c == '\n') *c = '_';
-    fprintf(f, ",%s", name);
+    if (dev && i > 0 && di && di->axis_name[i - 1][0])
+        snprintf(c->name, sizeof c->name, "%s.%s%d.%s", dev, what, i, di->axis_name[i - 1]);
+    else if (dev && i > 0) snprintf(c->name, sizeof c->name, "%s.%s%d", dev, what, i);
+    else if (dev) snprintf(c->name, sizeof c->name, "%s.%s", dev, what);
+    else snprintf(c->name, sizeof c->name, "%s", what);
+    for (char *p = c->name; *p; p++)
+        if (*p == ',' || *p == '"' || *p == '\n') *p = '_';
+    snprintf(c->unit, sizeof c->unit, "%s", unit);
+    c->joint[0] = '\0';
+    c->kind = kind;
 }
 
-/* The header line. */
-static void write_header(Trace *tr)
+/* The SI unit of axis quantity k (0 position, 1 speed, 2 acceleration, 3 torque) of axis i of a device. */
+static const char *axis_unit(const SampleDeviceInfo *di, int k, int i)
+{
+    static const char *const units[4][2] = {{"rad", "m"}, {"rad/s", "m/s"}, {"rad/s^2", "m/s^2"}, {"Nm", "N"}};
+    const ModelDesc *m = di->desc;
+    int prismatic = m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC;
+    return units[k][prismatic];
+}
+
+/* The unit of closed-loop group g ("qa" actual position, "e" error, "u" voltage, "i" current; closed_loop.h). */
+static const char *cl_unit(const SampleDeviceInfo *di, int g, int i)
+{
+    const char *name = di->cl_group[g];
+    if (strcmp(name, "u") == 0) return "V";
+    if (strcmp(name, "i") == 0) return "A";
+    return axis_unit(di, 0, i);
+}
+
+int trace_columns(const SampleLayout *lay, TraceColumn *cols)
 {
     static const char *const axis_cols[4] = {"q", "qd", "qdd", "tau"};
     static const char *const pose_cols[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
-    fputs("t", tr->f);
-    for (int d = 0; d < tr->lay->ndev; d++) {
-        const SampleDeviceInfo *di = &tr->lay->dev[d];
+    int n = 0;
+    set_col(&cols[n++], NULL, NULL, "t", 0, "s", TRACE_KIND_TIME);
+    for (int d = 0; d < lay->ndev; d++) {
+        const SampleDeviceInfo *di = &lay->dev[d];
+        const ModelDesc *m = di->desc;
+        int first = n;
         for (int k = 0; k < 4; k++)
-            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di, di->name, axis_cols[k], i + 1);
-        for (int k = 0; di->has_pose && k < 7; k++) header_col(tr->f, di, di->name, pose_cols[k], 0);
-        for (int o = 0; o < di->nout; o++) header_col(tr->f, di, di->name, di->out_name[o], 0);
+            for (int i = 0; i < di->naxes; i++)
+                set_col(&cols[n++], di, di->name, axis_cols[k], i + 1, axis_unit(di, k, i), TRACE_KIND_VALUE);
+        for (int k = 0; di->has_pose && k < 7; k++)
+            set_col(&cols[n++], di, di->name, pose_cols[k], 0, k < 3 ? "m" : "", TRACE_KIND_VALUE);
+        for (int o = 0; o < di->nout; o++)
+            set_col(&cols[n++], di, di->name, di->out_name[o], 0, di->out_unit[o], TRACE_KIND_VALUE);
         for (int g = 0; g < di->ncl_groups; g++)
-            for (int i = 0; i < di->naxes; i++) header_col(tr->f, di, di->name, di->cl_group[g], i + 1);
+            for (int i = 0; i < di->naxes; i++)
+                set_col(&cols[n++], di, di->name, di->cl_group[g], i + 1, cl_unit(di, g, i), TRACE_KIND_VALUE);
+        for (int i = 0; m && i < di->naxes && i < m->njoints; i++) { /* axis i's columns name joint i */
+            for (int k = 0; k < 4; k++) snprintf(cols[first + k * di->naxes + i].joint, MODEL_NAME_LEN, "%s", m->joint[i].name);
+            for (int g = 0; g < di->ncl_groups; g++)
+                snprintf(cols[trace_column(lay, d, TRACE_CL, g * di->naxes + i) - 1].joint, MODEL_NAME_LEN, "%s",
+                         m->joint[i].name);
+        }
     }
-    for (int k = 0; k < tr->lay->nio; k++) header_col(tr->f, NULL, "io", tr->lay->io_name[k], 0);
-    fputs(",line\n", tr->f);
+    for (int k = 0; k < lay->nio; k++) set_col(&cols[n++], NULL, "io", lay->io_name[k], 0, "", TRACE_KIND_VALUE);
+    set_col(&cols[n++], NULL, NULL, "line", 0, "", TRACE_KIND_LINE);
+    return n;
+}
+
+/* Copy n values. */
+static double *put_vals(double *v, const double *x, int n)
+{
+    memcpy(v, x, (size_t)n * sizeof *v);
+    return v + n;
+}
+
+void trace_values(const SampleLayout *lay, const Sample *s, double *v)
+{
+    *v++ = s->t;
+    for (int d = 0; d < lay->ndev; d++) {
+        const SampleDeviceInfo *di = &lay->dev[d];
+        const SampleDevice *sd = &s->dev[d];
+        int n = di->naxes;
+        v = put_vals(v, sd->q, n);
+        v = put_vals(v, sd->qd, n);
+        v = put_vals(v, sd->qdd, n);
+        if (sd->tau_ok) v = put_vals(v, sd->tau, n);
+        else for (int i = 0; i < n; i++) *v++ = NAN;
+        if (di->has_pose) v = put_vals(v, sd->pose, 7);
+        v = put_vals(v, sd->out, di->nout);
+        v = put_vals(v, sd->cl, di->ncl_groups * n);
+    }
+    for (int k = 0; k < lay->nio; k++) *v++ = s->io[k] != 0; /* digital I/O: 0 or 1 */
+    /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
+     * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
+     * blame by the same rule. */
+    int line = s->src.line > 0 ? s->src.line : 0;
+    for (int d = 0; d < lay->ndev; d++)
+        if (s->dev[d].src.line > 0) {
+            line = s->dev[d].src.line;
+            break;
+        }
+    *v = line;
+}
+
+/* Print a non-negative integer. */
+static char *put_int(char *p, long x)
+{
+    char d[24];
+    int n = 0;
+    do d[n++] = (char)('0' + x % 10), x /= 10;
+    while (x > 0);
+    while (n > 0) *p++ = d[--n];
+    return p;
+}
+
+char *trace_put_value(char *p, double x, TraceKind k, int digits)
+{
+    if (k == TRACE_KIND_LINE && x >= 0 && x < 1e15) return put_int(p, (long)x);
+    return p + trace_format_double(p, x, k == TRACE_KIND_TIME && digits < 12 ? 12 : digits);
 }
 
 int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const TraceOptions *opt, char *err,
@@ -183,21 +274,38 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
     if (tr->opt.digits <= 0) tr->opt.digits = DEFAULT_DIGITS;
     if (tr->opt.digits > 17) tr->opt.digits = 17;
     if (tr->opt.every <= 0) tr->opt.every = 1;
-    tr->row_max = (size_t)trace_column_count(lay) * NUM_MAX + 32;
+    tr->ncols = trace_column_count(lay);
+    tr->cols = calloc((size_t)tr->ncols, sizeof *tr->cols);
+    tr->vals = calloc((size_t)tr->ncols, sizeof *tr->vals);
+    if (!tr->cols || !tr->vals) {
+        snprintf(err, errlen, "trace: out of memory");
+        goto fail;
+    }
+    trace_columns(lay, tr->cols);
+    if (tr->opt.format == TRACE_H5) {
+        tr->h5 = trace_h5_open(path, lay, tr->cols, tr->ncols, &tr->opt, err, errlen);
+        if (!tr->h5) goto fail;
+        return 0;
+    }
+    tr->row_max = (size_t)tr->ncols * NUM_MAX + 32;
     tr->cap = tr->row_max * 4 > BLOCK ? tr->row_max * 4 : BLOCK;
     tr->buf = malloc(tr->cap);
     if (!tr->buf) {
         snprintf(err, errlen, "trace: out of memory");
-        return -1;
+        goto fail;
     }
     tr->f = fopen(path, "w");
     if (!tr->f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        free(tr->buf), tr->buf = NULL;
-        return -1;
+        goto fail;
     }
-    write_header(tr);
+    for (int c = 0; c < tr->ncols; c++) fprintf(tr->f, "%s%s", c ? "," : "", tr->cols[c].name);
+    fputc('\n', tr->f);
     return 0;
+fail:
+    free(tr->buf), free(tr->cols), free(tr->vals);
+    tr->buf = NULL, tr->cols = NULL, tr->vals = NULL;
+    return -1;
 }
 
 /* Write the buffered rows. */
@@ -207,77 +315,52 @@ static void flush_buf(Trace *tr)
     tr->len = 0;
 }
 
-/* Append ",<x>" to the row buffer at p. */
-static char *put_num(char *p, double x, int digits)
-{
-    *p++ = ',';
-    return p + trace_format_double(p, x, digits);
-}
-
-/* Append n values. */
-static char *put_vec(char *p, const double *v, int n, int digits)
-{
-    for (int i = 0; i < n; i++) p = put_num(p, v[i], digits);
-    return p;
-}
-
-/* Append ",<line>\n". */
-static char *put_line(char *p, int line)
-{
-    char d[12];
-    int n = 0;
-    do d[n++] = (char)('0' + line % 10), line /= 10;
-    while (line > 0);
-    *p++ = ',';
-    while (n > 0) *p++ = d[--n];
-    *p++ = '\n';
-    return p;
-}
-
 int trace_row(Trace *tr, const Sample *s)
 {
     if (tr->seen++ % tr->opt.every != 0) return tr->err ? -1 : 0;
-    if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
-    int dg = tr->opt.digits;
-    char *p = tr->buf + tr->len;
-    p += trace_format_double(p, s->t, dg > 12 ? dg : 12); /* t: 12 digits keep 1 us resolution to 10^6 s */
-    for (int d = 0; d < tr->lay->ndev; d++) {
-        const SampleDeviceInfo *di = &tr->lay->dev[d];
-        const SampleDevice *sd = &s->dev[d];
-        int n = di->naxes;
-        p = put_vec(p, sd->q, n, dg);
-        p = put_vec(p, sd->qd, n, dg);
-        p = put_vec(p, sd->qdd, n, dg);
-        if (sd->tau_ok) p = put_vec(p, sd->tau, n, dg);
-        else for (int i = 0; i < n; i++) memcpy(p, ",nan", 4), p += 4;
-        if (di->has_pose) p = put_vec(p, sd->pose, 7, dg);
-        p = put_vec(p, sd->out, di->nout, dg);
-        p = put_vec(p, sd->cl, di->ncl_groups * n, dg);
-    }
-    for (int k = 0; k < tr->lay->nio; k++) *p++ = ',', *p++ = s->io[k] != 0 ? '1' : '0';
-    /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
-     * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
-     * blame by the same rule. */
-    int line = s->src.line > 0 ? s->src.line : 0;
-    for (int d = 0; d < tr->lay->ndev; d++)
-        if (s->dev[d].src.line > 0) {
-            line = s->dev[d].src.line;
-            break;
-        }
-    p = put_line(p, line);
-    tr->len = (size_t)(p - tr->buf);
+    trace_values(tr->lay, s, tr->vals);
     tr->rows++;
+    if (tr->h5) {
+        if (trace_h5_row(tr->h5, tr->vals) < 0 && !tr->err) tr->err = EIO;
+        return tr->err ? -1 : 0;
+    }
+    if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
+    int dg = tr->opt.digits, last = tr->ncols - 1; /* t first, line last (trace_columns) */
+    const double *v = tr->vals;
+    char *p = trace_put_value(tr->buf + tr->len, v[0], TRACE_KIND_TIME, dg);
+    for (int c = 1; c < last; c++) {
+        *p++ = ',';
+        p += trace_format_double(p, v[c], dg);
+    }
+    *p++ = ',';
+    p = trace_put_value(p, v[last], TRACE_KIND_LINE, dg);
+    *p++ = '\n';
+    tr->len = (size_t)(p - tr->buf);
     return tr->err ? -1 : 0;
+}
+
+void trace_incomplete(Trace *tr, const char *why)
+{
+    if (tr->h5) trace_h5_incomplete(tr->h5, why);
 }
 
 int trace_close(Trace *tr, char *err, size_t errlen)
 {
-    if (!tr->f) return 0;
-    flush_buf(tr);
-    if (fflush(tr->f) != 0 && !tr->err) tr->err = errno ? errno : EIO;
-    if (fclose(tr->f) != 0 && !tr->err) tr->err = errno ? errno : EIO;
-    tr->f = NULL;
-    free(tr->buf), tr->buf = NULL;
+    if (!tr->f && !tr->h5) return 0;
+    if (tr->h5) {
+        int rc = trace_h5_close(tr->h5, err, errlen);
+        tr->h5 = NULL;
+        free(tr->cols), free(tr->vals);
+        tr->cols = NULL, tr->vals = NULL;
+        return rc;
+    } else {
+        flush_buf(tr);
+        if (fflush(tr->f) != 0 && !tr->err) tr->err = errno ? errno : EIO;
+        if (fclose(tr->f) != 0 && !tr->err) tr->err = errno ? errno : EIO;
+        tr->f = NULL;
+    }
+    free(tr->buf), free(tr->cols), free(tr->vals);
+    tr->buf = NULL, tr->cols = NULL, tr->vals = NULL;
     if (tr->err) {
         snprintf(err, errlen, "trace: write failed: %s", strerror(tr->err));
         return -1;

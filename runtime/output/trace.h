@@ -1,5 +1,6 @@
-/* trace.h — the dry-run's trace.csv: one row per cycle, streamed to disk (memory does not grow with the
- * program's length).
+/* trace.h — the dry-run's trace: one row per cycle, streamed to disk (memory does not grow with the program's
+ * length), as trace.csv (this file's writer) or trace.h5 (trace_h5.c, TraceOptions.format). Both take their
+ * columns from trace_columns() and their values from trace_values(), so a column added there appears in both.
  *
  * Columns: `t`, then per device (layout order) `dev.q1..n`, `dev.qd1..n`, `dev.qdd1..n`, `dev.tau1..n` (each axis
  * column named with its joint too: `arm.q1.shoulder`), the
@@ -17,15 +18,47 @@
 
 #include "exec/sample.h"
 
+typedef enum { TRACE_CSV = 0, TRACE_H5 = 1 } TraceFormat;
+
+/* What the HDF5 trace carries besides its channels (trace_h5.c); the CSV ignores it. Borrowed. */
+typedef struct {
+    const char *program;  /* the program's file name as given */
+    const char *version;  /* irl's version */
+    double cycle;         /* cycle time, s */
+} TraceMeta;
+
 typedef struct {
     int digits;    /* significant digits, 1..17; <= 0: 9 */
     long every;    /* write every n-th cycle (row 0 always); <= 0: 1 */
+    TraceFormat format;
+    const TraceMeta *meta; /* TRACE_H5: the file's attributes; NULL = none */
 } TraceOptions;
+
+/* How a column's values are printed in the CSV: t with at least 12 digits, line as an integer, the rest with
+ * TraceOptions.digits. */
+typedef enum { TRACE_KIND_TIME, TRACE_KIND_VALUE, TRACE_KIND_LINE } TraceKind;
+
+#define TRACE_NAME_LEN (3 * SAMPLE_NAME_LEN + 16)
+
+/* One column: its name (the CSV header's), its SI unit ("" = dimensionless or a count), its joint name ("" when
+ * it is not an axis's or the machine names none). */
+typedef struct {
+    char name[TRACE_NAME_LEN];
+    char unit[24];
+    char joint[MODEL_NAME_LEN];
+    TraceKind kind;
+} TraceColumn;
+
+struct TraceH5;
 
 typedef struct {
     FILE *f;
     const SampleLayout *lay; /* borrowed */
     TraceOptions opt;
+    struct TraceH5 *h5;      /* TRACE_H5: the HDF5 writer (trace_h5.h); f is NULL then */
+    int ncols;
+    TraceColumn *cols;       /* ncols, owned */
+    double *vals;            /* one row's values, ncols, owned */
     char *buf;               /* rows are formatted here, then written in large blocks */
     size_t cap, len, row_max;
     long rows, seen;
@@ -37,8 +70,19 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
                size_t errlen);
 /* Append one cycle (subject to opt.every). 0, or < 0 after a write error. Never allocates. */
 int trace_row(Trace *tr, const Sample *s);
+/* Record that the run ended early (interrupted, a run-time error): the HDF5 trace says so in its attributes
+ * (`complete` = 0, `incomplete` = why); the CSV has no place for it (report.json says it). */
+void trace_incomplete(Trace *tr, const char *why);
 /* Flush and close. 0, or < 0 when any write failed (message in err). */
 int trace_close(Trace *tr, char *err, size_t errlen);
+
+/* The columns of a layout in trace order (trace_column_count of them); the CSV header is their names joined by
+ * commas. Returns the count. */
+int trace_columns(const SampleLayout *lay, TraceColumn *cols);
+/* One cycle's values in column order: line as a number, torques NAN when the device has no inverse dynamics. */
+void trace_values(const SampleLayout *lay, const Sample *s, double *v);
+/* Print value x of a column of kind k as the CSV does, at p; returns the end (no terminator; at most 32 bytes). */
+char *trace_put_value(char *p, double x, TraceKind k, int digits);
 
 /* Column groups of a device, in trace order. */
 typedef enum { TRACE_Q, TRACE_QD, TRACE_QDD, TRACE_TAU, TRACE_POSE, TRACE_OUT, TRACE_CL } TraceGroup;

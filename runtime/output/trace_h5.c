@@ -1,0 +1,492 @@
+/* trace_h5.c — the HDF5 trace (trace_h5.h): its writer, fed one row of values per cycle by trace.c, and its
+ * reader that prints it back as the CSV trace. Only this file calls libhdf5.
+ *
+ * Compressing is most of the writer's cost (deflate: about 20 instructions per value), so a writer thread does it:
+ * rows fill one of two blocks while the thread writes the other. The library (a serial build) is called by one
+ * thread at a time: the writer thread between open and close, the caller's thread outside. */
+#include "output/trace_h5.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "osal.h"
+
+#define FORMAT_NAME "irl-trace 1"
+
+enum { WR_IDLE, WR_BUSY, WR_QUIT };
+#define DEFLATE_LEVEL 1 /* measured (docs/RUNNING.md): higher levels save about 1 % more for 2-3 times the time */
+
+struct TraceH5 {
+    hid_t file, ds;
+    int ncols;
+    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows, column-major: column c at buf[k][c * TRACE_H5_CHUNK] */
+    int cur;              /* the block being filled */
+    long nbuf, written;   /* rows in the current block, rows in the file */
+    long pend_rows;       /* rows of the other block, handed to the writer thread */
+    _Atomic uint32_t state; /* WR_IDLE, WR_BUSY (the other block is being written), WR_QUIT */
+    OsalThread thread;
+    int threaded;         /* the writer thread runs (else blocks are written in the caller's thread) */
+    _Atomic int failed;   /* a call into the library failed */
+    char why[512];        /* trace_h5_incomplete's reason; "" = complete */
+    char err[256];        /* the first failure */
+};
+
+/* {====================================================================== writer */
+
+static void *writer(void *arg);
+
+/* Record the first failure. */
+static void fail(TraceH5 *h, const char *what)
+{
+    if (!h->failed) snprintf(h->err, sizeof h->err, "trace.h5: %s failed", what);
+    h->failed = 1;
+}
+
+/* A variable-length UTF-8 string type (the caller closes it). */
+static hid_t str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+/* Attribute `name` of obj: n strings (n = 0: one scalar string). */
+static void attr_strings(TraceH5 *h, hid_t obj, const char *name, const char *const *v, int n)
+{
+    hsize_t dim = (hsize_t)n;
+    hid_t t = str_type(), sp = n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, t, v) < 0) fail(h, name);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp), H5Tclose(t);
+}
+
+static void attr_string(TraceH5 *h, hid_t obj, const char *name, const char *v)
+{
+    attr_strings(h, obj, name, &v, 0);
+}
+
+/* Scalar numeric attribute of memory type mt (stored as ft). */
+static void attr_num(TraceH5 *h, hid_t obj, const char *name, hid_t ft, hid_t mt, const void *v)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, mt, v) < 0) fail(h, name);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+}
+
+static void attr_double(TraceH5 *h, hid_t obj, const char *name, double v)
+{
+    attr_num(h, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+}
+
+static void attr_long(TraceH5 *h, hid_t obj, const char *name, long v)
+{
+    attr_num(h, obj, name, H5T_STD_I64LE, H5T_NATIVE_LONG, &v);
+}
+
+/* The per-column string attribute `name` from field off of each column. */
+static void attr_columns(TraceH5 *h, const TraceColumn *cols, int n, const char *name, size_t off)
+{
+    const char **v = malloc((size_t)n * sizeof *v);
+    if (!v) return fail(h, "malloc");
+    for (int c = 0; c < n; c++) v[c] = (const char *)&cols[c] + off;
+    attr_strings(h, h->ds, name, v, n);
+    free(v);
+}
+
+/* /devices/NAME: back-end, machine file, axes and joint names of every device. */
+static void write_devices(TraceH5 *h, const SampleLayout *lay)
+{
+    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+    H5Pset_obj_track_times(gcpl, 0);
+    hid_t g = H5Gcreate2(h->file, "devices", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (g < 0) return H5Pclose(gcpl), fail(h, "devices");
+    for (int d = 0; d < lay->ndev; d++) {
+        const SampleDeviceInfo *di = &lay->dev[d];
+        const ModelDesc *m = di->desc;
+        hid_t dg = H5Gcreate2(g, di->name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+        if (dg < 0) {
+            fail(h, di->name);
+            continue;
+        }
+        attr_string(h, dg, "backend", m ? m->backend : "");
+        attr_string(h, dg, "machine_file", m ? m->source : "");
+        attr_long(h, dg, "axes", di->naxes);
+        const char *names[SAMPLE_MAX_AXES];
+        for (int i = 0; i < di->naxes; i++) names[i] = m && i < m->njoints ? m->joint[i].name : "";
+        if (di->naxes) attr_strings(h, dg, "joints", names, di->naxes);
+        H5Gclose(dg);
+    }
+    H5Gclose(g), H5Pclose(gcpl);
+}
+
+/* /source: the program's lines, when its source text can be read (not for bytecode). */
+static void write_source(TraceH5 *h, const char *program)
+{
+    size_t plen = strlen(program);
+    if (plen >= 5 && strcmp(program + plen - 5, ".irlc") == 0) return;
+    FILE *f = fopen(program, "rb");
+    if (!f) return;
+    char *text = NULL;
+    size_t cap = 0, len = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            char *t = realloc(text, cap = 2 * (len + n + 1));
+            if (!t) break;
+            text = t;
+        }
+        memcpy(text + len, chunk, n), len += n;
+    }
+    fclose(f);
+    if (!text) return;
+    text[len] = '\0';
+    size_t nl = 1;
+    for (size_t i = 0; i < len; i++) nl += text[i] == '\n';
+    if (len && text[len - 1] == '\n') nl--;
+    const char **lines = malloc(nl * sizeof *lines);
+    if (lines) {
+        size_t k = 0;
+        for (char *p = text; k < nl;) {
+            char *e = strchr(p, '\n');
+            if (e) *e = '\0';
+            lines[k++] = p;
+            p = e ? e + 1 : p + strlen(p);
+        }
+        hsize_t dim = nl;
+        hid_t t = str_type(), sp = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_obj_track_times(dcpl, 0);
+        hid_t ds = H5Dcreate2(h->file, "source", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
+        if (ds < 0 || H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lines) < 0) fail(h, "source");
+        if (ds >= 0) attr_string(h, ds, "file", program), H5Dclose(ds);
+        H5Sclose(sp), H5Tclose(t);
+    }
+    free(lines), free(text);
+}
+
+/* The /trace dataset, empty and extendible, chunked by column, shuffle + deflate. */
+static hid_t create_dataset(TraceH5 *h)
+{
+    hsize_t dim[2] = {0, (hsize_t)h->ncols}, maxdim[2] = {H5S_UNLIMITED, (hsize_t)h->ncols};
+    hsize_t chunk[2] = {TRACE_H5_CHUNK, 1};
+    hid_t sp = H5Screate_simple(2, dim, maxdim), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk(dcpl, 2, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, DEFLATE_LEVEL);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
+    H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, 1.0); /* whole chunks go straight to the file */
+    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, dapl);
+    H5Pclose(dapl), H5Pclose(dcpl), H5Sclose(sp);
+    return ds;
+}
+
+TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceColumn *cols, int ncols,
+                       const TraceOptions *opt, char *err, size_t errlen)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
+    TraceH5 *h = calloc(1, sizeof *h);
+    if (h) h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
+    if (!h || !h->buf[0]) {
+        if (h) free(h);
+        snprintf(err, errlen, "trace: out of memory");
+        return NULL;
+    }
+    h->ncols = ncols;
+    h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (h->file < 0) {
+        snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
+        free(h->buf[0]), free(h);
+        return NULL;
+    }
+    h->buf[1] = h->buf[0] + (size_t)ncols * TRACE_H5_CHUNK;
+    h->ds = create_dataset(h);
+    if (h->ds < 0) fail(h, "creating /trace");
+    else {
+        attr_columns(h, cols, ncols, "columns", offsetof(TraceColumn, name));
+        attr_columns(h, cols, ncols, "units", offsetof(TraceColumn, unit));
+        attr_columns(h, cols, ncols, "joints", offsetof(TraceColumn, joint));
+    }
+    const TraceMeta *m = opt->meta;
+    attr_string(h, h->file, "format", FORMAT_NAME);
+    attr_string(h, h->file, "irl_version", m && m->version ? m->version : "");
+    attr_string(h, h->file, "program", m && m->program ? m->program : "");
+    attr_double(h, h->file, "cycle_time", m ? m->cycle : NAN);
+    attr_long(h, h->file, "digits", opt->digits);
+    attr_long(h, h->file, "every", opt->every);
+    write_devices(h, lay);
+    if (m && m->program) write_source(h, m->program);
+    if (h->failed) {
+        snprintf(err, errlen, "%s", h->err);
+        if (h->ds >= 0) H5Dclose(h->ds);
+        H5Fclose(h->file);
+        free(h->buf[0]), free(h);
+        return NULL;
+    }
+    char why[160];
+    atomic_init(&h->state, WR_IDLE);
+    h->threaded = osal_thread_start(&h->thread, writer, h, 0, 0, why, sizeof why) == 0;
+    return h;
+}
+
+/* Append n rows of block b to /trace: one write per column, each a whole chunk. */
+static void write_block(TraceH5 *h, const double *b, long nrows)
+{
+    if (!nrows || atomic_load(&h->failed)) return;
+    hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
+    if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
+    hid_t fs = H5Dget_space(h->ds);
+    hsize_t n = (hsize_t)nrows, mdim[2] = {n, 1};
+    hid_t ms = H5Screate_simple(2, mdim, NULL); /* the file's rank: the library then maps whole chunks, not points */
+    for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
+        hsize_t start[2] = {(hsize_t)h->written, (hsize_t)c}, count[2] = {n, 1};
+        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dwrite(h->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, b + (size_t)c * TRACE_H5_CHUNK) < 0)
+            fail(h, "writing /trace");
+    }
+    H5Sclose(ms), H5Sclose(fs);
+    h->written += nrows;
+}
+
+/* Wait until the writer thread has written the block it was given. */
+static void wait_idle(TraceH5 *h)
+{
+    uint32_t s;
+    while ((s = atomic_load(&h->state)) == WR_BUSY) osal_futex_wait(&h->state, s);
+}
+
+/* The writer thread: write each block handed over, until told to quit. */
+static void *writer(void *arg)
+{
+    TraceH5 *h = arg;
+    for (;;) {
+        uint32_t s;
+        while ((s = atomic_load(&h->state)) == WR_IDLE) osal_futex_wait(&h->state, s);
+        if (s == WR_QUIT) return NULL;
+        write_block(h, h->buf[!h->cur], h->pend_rows);
+        atomic_store(&h->state, WR_IDLE);
+        osal_futex_wake(&h->state);
+    }
+}
+
+/* The current block is full: hand it to the writer thread (or write it) and fill the other. */
+static void hand_off(TraceH5 *h)
+{
+    if (!h->threaded) {
+        write_block(h, h->buf[h->cur], h->nbuf);
+        h->nbuf = 0;
+        return;
+    }
+    wait_idle(h);
+    h->pend_rows = h->nbuf;
+    h->cur = !h->cur;
+    h->nbuf = 0;
+    atomic_store(&h->state, WR_BUSY);
+    osal_futex_wake(&h->state);
+}
+
+int trace_h5_row(TraceH5 *h, const double *vals)
+{
+    double *p = h->buf[h->cur] + h->nbuf;
+    for (int c = 0; c < h->ncols; c++) p[(size_t)c * TRACE_H5_CHUNK] = vals[c];
+    if (++h->nbuf == TRACE_H5_CHUNK) hand_off(h);
+    return atomic_load_explicit(&h->failed, memory_order_relaxed) ? -1 : 0;
+}
+
+void trace_h5_incomplete(TraceH5 *h, const char *why)
+{
+    snprintf(h->why, sizeof h->why, "%s", why && why[0] ? why : "the run ended early");
+}
+
+int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
+{
+    if (h->threaded) {
+        wait_idle(h);
+        atomic_store(&h->state, WR_QUIT);
+        osal_futex_wake(&h->state);
+        osal_thread_join(h->thread);
+    }
+    write_block(h, h->buf[h->cur], h->nbuf);
+    attr_long(h, h->file, "rows", h->written);
+    attr_long(h, h->file, "complete", h->why[0] ? 0 : 1);
+    if (h->why[0]) attr_string(h, h->file, "incomplete", h->why);
+    if (H5Dclose(h->ds) < 0) fail(h, "closing /trace");
+    if (H5Fclose(h->file) < 0) fail(h, "closing the file");
+    int rc = h->failed ? -1 : 0;
+    if (rc) snprintf(err, errlen, "%s", h->err);
+    free(h->buf[0]), free(h);
+    return rc;
+}
+
+/* }====================================================================== */
+
+/* {====================================================================== reader */
+
+/* Free what H5Aread put into v (variable-length strings). */
+static void reclaim(hid_t t, hid_t sp, char **v)
+{
+#if H5_VERSION_GE(1, 12, 0)
+    H5Treclaim(t, sp, H5P_DEFAULT, v);
+#else
+    H5Dvlen_reclaim(t, sp, H5P_DEFAULT, v);
+#endif
+}
+
+/* Read string attribute `name` of obj (n entries; a scalar when n = 1 and it is one) into v. 0 or -1. */
+static int read_strings(hid_t obj, const char *name, char **v, hsize_t n)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t sp = H5Aget_space(a), t = str_type();
+    hssize_t have = H5Sget_simple_extent_npoints(sp);
+    int rc = have == (hssize_t)n && H5Aread(a, t, v) >= 0 ? 0 : -1;
+    H5Tclose(t), H5Sclose(sp), H5Aclose(a);
+    return rc;
+}
+
+static void free_strings(char **v, hsize_t n)
+{
+    hid_t t = str_type(), sp = H5Screate_simple(1, &n, NULL);
+    reclaim(t, sp, v);
+    H5Sclose(sp), H5Tclose(t);
+}
+
+/* The columns to print: 0 (t), then the named ones (or every one). Returns the count, or -1 with a message. */
+static int select_columns(char **names, int ncols, const char *channels, int *sel, char *err, size_t errlen)
+{
+    int n = 0;
+    if (!channels) {
+        for (int c = 0; c < ncols; c++) sel[n++] = c;
+        return n;
+    }
+    sel[n++] = 0;
+    for (const char *p = channels; *p;) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int c = 0; c < ncols && found < 0; c++) /* the name, or an axis column's without its joint: arm.q2 */
+            if (strncmp(names[c], p, len) == 0 && (names[c][len] == '\0' || (names[c][len] == '.' &&
+                                                   !strchr(names[c] + len + 1, '.') && strchr(p, '.') < p + len)))
+                found = c;
+        if (found < 0) {
+            snprintf(err, errlen, "no channel '%.*s' in the trace (its columns: %s, %s, ..., %s)", (int)len, p,
+                     names[0], ncols > 1 ? names[1] : "", names[ncols - 1]);
+            return -1;
+        }
+        if (found != 0 && n < ncols + 1) sel[n++] = found;
+        p += len;
+        if (*p == ',') p++;
+    }
+    return n;
+}
+
+/* Print rows [r0, r0 + nr) of the selected columns (read into col, TRACE_H5_CHUNK per column) that lie in
+ * [from, to]; 1 when a row past `to` was met (t only grows), 0 otherwise, -1 on a read error. */
+static int print_block(hid_t ds, hid_t fs, const int *sel, int nsel, const TraceKind *kind, int digits,
+                       hsize_t r0, hsize_t nr, double *col, char *line, const TraceExport *x, FILE *out)
+{
+    hsize_t mdim[2] = {nr, 1};
+    hid_t ms = H5Screate_simple(2, mdim, NULL);
+    int rc = 0;
+    for (int k = 0; k < nsel && rc == 0; k++) {
+        hsize_t start[2] = {r0, (hsize_t)sel[k]}, count[2] = {nr, 1};
+        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, col + (size_t)k * TRACE_H5_CHUNK) < 0)
+            rc = -1;
+    }
+    H5Sclose(ms);
+    for (hsize_t r = 0; r < nr && rc == 0; r++) {
+        double t = col[r];
+        if (t > x->to) rc = 1;
+        if (t < x->from || t > x->to) continue;
+        char *p = line;
+        for (int k = 0; k < nsel; k++) {
+            if (k) *p++ = ',';
+            p = trace_put_value(p, col[(size_t)k * TRACE_H5_CHUNK + r], kind[sel[k]], digits);
+        }
+        *p++ = '\n';
+        fwrite(line, 1, (size_t)(p - line), out);
+    }
+    return rc;
+}
+
+int trace_h5_export(const char *path, const TraceExport *x, FILE *out, char *err, size_t errlen)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), TRACE_H5_EIO;
+    fclose(probe);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) return snprintf(err, errlen, "%s: not an HDF5 file", path), TRACE_H5_EFORMAT;
+    int rc = TRACE_H5_EFORMAT;
+    char *fmt = NULL;
+    hid_t ds = -1, fs = -1;
+    char **names = NULL;
+    int *sel = NULL;
+    TraceKind *kind = NULL;
+    double *col = NULL;
+    char *line = NULL;
+    long digits = 0;
+    hsize_t dim[2] = {0, 0};
+    hid_t da = H5Aopen(file, "digits", H5P_DEFAULT);
+    int ok = read_strings(file, "format", &fmt, 1) == 0 && fmt && strcmp(fmt, FORMAT_NAME) == 0 && da >= 0 &&
+             H5Aread(da, H5T_NATIVE_LONG, &digits) >= 0;
+    if (da >= 0) H5Aclose(da);
+    if (fmt) free_strings(&fmt, 1);
+    if (ok) ds = H5Dopen2(file, "trace", H5P_DEFAULT);
+    if (ds >= 0) fs = H5Dget_space(ds);
+    ok = ok && fs >= 0 && H5Sget_simple_extent_ndims(fs) == 2 && H5Sget_simple_extent_dims(fs, dim, NULL) == 2 &&
+         dim[1] >= 1;
+    int ncols = (int)dim[1];
+    if (ok) names = calloc(dim[1], sizeof *names);
+    if (!ok || !names || read_strings(ds, "columns", names, dim[1]) < 0) {
+        snprintf(err, errlen, "%s: not an irl trace (no %s /trace with its columns)", path, FORMAT_NAME);
+        goto done;
+    }
+    sel = malloc((size_t)(ncols + 1) * sizeof *sel);
+    kind = malloc((size_t)ncols * sizeof *kind);
+    col = malloc((size_t)(ncols + 1) * TRACE_H5_CHUNK * sizeof *col);
+    line = malloc((size_t)(ncols + 1) * 34 + 2);
+    if (!sel || !kind || !col || !line) {
+        rc = TRACE_H5_EIO, snprintf(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int c = 0; c < ncols; c++)
+        kind[c] = c == 0 ? TRACE_KIND_TIME : c == ncols - 1 && strcmp(names[c], "line") == 0 ? TRACE_KIND_LINE
+                                                                                            : TRACE_KIND_VALUE;
+    int nsel = select_columns(names, ncols, x->channels, sel, err, errlen);
+    if (nsel < 0) {
+        rc = TRACE_H5_ECHANNEL;
+        goto done;
+    }
+    for (int k = 0; k < nsel; k++) fprintf(out, "%s%s", k ? "," : "", names[sel[k]]);
+    fputc('\n', out);
+    rc = TRACE_H5_OK;
+    for (hsize_t r0 = 0; r0 < dim[0]; r0 += TRACE_H5_CHUNK) {
+        hsize_t nr = dim[0] - r0 < TRACE_H5_CHUNK ? dim[0] - r0 : TRACE_H5_CHUNK;
+        int b = print_block(ds, fs, sel, nsel, kind, (int)digits, r0, nr, col, line, x, out);
+        if (b < 0) rc = TRACE_H5_EIO, snprintf(err, errlen, "%s: cannot read /trace", path);
+        if (b != 0) break;
+    }
+done:
+    if (names) {
+        if (names[0]) free_strings(names, dim[1]);
+        free(names);
+    }
+    free(sel), free(kind), free(col), free(line);
+    if (fs >= 0) H5Sclose(fs);
+    if (ds >= 0) H5Dclose(ds);
+    H5Fclose(file);
+    return rc;
+}
+
+/* }====================================================================== */
