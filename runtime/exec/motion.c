@@ -273,6 +273,24 @@ static Pose to_model(const Motion *m, const Pose *t)
     return pose_mul(&bt, &itool);
 }
 
+/* $TOOL as x y z qw qx qy qz (planner_set_tool), and whether it is the identity. */
+static int tool_of(const Motion *m, double v[7])
+{
+    Pose t = sys_pose(m, SV_TOOL);
+    memcpy(v, t.p, sizeof t.p), memcpy(v + 3, t.q, sizeof t.q);
+    return !v[0] && !v[1] && !v[2] && v[3] == 1 && !v[4] && !v[5] && !v[6];
+}
+
+/* Program frame -> the TCP in the model's base: BASE @ T, the path a LIN or CIRC runs (the planner converts each
+ * sampled pose by INV(TOOL) before IK). With the identity tool, to_model's arithmetic, to the bit. */
+static Pose to_model_tcp(const Motion *m, const Pose *t)
+{
+    double tool[7];
+    if (tool_of(m, tool)) return to_model(m, t);
+    Pose base = sys_pose(m, SV_BASE);
+    return pose_mul(&base, t);
+}
+
 static Pose to_program(const Motion *m, const Pose *mp)
 {
     Pose base = sys_pose(m, SV_BASE), tool = sys_pose(m, SV_TOOL), ibase = pose_inv(&base);
@@ -478,7 +496,9 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
     PlannerSrc src = {st->src.file, st->src.line, st->src.col};
     PlannerPushInfo info;
     int rc;
-    double q[PLANNER_MAX_AXES];
+    double q[PLANNER_MAX_AXES], tool[7];
+    tool_of(m, tool);
+    planner_set_tool(p, tool);   /* the segment carries $TOOL: a change takes effect at the segment boundary */
     if (kind == MK_MOVE_PTP || kind == MK_MOVE_INC_PTP) {
         if (ts == MOTION_OPND_JOINT) {
             if (tgt[0].i != n)
@@ -529,7 +549,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
             memcpy(t.q, last.q, sizeof t.q);
         }
     }
-    Pose mt = to_model(m, &t), mv = to_model(m, &v);
+    Pose mt = to_model_tcp(m, &t), mv = to_model_tcp(m, &v);
     if (kind == MK_MOVE_LIN || kind == MK_MOVE_INC_LIN) {
         while ((rc = planner_push_lin(p, mt.p, mt.q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;

@@ -115,7 +115,7 @@ static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot 
         return 0;
     }
     ModelIkInfo ii;
-    planner_path_pose(g, profile_pos(&g->path, x), pose, pose + 3);
+    planner_path_flange(g, profile_pos(&g->path, x), pose, pose + 3);
     int st = model_ik(p->cfg.model, pose, pose + 3, seed, q, &ii);
     if (st < 0) return PLANNER_EIK;
     int k = s->nc < 4 ? s->nc++ : old;
@@ -182,7 +182,7 @@ static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSl
         memcpy(pos, s->wp[r1], 3 * sizeof *pos);
         memcpy(quat, s->wp[r1] + 3, 4 * sizeof *quat);
     } else if (pos) {
-        planner_path_pose(g, profile_pos(&g->path, x), pos, quat);
+        planner_path_flange(g, profile_pos(&g->path, x), pos, quat);
     }
     return 0;
 }

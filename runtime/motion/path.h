@@ -1,5 +1,6 @@
 /* path.h — one planned segment (PlannerSegment: PTP, LIN or CIRC, immutable once published) and the pose of a
- * LIN/CIRC segment at its path parameter s (a line or a circle, the orientation by slerp). Shared by the planner
+ * LIN/CIRC segment at its path parameter s (a line or a circle, the orientation by slerp): the pose of the TCP the
+ * segment was planned with, converted to the model's tool point right before IK (planner_tcp_to_flange). Shared by the planner
  * (planner.c), its blend checks (planner_blend.c) and the interpolator (interpolator.c); the pose functions are
  * inline because the interpolator's IK point calls them every cycle. */
 #ifndef IRL_PATH_H
@@ -51,6 +52,8 @@ typedef struct {
                                         PLANNER_TRIG (the path pose then steps from the nearest), 0: libm only */
     double trig[PLANNER_TRIG + 1][2];
     double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
+    int has_tool;                    /* the pose of the TCP in the model's tool frame (planner_set_tool) is not the */
+    double tool[7];                  /* identity: x y z qw qx qy qz; a LIN/CIRC's path is then this TCP's */
 } PlannerSegment;
 
 /* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
@@ -120,6 +123,45 @@ static inline __attribute__((always_inline)) void planner_path_pose(const Planne
     } else {
         planner_path_pose_ext(g, s, pos, quat);
     }
+}
+
+
+/* The model's tool point (what IK and FK solve for) whose TCP is at pos, quat: the pose times INV(tool). Nothing is
+ * computed when the segment has no tool, so a tool-less run's arithmetic is the same to the bit. */
+static inline __attribute__((always_inline)) void planner_tcp_to_flange(const PlannerSegment *g, double pos[3],
+                                                                        double quat[4])
+{
+    if (!g->has_tool) return;
+    const double *t = g->tool;
+    double ct[4] = {t[3], -t[4], -t[5], -t[6]}, q[4], R[9], d[3];
+    quat_mul(q, quat, ct);
+    double n = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) quat[i] = q[i] * n;
+    quat_to_m3(R, quat);
+    m3_mulv(d, R, t);
+    v3_sub(pos, pos, d);
+}
+
+/* The inverse: the TCP of the model's tool point at pos, quat (the pose times tool). */
+static inline void planner_flange_to_tcp(const PlannerSegment *g, double pos[3], double quat[4])
+{
+    if (!g->has_tool) return;
+    const double *t = g->tool;
+    double R[9], d[3], q[4];
+    quat_to_m3(R, quat);
+    m3_mulv(d, R, t);
+    v3_add(pos, pos, d);
+    quat_mul(q, quat, t + 3);
+    double n = 1.0 / sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int i = 0; i < 4; i++) quat[i] = q[i] * n;
+}
+
+/* The model's tool point on a LIN/CIRC segment at s in [0, 1]: the path pose (the TCP's) converted for IK. */
+static inline __attribute__((always_inline)) void planner_path_flange(const PlannerSegment *g, double s, double pos[3],
+                                                                      double quat[4])
+{
+    planner_path_pose(g, s, pos, quat);
+    planner_tcp_to_flange(g, pos, quat);
 }
 
 

@@ -147,6 +147,12 @@ int planner_last_target(const Planner *p, double *q, double *pos, double *quat)
 
 void planner_flush(Planner *p) { p->no_blend = 1; }
 
+void planner_set_tool(Planner *p, const double tool[7])
+{
+    memcpy(p->tool, tool, sizeof p->tool);
+    p->has_tool = tool[0] || tool[1] || tool[2] || tool[3] != 1 || tool[4] || tool[5] || tool[6];
+}
+
 /* ---------------------------------------------------------------- circle geometry */
 
 /* Circle through a, b (via) and c: centre, radius, in-plane basis (e1 towards a) and the arc angle from a to
@@ -593,9 +599,10 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     info->overlap = g->overlap;
     p->no_blend = 0;
     memcpy(p->q_end, g->q1, (size_t)p->cfg.dof * sizeof(double));
-    if (g->kind != PLANNER_PTP) {
+    if (g->kind != PLANNER_PTP) {   /* the end pose is the model's tool point's, whatever tool the next uses */
         v3_copy(p->pos_end, g->p1);
         memcpy(p->quat_end, g->quat1, sizeof p->quat_end);
+        planner_tcp_to_flange(g, p->pos_end, p->quat_end);
         p->have_pose_end = 1;
     } else {
         Model *m = plan_model(p);
@@ -637,6 +644,8 @@ static PlannerSegment *slot_for_push(Planner *p, PlannerKind kind, PlannerSrc sr
     g->src = src;
     g->n = p->cfg.dof;
     memcpy(g->q0, p->q_end, (size_t)p->cfg.dof * sizeof(double));
+    g->has_tool = p->has_tool;
+    memcpy(g->tool, p->tool, sizeof g->tool);
     return g;
 }
 
@@ -679,6 +688,7 @@ static PlannerSegment *cart_begin(Planner *p, PlannerKind kind, const double pos
     PlannerSegment *g = slot_for_push(p, kind, src, info);
     v3_copy(g->p0, p->pos_end);
     memcpy(g->quat0, p->quat_end, sizeof g->quat0);
+    planner_flange_to_tcp(g, g->p0, g->quat0);   /* the path starts at the TCP of this segment's tool */
     v3_copy(g->p1, pos);
     for (int i = 0; i < 4; i++) g->quat1[i] = quat[i] / qn;
     return g;

@@ -117,6 +117,8 @@ typedef struct Planner {
     double q_end[PLANNER_MAX_AXES], pos_end[3], quat_end[4];
     int have_pose_end;
     int no_blend;                  /* set by planner_flush: the next segment starts from rest */
+    int has_tool;                  /* planner_set_tool: the tool the next pushes carry (0: the identity) */
+    double tool[7];
     int next_id;
     char err[256];                 /* message of the last failed push */
     PlannerBlendWork *blend;       /* scratch of the blend check with Cartesian segments (NULL: PTP only) */
@@ -146,6 +148,10 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
                       const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info);
 /* Stop look-ahead: the last pushed segment ends at rest (WAIT, reading an input or the actual position). */
 void planner_flush(Planner *p);
+/* The TCP of the next pushed segments: its pose x y z qw qx qy qz in the model's tool frame ($TOOL). A LIN or
+ * CIRC moves this TCP on its line or circle at its path speed; a segment keeps the tool it was pushed with.
+ * The identity (the default) leaves every computation as without a tool. */
+void planner_set_tool(Planner *p, const double tool[7]);
 /* Segments published and not yet finished by the cycle (0: the machine is at rest at the last target). */
 size_t planner_pending(const Planner *p);
 /* The programmed end of the last pushed segment (for MOVE_INC and the next segment's start). pos/quat may be

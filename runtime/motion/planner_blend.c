@@ -88,12 +88,13 @@ static double *env_row(PlannerBlendWork *w, int side, int axis, int r)
     return w->env + (((size_t)side * (size_t)w->n + (size_t)axis) * 6 + (size_t)r) * NINT;
 }
 
-/* The path pose at s without clamping s to [0, 1] (the line, circle and slerp continued: for the table's
- * difference stencils at the path's ends). */
+/* The model's tool point at path parameter s without clamping s to [0, 1] (the line, circle and slerp continued:
+ * for the table's difference stencils at the path's ends). */
 static void pose_ext(const PlannerSegment *g, double s, double pos[3], double quat[4])
 {
     if (s >= 0 && s <= 1) planner_path_pose(g, s, pos, quat);
     else planner_path_pose_ext(g, s, pos, quat);
+    planner_tcp_to_flange(g, pos, quat);
 }
 
 /* IK at path parameter s (the path continued beyond [0, 1]) into q, seeded by extrapolation through q1 and q2 (the
