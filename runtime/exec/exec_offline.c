@@ -11,6 +11,7 @@
 #include "geom.h"
 #include "output/plot.h"
 #include "output/report.h"
+#include "output/report_html.h"
 #include "osal.h"
 
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64, EX_DATA = 65, EX_NOINPUT = 66 };
@@ -241,6 +242,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
         step_singularity(ex, s, d);
     }
     checks_sample(&ex->ck, s);
+    report_html_sample(&ex->html, &ex->lay, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -659,7 +661,8 @@ static int write_reports(ExecOffline *ex, const ReportInfo *info, char *err, siz
     char jp[4300], tp[4300];
     if (outdir_file(&ex->od, "report.json", 1, jp, sizeof jp, err, errlen) < 0 ||
         outdir_file(&ex->od, "report.txt", 1, tp, sizeof tp, err, errlen) < 0 ||
-        report_write(&ex->ck, info, jp, tp, err, errlen) < 0)
+        report_write(&ex->ck, info, jp, tp, err, errlen) < 0 ||
+        report_html_save(&ex->html, &ex->od, &ex->ck, info, err, errlen) < 0)
         return -1;
     return outdir_commit(&ex->od, "report.json", err, errlen) < 0 ? -1 : outdir_commit(&ex->od, "report.txt", err,
                                                                                       errlen);

@@ -59,6 +59,7 @@ typedef struct ExecOffline {
     Checks ck;
     int have_checks;
     Trace tr;
+    struct ReportHtml *html;            /* report.html's reduced series (report_html.h), NULL before cycle 0 */
     int tracing;
     Progress pg;
     Model *models[SAMPLE_MAX_DEVICES];  /* the devices' models (the first stage: planner, IK, pose) */
