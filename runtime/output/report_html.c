@@ -34,8 +34,8 @@ struct ReportHtml {
     long width;           /* cycles per bucket */
     int nb;               /* complete buckets */
     long cnt;             /* cycles in the bucket being filled (index nb) */
-    double *t0, *t1;      /* first and last time of each bucket, s */
-    double *mn, *mx;      /* [bucket * nch + channel] */
+    long *t0, *t1;        /* first and last cycle of each bucket */
+    double *mn, *mx;      /* [bucket * nch + channel]; +inf / -inf while the bucket saw no number */
     unsigned char *mfirst; /* 1: the minimum came before the maximum */
     double *path;         /* [bucket][dev][3]: the pose's position at the bucket's start */
     double *vals;         /* this cycle's values, [nch] */
@@ -112,7 +112,7 @@ static ReportHtml *create(const SampleLayout *lay)
     h->nch = channels(lay, NULL);
     size_t nb = REPORT_HTML_BUCKETS, nc = (size_t)(h->nch ? h->nch : 1);
     h->ch = calloc(nc, sizeof *h->ch);
-    h->t0 = malloc(nb * sizeof(double)), h->t1 = malloc(nb * sizeof(double));
+    h->t0 = malloc(nb * sizeof(long)), h->t1 = malloc(nb * sizeof(long));
     h->mn = malloc(nb * nc * sizeof(double)), h->mx = malloc(nb * nc * sizeof(double));
     h->mfirst = malloc(nb * nc);
     h->path = malloc(nb * (size_t)lay->ndev * 3 * sizeof(double) + 1);
@@ -142,8 +142,7 @@ static void merge(ReportHtml *h, int a, int b)
     h->t1[a] = h->t1[b];
     for (int c = 0; c < h->nch; c++) {
         size_t ia = (size_t)a * (size_t)h->nch + (size_t)c, ib = (size_t)b * (size_t)h->nch + (size_t)c;
-        int min_b = isnan(h->mn[ia]) || h->mn[ib] < h->mn[ia];
-        int max_b = isnan(h->mx[ia]) || h->mx[ib] > h->mx[ia];
+        int min_b = h->mn[ib] < h->mn[ia], max_b = h->mx[ib] > h->mx[ia];
         unsigned char mf = min_b == max_b ? h->mfirst[min_b ? ib : ia] : (unsigned char)!min_b;
         if (min_b) h->mn[ia] = h->mn[ib];
         if (max_b) h->mx[ia] = h->mx[ib];
@@ -194,18 +193,16 @@ void report_html_sample(ReportHtml **hp, const SampleLayout *lay, const Sample *
     unsigned char *mf = h->mfirst + b * nc;
     collect(h, s, v);
     if (h->cnt == 0) {
-        h->t0[b] = s->t;
-        memcpy(mn, v, nc * sizeof(double)), memcpy(mx, v, nc * sizeof(double)), memset(mf, 1, nc);
+        h->t0[b] = s->cycle;
+        for (size_t c = 0; c < nc; c++) mn[c] = INFINITY, mx[c] = -INFINITY, mf[c] = 1;
         for (int d = 0; d < lay->ndev; d++)
             memcpy(h->path + (b * (size_t)lay->ndev + (size_t)d) * 3, s->dev[d].pose, 3 * sizeof(double));
-    } else {
-        for (size_t c = 0; c < nc; c++) {
-            if (isnan(v[c])) continue;
-            if (isnan(mn[c]) || v[c] < mn[c]) mn[c] = v[c], mf[c] = 0;
-            if (isnan(mx[c]) || v[c] > mx[c]) mx[c] = v[c], mf[c] = 1;
-        }
     }
-    h->t1[b] = s->t;
+    for (size_t c = 0; c < nc; c++) { /* a NaN compares false: skipped */
+        if (v[c] < mn[c]) mn[c] = v[c], mf[c] = 0;
+        if (v[c] > mx[c]) mx[c] = v[c], mf[c] = 1;
+    }
+    h->t1[b] = s->cycle;
     h->cycles++;
     timeline(h, s);
     if (++h->cnt < h->width) return;
@@ -221,13 +218,52 @@ static void num(FILE *f, double x, int digits)
     else fputs("null", f);
 }
 
+/* The series are ~10^5 numbers: written as integers through a buffer, without printf. */
+typedef struct {
+    FILE *f;
+    size_t n;
+    char b[1 << 14];
+} Buf;
+
+static void buf_flush(Buf *o)
+{
+    fwrite(o->b, 1, o->n, o->f);
+    o->n = 0;
+}
+
+/* ',' before every item but the first (first: 1 for the first). */
+static void buf_sep(Buf *o, int first)
+{
+    if (o->n > sizeof o->b - 32) buf_flush(o);
+    if (!first) o->b[o->n++] = ',';
+}
+
+static void buf_uint(Buf *o, unsigned long u)
+{
+    char d[24];
+    int n = 24;
+    do d[--n] = (char)('0' + u % 10); while ((u /= 10) != 0);
+    memcpy(o->b + o->n, d + n, (size_t)(24 - n));
+    o->n += (size_t)(24 - n);
+}
+
+/* A value as its level k in its channel's range (the page computes lo + k * step), or null. inv = 1 / step. */
+static void buf_level(Buf *o, int first, double x, double lo, double inv)
+{
+    buf_sep(o, first);
+    if (!isfinite(x)) memcpy(o->b + o->n, "null", 4), o->n += 4;
+    else buf_uint(o, (unsigned long)((x - lo) * inv + 0.5));
+}
+
 /* Everything in the page's data is JSON inside <script>: a '<' (only ever in strings) is written as \u003c so no
  * "</script>" or "<!--" can end or bend the element. */
 static void put_json_safe(FILE *f, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '<') fputs("\\u003c", f);
-        else fputc(s[i], f);
+    for (const char *end = s + n, *lt; s < end; s = lt + 1) {
+        lt = memchr(s, '<', (size_t)(end - s));
+        fwrite(s, 1, (size_t)((lt ? lt : end) - s), f);
+        if (!lt) break;
+        fputs("\\u003c", f);
     }
 }
 
@@ -261,14 +297,30 @@ static int buckets_total(const ReportHtml *h)
     return h ? h->nb + (h->cnt > 0) : 0;
 }
 
-static void series(FILE *f, const ReportHtml *h)
+/* The range of channel c over the buckets (lo > hi: no number). */
+static void range(const ReportHtml *h, int c, double *lo, double *hi)
+{
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int b = 0; b < buckets_total(h); b++) {
+        size_t i = (size_t)b * (size_t)h->nch + (size_t)c;
+        *lo = fmin(*lo, h->mn[i]), *hi = fmax(*hi, h->mx[i]);
+    }
+}
+
+/* "series": times as cycle numbers (t = k * cycle); each channel's values as levels of its own range. */
+static void series(FILE *f, const ReportHtml *h, double cycle)
 {
     int nb = buckets_total(h), two = h && h->width > 1;
-    fprintf(f, "{\"bucket_cycles\": %ld, \"cycles\": %ld, \"t\": [", h ? h->width : 1, h ? h->cycles : 0);
+    Buf *o = malloc(sizeof *o);
+    if (!o) nb = 0;
+    else o->f = f, o->n = 0;
+    fprintf(f, "{\"bucket_cycles\": %ld, \"cycles\": %ld, \"cycle\": %.17g, \"levels\": %d, \"k\": [",
+            h ? h->width : 1, h ? h->cycles : 0, cycle, REPORT_HTML_LEVELS);
     for (int b = 0; b < nb; b++) {
-        fputs(b ? "," : "", f), num(f, h->t0[b], 10);
-        if (two) fputc(',', f), num(f, h->t1[b], 10);
+        buf_sep(o, b == 0), buf_uint(o, (unsigned long)h->t0[b]);
+        if (two) buf_sep(o, 0), buf_uint(o, (unsigned long)h->t1[b]);
     }
+    if (o) buf_flush(o);
     fputs("],\n\"channels\": [", f);
     for (int c = 0; h && c < h->nch; c++) {
         const Chan *ch = &h->ch[c];
@@ -277,13 +329,19 @@ static void series(FILE *f, const ReportHtml *h)
         fputs(", \"quantity\": ", f), json_string(f, ch->quantity);
         fprintf(f, ", \"axis\": %d, \"name\": ", ch->axis), json_string(f, ch->name);
         fputs(", \"unit\": ", f), json_string(f, ch->unit);
+        double lo, hi;
+        range(h, c, &lo, &hi);
+        double step = hi > lo ? (hi - lo) / REPORT_HTML_LEVELS : 0;
+        fputs(", \"lo\": ", f), num(f, lo, 17), fputs(", \"step\": ", f), num(f, hi >= lo ? step : 0, 17);
         fputs(", \"v\": [", f);
+        double inv = step > 0 ? 1 / step : 0;
         for (int b = 0; b < nb; b++) {
             size_t i = (size_t)b * (size_t)h->nch + (size_t)c;
             double first = h->mfirst[i] ? h->mn[i] : h->mx[i], second = h->mfirst[i] ? h->mx[i] : h->mn[i];
-            fputs(b ? "," : "", f), num(f, first, 6);
-            if (two) fputc(',', f), num(f, second, 6);
+            buf_level(o, b == 0, first, lo, inv);
+            if (two) buf_level(o, 0, second, lo, inv);
         }
+        if (o) buf_flush(o);
         fputs("]}", f);
     }
     fputs("],\n\"paths\": [", f);
@@ -291,10 +349,23 @@ static void series(FILE *f, const ReportHtml *h)
     for (int d = 0; h && d < h->lay->ndev; d++) {
         if (!h->lay->dev[d].has_pose) continue;
         fprintf(f, "%s\n{\"device\": ", np++ ? "," : ""), json_string(f, h->lay->dev[d].name);
-        fputs(", \"xyz\": [", f);
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, span = 0;
+        for (int k = 0; k < 3; k++) {
+            double hi = -INFINITY;
+            for (int b = 0; b < nb; b++) {
+                double x = h->path[((size_t)b * (size_t)h->lay->ndev + (size_t)d) * 3 + (size_t)k];
+                lo[k] = fmin(lo[k], x), hi = fmax(hi, x);
+            }
+            span = fmax(span, hi - lo[k]);
+        }
+        double step = span > 0 ? span / REPORT_HTML_LEVELS : 0;
+        fputs(", \"lo\": [", f), num(f, lo[0], 17), fputc(',', f), num(f, lo[1], 17), fputc(',', f), num(f, lo[2], 17);
+        fputs("], \"step\": ", f), num(f, step, 17), fputs(", \"xyz\": [", f);
         for (int b = 0; b < nb; b++)
             for (int k = 0; k < 3; k++)
-                fputs(b || k ? "," : "", f), num(f, h->path[((size_t)b * (size_t)h->lay->ndev + (size_t)d) * 3 + k], 7);
+                buf_level(o, b == 0 && k == 0, h->path[((size_t)b * (size_t)h->lay->ndev + (size_t)d) * 3 + (size_t)k],
+                          lo[k], step > 0 ? 1 / step : 0);
+        if (o) buf_flush(o);
         fputs("]}", f);
     }
     fputs("],\n\"timeline\": {\"segments\": [", f);
@@ -303,6 +374,7 @@ static void series(FILE *f, const ReportHtml *h)
         fprintf(f, ",%d,", h->seg[i].line), json_string(f, h->seg[i].file), fputc(']', f);
     }
     fprintf(f, "], \"not_listed\": %ld}}", h ? h->seg_dropped : 0);
+    free(o);
 }
 
 /* The page's data: {"report": report.json, "source": {...}, "series": {...}}. */
@@ -321,7 +393,7 @@ static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInf
     fputs(", \"text\": ", f), json_string(f, text);
     free(text);
     fputs("},\n\"series\": ", f);
-    series(f, h);
+    series(f, h, info->cycle);
     fputs("}\n", f);
 }
 

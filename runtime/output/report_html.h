@@ -9,7 +9,8 @@
  * The series are reduced while the run goes, in fixed memory: every channel keeps at most REPORT_HTML_BUCKETS
  * time buckets, each with its minimum and its maximum in the order they occurred (so a spike of one cycle still
  * shows), and when the buckets are full neighbours are merged in pairs and the bucket doubles in length. A channel
- * thus has at most 2 x REPORT_HTML_BUCKETS points whatever the program's length. The tool path keeps the pose at
+ * thus has at most 2 x REPORT_HTML_BUCKETS points whatever the program's length; on the page a value is given as
+ * its level in the channel's range (REPORT_HTML_LEVELS), far finer than a pixel and five digits at most. The tool path keeps the pose at
  * the start of each bucket. The timeline keeps each change of the trace's `line` (the statement moving the first
  * moving device, else the statement being executed), up to REPORT_HTML_SEGMENTS changes. */
 #ifndef IRL_REPORT_HTML_H
@@ -24,6 +25,7 @@
 
 #define REPORT_HTML_BUCKETS 2000  /* per channel: at most 4,000 points, ~40 kB of text */
 #define REPORT_HTML_SEGMENTS 4096 /* statements on the timeline; later ones are counted, not listed */
+#define REPORT_HTML_LEVELS 100000  /* a plotted value is rounded to 1/100,000 of its channel's range */
 
 typedef struct ReportHtml ReportHtml;
 

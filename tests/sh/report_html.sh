@@ -88,7 +88,7 @@ if viol:
         elif abs(o.get("cursor_after_line", -1) - t) > tol:
             bad.append("marked-line click: cursor %s, expected %s" % (o.get("cursor_after_line"), t))
     pts = [len(c["v"]) for c in data["series"]["channels"]]
-    if max(pts) > 4000 or len(data["series"]["t"]) != pts[0]: bad.append("series lengths %s" % sorted(set(pts)))
+    if max(pts) > 4000 or len(data["series"]["k"]) != pts[0]: bad.append("series lengths %s" % sorted(set(pts)))
 for b in bad: print("FAIL: %s: %s" % (name, b))
 sys.exit(1 if bad else 0)
 EOF

@@ -5,7 +5,15 @@
 (function () {
   'use strict';
   var D = JSON.parse(document.getElementById('irl-data').textContent);
-  var R = D.report || {}, S = D.series, T = S.t;
+  var R = D.report || {}, S = D.series;
+  /* report_html.c writes times as cycle numbers and values as levels of each channel's range (lo + k * step) */
+  var T = S.k.map(function (k) { return k * S.cycle; });
+  S.channels.forEach(function (c) {
+    c.v = c.v.map(function (k) { return k == null ? null : c.lo + k * c.step; });
+  });
+  S.paths.forEach(function (p) {
+    p.xyz = p.xyz.map(function (k, i) { return k == null ? null : p.lo[i % 3] + k * p.step; });
+  });
   var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22',
                 '#17becf'];
   var state = { t: 0, plots: [], view: null, select: select };
