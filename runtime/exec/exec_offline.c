@@ -662,7 +662,7 @@ static int write_reports(ExecOffline *ex, const ReportInfo *info, char *err, siz
     if (outdir_file(&ex->od, "report.json", 1, jp, sizeof jp, err, errlen) < 0 ||
         outdir_file(&ex->od, "report.txt", 1, tp, sizeof tp, err, errlen) < 0 ||
         report_write(&ex->ck, info, jp, tp, err, errlen) < 0 ||
-        report_html_save(&ex->html, &ex->od, &ex->ck, info, err, errlen) < 0)
+        report_html_save(&ex->html, &ex->od, &ex->ck, info, ex->models, err, errlen) < 0)
         return -1;
     return outdir_commit(&ex->od, "report.json", err, errlen) < 0 ? -1 : outdir_commit(&ex->od, "report.txt", err,
                                                                                       errlen);

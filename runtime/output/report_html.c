@@ -39,6 +39,8 @@ struct ReportHtml {
     unsigned char *mfirst; /* 1: the minimum came before the maximum */
     double *path;         /* [bucket][dev][3]: the pose's position at the bucket's start */
     double *vals;         /* this cycle's values, [nch] */
+    double *qs;           /* [bucket][nq]: every device's q at the bucket's start (for the links' FK) */
+    int nq, qoff[SAMPLE_MAX_DEVICES];
     Segment seg[REPORT_HTML_SEGMENTS];
     int nseg;
     long seg_dropped;
@@ -117,10 +119,12 @@ static ReportHtml *create(const SampleLayout *lay)
     h->mfirst = malloc(nb * nc);
     h->path = malloc(nb * (size_t)lay->ndev * 3 * sizeof(double) + 1);
     h->vals = malloc(nc * sizeof(double));
-    if (!h->ch || !h->t0 || !h->t1 || !h->mn || !h->mx || !h->mfirst || !h->path || !h->vals) {
+    for (int d = 0; d < lay->ndev; d++) h->qoff[d] = h->nq, h->nq += lay->dev[d].naxes;
+    h->qs = malloc(nb * (size_t)h->nq * sizeof(double) + 1);
+    if (!h->ch || !h->t0 || !h->t1 || !h->mn || !h->mx || !h->mfirst || !h->path || !h->vals || !h->qs) {
         ReportHtml *p = h;
         free(p->ch), free(p->t0), free(p->t1), free(p->mn), free(p->mx), free(p->mfirst), free(p->path);
-        free(p->vals), free(p);
+        free(p->vals), free(p->qs), free(p);
         return NULL;
     }
     channels(lay, h->ch);
@@ -133,7 +137,7 @@ static void destroy(ReportHtml *h)
 {
     if (!h) return;
     free(h->ch), free(h->t0), free(h->t1), free(h->mn), free(h->mx), free(h->mfirst), free(h->path), free(h->vals);
-    free(h);
+    free(h->qs), free(h);
 }
 
 /* Bucket a (earlier) and b (later) into a, channel by channel. */
@@ -162,6 +166,7 @@ static void halve(ReportHtml *h)
         memcpy(h->mx + i * nc, h->mx + 2 * i * nc, nc * sizeof(double));
         memcpy(h->mfirst + i * nc, h->mfirst + 2 * i * nc, nc);
         memcpy(h->path + i * np, h->path + 2 * i * np, np * sizeof(double));
+        memcpy(h->qs + i * (size_t)h->nq, h->qs + 2 * i * (size_t)h->nq, (size_t)h->nq * sizeof(double));
     }
     h->nb /= 2;
     h->width *= 2;
@@ -195,8 +200,10 @@ void report_html_sample(ReportHtml **hp, const SampleLayout *lay, const Sample *
     if (h->cnt == 0) {
         h->t0[b] = s->cycle;
         for (size_t c = 0; c < nc; c++) mn[c] = INFINITY, mx[c] = -INFINITY, mf[c] = 1;
-        for (int d = 0; d < lay->ndev; d++)
+        for (int d = 0; d < lay->ndev; d++) {
             memcpy(h->path + (b * (size_t)lay->ndev + (size_t)d) * 3, s->dev[d].pose, 3 * sizeof(double));
+            memcpy(h->qs + b * (size_t)h->nq + (size_t)h->qoff[d], s->dev[d].q, (size_t)lay->dev[d].naxes * sizeof(double));
+        }
     }
     for (size_t c = 0; c < nc; c++) { /* a NaN compares false: skipped */
         if (v[c] < mn[c]) mn[c] = v[c], mf[c] = 0;
@@ -307,8 +314,10 @@ static void range(const ReportHtml *h, int c, double *lo, double *hi)
     }
 }
 
+static void links(FILE *f, const ReportHtml *h, Model *const *models, Buf *o);
+
 /* "series": times as cycle numbers (t = k * cycle); each channel's values as levels of its own range. */
-static void series(FILE *f, const ReportHtml *h, double cycle)
+static void series(FILE *f, const ReportHtml *h, double cycle, Model *const *models)
 {
     int nb = buckets_total(h), two = h && h->width > 1;
     Buf *o = malloc(sizeof *o);
@@ -373,12 +382,57 @@ static void series(FILE *f, const ReportHtml *h, double cycle)
         fprintf(f, "%s[", i ? "," : ""), num(f, h->seg[i].t, 10);
         fprintf(f, ",%d,", h->seg[i].line), json_string(f, h->seg[i].file), fputc(']', f);
     }
-    fprintf(f, "], \"not_listed\": %ld}}", h ? h->seg_dropped : 0);
+    fprintf(f, "], \"not_listed\": %ld},\n\"links\": [", h ? h->seg_dropped : 0);
+    links(f, h, models, o);
+    fputs("]}", f);
     free(o);
 }
 
+/* "links": per device with a model, at most REPORT_HTML_POSES poses (every stride-th bucket's start): the base
+ * origin, every link's frame origin and the tool point from the model's own FK, joined in that order. A device
+ * whose model has no FK for a link is left out. */
+static void links(FILE *f, const ReportHtml *h, Model *const *models, Buf *o)
+{
+    int nb = buckets_total(h), stride = (nb + REPORT_HTML_POSES - 1) / REPORT_HTML_POSES, np = 0;
+    if (stride < 1) stride = 1;
+    for (int d = 0; h && models && o && d < h->lay->ndev; d++) {
+        int n = h->lay->dev[d].naxes, nf = n + 2, npose = (nb + stride - 1) / stride;
+        double *xyz = models[d] ? malloc((size_t)npose * (size_t)nf * 3 * sizeof(double) + 1) : NULL, R[9];
+        int ok = xyz != NULL;
+        for (int p = 0; ok && p < npose; p++) {
+            const double *q = h->qs + (size_t)p * (size_t)stride * (size_t)h->nq + (size_t)h->qoff[d];
+            double *x = xyz + (size_t)p * (size_t)nf * 3;
+            x[0] = x[1] = x[2] = 0;
+            for (int l = 0; ok && l <= n; l++)
+                ok = model_fk(models[d], q, l < n ? l : -1, x + 3 * (l + 1), R) == MODEL_OK;
+        }
+        if (ok) {
+            double lo[3], span = 0;
+            for (int k = 0; k < 3; k++) {
+                double hi = -INFINITY;
+                lo[k] = INFINITY;
+                for (size_t i = (size_t)k; i < (size_t)npose * (size_t)nf * 3; i += 3)
+                    lo[k] = fmin(lo[k], xyz[i]), hi = fmax(hi, xyz[i]);
+                span = fmax(span, hi - lo[k]);
+            }
+            double step = span > 0 ? span / REPORT_HTML_LEVELS : 0;
+            fprintf(f, "%s\n{\"device\": ", np++ ? "," : ""), json_string(f, h->lay->dev[d].name);
+            fprintf(f, ", \"frames\": %d, \"k\": [", nf);
+            for (int p = 0; p < npose; p++) buf_sep(o, p == 0), buf_uint(o, (unsigned long)h->t0[p * stride]);
+            buf_flush(o);
+            fputs("], \"lo\": [", f), num(f, lo[0], 17), fputc(',', f), num(f, lo[1], 17), fputc(',', f);
+            num(f, lo[2], 17), fputs("], \"step\": ", f), num(f, step, 17), fputs(", \"xyz\": [", f);
+            for (size_t i = 0; i < (size_t)npose * (size_t)nf * 3; i++)
+                buf_level(o, i == 0, xyz[i], lo[i % 3], step > 0 ? 1 / step : 0);
+            buf_flush(o);
+            fputs("]}", f);
+        }
+        free(xyz);
+    }
+}
+
 /* The page's data: {"report": report.json, "source": {...}, "series": {...}}. */
-static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInfo *info)
+static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInfo *info, Model *const *models)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -393,7 +447,7 @@ static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInf
     fputs(", \"text\": ", f), json_string(f, text);
     free(text);
     fputs("},\n\"series\": ", f);
-    series(f, h, info->cycle);
+    series(f, h, info->cycle, models);
     fputs("}\n", f);
 }
 
@@ -403,7 +457,7 @@ static void put(FILE *f, const unsigned char *p, size_t n)
 }
 
 /* The template with its three markers filled: <!--IRL:CSS-->, <!--IRL:JS-->, <!--IRL:DATA-->. */
-static void page(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInfo *info)
+static void page(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInfo *info, Model *const *models)
 {
     const char *tpl = (const char *)irl_asset_report_html, *end = tpl + irl_asset_report_html_len, *p = tpl;
     while (p < end) {
@@ -421,7 +475,7 @@ static void page(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInf
             fputs("\n</script>\n<script>\n", f), put(f, irl_asset_report_js, irl_asset_report_js_len);
             fputs("\n</script>", f);
         } else if (!strncmp(mk, "<!--IRL:DATA-->", 15)) {
-            fputs("<script type=\"application/json\" id=\"irl-data\">\n", f), data(f, h, ck, info);
+            fputs("<script type=\"application/json\" id=\"irl-data\">\n", f), data(f, h, ck, info, models);
             fputs("</script>", f);
         }
         const char *close = strstr(mk, "-->");
@@ -429,8 +483,8 @@ static void page(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInf
     }
 }
 
-int report_html_save(ReportHtml **hp, OutDir *od, const Checks *ck, const ReportInfo *info, char *err,
-                     size_t errlen)
+int report_html_save(ReportHtml **hp, OutDir *od, const Checks *ck, const ReportInfo *info, Model *const *models,
+                     char *err, size_t errlen)
 {
     char path[4300];
     int rc = -1;
@@ -439,7 +493,7 @@ int report_html_save(ReportHtml **hp, OutDir *od, const Checks *ck, const Report
         if (!f) {
             snprintf(err, errlen, "cannot write %s", path);
         } else {
-            page(f, *hp, ck, info);
+            page(f, *hp, ck, info, models);
             if (fclose(f) != 0) snprintf(err, errlen, "cannot write %s", path);
             else rc = outdir_commit(od, "report.html", err, errlen);
         }

@@ -5,7 +5,8 @@
 #   (self-contained), loads without an error or console.error, draws every channel group (each uPlot canvas holds
 #   pixels of its first series' colour) and the 3-D view (non-background WebGL pixels, software WebGL); for the
 #   failing runs a click on the first violation and one on a marked program line move the shared time cursor (read
-#   back from uPlot's own cursor) to that violation's time. The page sizes are printed.
+#   back from uPlot's own cursor) to that violation's time, and the links drawn in the 3-D view move to the model's
+#   FK at that time (the chain run must have them). The page sizes are printed.
 # Skips (exit 0, saying why) only when chromium is absent and cannot be installed. Needs $IRL.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -34,7 +35,8 @@ var finite=u.data.slice(1).some(function(s){return s.some(function(x){return x!=
 if(n<20||!finite)o.blank.push(u.irlGroup)});
 o.ink3d=R.view?R.view.inkPixels():-1;o.t0=+document.body.dataset.cursorT;
 var v=document.querySelector("#violations li.violation");o.violation_t=v?+v.dataset.t:null;
-if(v){v.click();o.cursor_after_violation=+document.body.dataset.cursorT;
+var arm=function(){return R.view&&R.view.arms.length?Array.from(R.view.arms[0].pos):null};o.arm_t0=arm();
+if(v){v.click();o.cursor_after_violation=+document.body.dataset.cursorT;o.arm_tv=arm();
 o.cursor_idx_t=R.plots[0].data[0][R.plots[0].cursor.idx];R.select(0);}
 var b=document.querySelector("#source .bad");o.marked_lines=document.querySelectorAll("#source .bad").length;
 if(b){b.click();o.cursor_after_line=+document.body.dataset.cursorT;}
@@ -87,6 +89,15 @@ if viol:
         if not o["marked_lines"]: bad.append("no program line marked")
         elif abs(o.get("cursor_after_line", -1) - t) > tol:
             bad.append("marked-line click: cursor %s, expected %s" % (o.get("cursor_after_line"), t))
+        links = data["series"]["links"]
+        if links and o.get("arm_tv"):  # the drawn links are the model's FK at the last kept pose before t
+            l = links[0]
+            i = max(j for j, k in enumerate(l["k"]) if k * data["series"]["cycle"] <= t + 1e-12)
+            n = 3 * l["frames"]
+            want = [l["lo"][j % 3] + l["xyz"][i * n + j] * l["step"] for j in range(n)]
+            if max(abs(a - b) for a, b in zip(want, o["arm_tv"])) > 1e-4 or o["arm_tv"] == o["arm_t0"]:
+                bad.append("links at the violation: drawn %s, FK %s" % (o["arm_tv"], want))
+    if name == "torque_violation" and not data["series"]["links"]: bad.append("no links for the chain")
     pts = [len(c["v"]) for c in data["series"]["channels"]]
     if max(pts) > 4000 or len(data["series"]["k"]) != pts[0]: bad.append("series lengths %s" % sorted(set(pts)))
 for b in bad: print("FAIL: %s: %s" % (name, b))

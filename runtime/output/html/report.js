@@ -11,9 +11,10 @@
   S.channels.forEach(function (c) {
     c.v = c.v.map(function (k) { return k == null ? null : c.lo + k * c.step; });
   });
-  S.paths.forEach(function (p) {
+  S.paths.concat(S.links).forEach(function (p) {
     p.xyz = p.xyz.map(function (k, i) { return k == null ? null : p.lo[i % 3] + k * p.step; });
   });
+  S.links.forEach(function (l) { l.t = l.k.map(function (k) { return k * S.cycle; }); });
   var COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22',
                 '#17becf'];
   var state = { t: 0, plots: [], view: null, select: select };
@@ -219,8 +220,19 @@
       scene.add(new THREE.Line(geo, new THREE.LineBasicMaterial({ color: COLORS[i % COLORS.length] })));
       p.color = COLORS[i % COLORS.length];
     });
+    /* the links, from the model's FK at the poses report_html.c kept: base, each link's frame, tool */
+    var arms = S.links.map(function (l) {
+      var pos = new Float32Array(l.frames * 3), geo = new THREE.BufferGeometry();
+      geo.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+      for (var k = 0; k < l.xyz.length; k += 3)
+        if (l.xyz[k] != null) bb.expandByPoint(new THREE.Vector3(l.xyz[k], l.xyz[k + 1], l.xyz[k + 2]));
+      scene.add(new THREE.Line(geo, new THREE.LineBasicMaterial({ color: 0x444444 })));
+      scene.add(new THREE.Points(geo, new THREE.PointsMaterial({ color: 0x444444, size: 6, sizeAttenuation: false })));
+      return { links: l, pos: pos, geo: geo };
+    });
     if (bb.isEmpty()) bb.expandByPoint(new THREE.Vector3());
-    var size = bb.getSize(new THREE.Vector3()).length() || 1, center = bb.getCenter(new THREE.Vector3());
+    var size = bb.getSize(new THREE.Vector3()).length() || 1;
+    var center = bb.getCenter(new THREE.Vector3());
     var ball = function (color, r) {
       return new THREE.Mesh(new THREE.SphereBufferGeometry(r, 16, 12), new THREE.MeshBasicMaterial({ color: color }));
     };
@@ -253,11 +265,18 @@
     var render = function () { renderer.render(scene, camera); };
     controls.addEventListener('change', render);
     return {
-      renderer: renderer, scene: scene, camera: camera, render: render,
+      renderer: renderer, scene: scene, camera: camera, render: render, arms: arms,
       moveTo: function (t) {
         markers.forEach(function (m) {
           var at = poseAt(m.path, t);
           if (at) m.mesh.position.set(at[0], at[1], at[2]);
+        });
+        arms.forEach(function (a) {
+          var lt = a.links.t, i = 0;
+          while (i + 1 < lt.length && lt[i + 1] <= t) i++;
+          for (var k = 0; k < a.pos.length; k++) a.pos[k] = a.links.xyz[i * a.pos.length + k] || 0;
+          a.geo.attributes.position.needsUpdate = true;
+          a.geo.computeBoundingSphere();
         });
         render();
       },
