@@ -76,7 +76,7 @@ if o["plots"] != len(groups) or not groups: bad.append("%d plots for %d channel 
 if o["blank"]: bad.append("plots without their series drawn: %s" % o["blank"])
 if data["series"]["paths"] and not o["ink3d"] > 500: bad.append("3-D view blank (%s pixels)" % o["ink3d"])
 if not data["series"]["paths"]: bad.append("no tool path in the data")
-tol = 2 * o["span"] / max(o["width"], 1)  # a cursor is placed to the pixel
+tol = 2 * o.get("span", 0) / max(o.get("width", 0), 1)  # a cursor is placed to the pixel
 if viol:
     t = o["violation_t"]
     if t is None or not t > 0: bad.append("no violation listed")
