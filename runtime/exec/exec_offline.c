@@ -597,6 +597,7 @@ fail:
     fprintf(stderr, "irl: %s\n", err);
     pipe_teardown(ex);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
+    report_html_free(&ex->html);
     osal_interrupt_release();
     if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
@@ -710,6 +711,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
+        report_html_free(&ex->html); /* when write_reports stopped before the page */
         if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->no_plots && !ex->opt->out_temp) {

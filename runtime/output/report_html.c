@@ -502,3 +502,9 @@ int report_html_save(ReportHtml **hp, OutDir *od, const Checks *ck, const Report
     *hp = NULL;
     return rc;
 }
+
+void report_html_free(ReportHtml **hp)
+{
+    destroy(*hp);
+    *hp = NULL;
+}

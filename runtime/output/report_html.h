@@ -40,4 +40,7 @@ void report_html_sample(ReportHtml **h, const SampleLayout *lay, const Sample *s
 int report_html_save(ReportHtml **h, OutDir *od, const Checks *ck, const ReportInfo *info, Model *const *models,
                      char *err, size_t errlen);
 
+/* Free *h (when the page is not written) and set it to NULL; NULL does nothing. */
+void report_html_free(ReportHtml **h);
+
 #endif
