@@ -1,6 +1,6 @@
 /* report_html.c — report.html: the run's series reduced in fixed memory while it goes (min/max buckets, tool
- * path, statement timeline), then written as one page with the libraries, the page's glue, report.json's facts,
- * the program text and the series inlined (report_html.h). */
+ * path, q for the links, statement timeline), then written as one page with the libraries, the page's glue,
+ * report.json's facts, the program text, the series and the links' FK inlined (report_html.h). */
 #include "output/report_html.h"
 
 #include <math.h>
