@@ -11,6 +11,7 @@
 #include "geom.h"
 #include "output/plot.h"
 #include "output/report.h"
+#include "output/report_html.h"
 #include "osal.h"
 #include "version.h"
 
@@ -290,6 +291,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
     }
     checks_sample(&ex->ck, s);
     timeline_sample(&ex->tl, s);
+    report_html_sample(&ex->html, &ex->lay, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -657,6 +659,7 @@ fail:
     fprintf(stderr, "irl: %s\n", err);
     pipe_teardown(ex);
     if (ex->tracing) trace_close(&ex->tr, err, sizeof err);
+    report_html_free(&ex->html);
     osal_interrupt_release();
     if (ex->have_od) outdir_close(&ex->od);
     if (ex->have_checks) checks_free(&ex->ck);
@@ -723,7 +726,8 @@ static int write_reports(ExecOffline *ex, const ReportInfo *info, char *err, siz
     char jp[4300], tp[4300];
     if (outdir_file(&ex->od, "report.json", 1, jp, sizeof jp, err, errlen) < 0 ||
         outdir_file(&ex->od, "report.txt", 1, tp, sizeof tp, err, errlen) < 0 ||
-        report_write(&ex->ck, info, jp, tp, err, errlen) < 0)
+        report_write(&ex->ck, info, jp, tp, err, errlen) < 0 ||
+        report_html_save(&ex->html, &ex->od, &ex->ck, info, ex->models, err, errlen) < 0)
         return -1;
     return outdir_commit(&ex->od, "report.json", err, errlen) < 0 ? -1 : outdir_commit(&ex->od, "report.txt", err,
                                                                                       errlen);
@@ -774,6 +778,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             fprintf(stderr, "irl: %s\n", err);
             status = EX_RUNTIME;
         }
+        report_html_free(&ex->html); /* when write_reports stopped before the page */
         if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->trace_h5 && !ex->opt->no_plots && !ex->opt->out_temp) {

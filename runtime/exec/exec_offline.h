@@ -62,6 +62,7 @@ typedef struct ExecOffline {
     Timeline tl;                        /* the motion statements as they ran, the loop's passes (the report's) */
     Trace tr;
     TraceMeta trace_meta; /* what the HDF5 trace records about the run */
+    struct ReportHtml *html;            /* report.html's reduced series (report_html.h), NULL before cycle 0 */
     int tracing;
     Progress pg;
     Model *models[SAMPLE_MAX_DEVICES];  /* the devices' models (the first stage: planner, IK, pose) */
