@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "online/drivers/driver.h"
 #include "errcodes.h"
@@ -424,6 +425,56 @@ int exec_online_check(const RunOptions *o)
     return st ? st : pick_driver(o->driver, &drv, name, sizeof name, &opts);
 }
 
+/* Copy what the pre-flight wrote to its held-back stderr onto stderr; its first error line into first. */
+static void preflight_show(FILE *held, char *first, size_t firstlen)
+{
+    char line[1024];
+    first[0] = '\0';
+    rewind(held);
+    while (fgets(line, sizeof line, held)) {
+        fputs(line, stderr);
+        if (!first[0] && strstr(line, "error")) snprintf(first, firstlen, "%.*s", (int)strcspn(line, "\n"), line);
+    }
+}
+
+int exec_online_preflight(const Chunk *c, const char *program, const RunOptions *o)
+{
+    Online *on = calloc(1, sizeof *on);
+    FILE *quiet = fopen("/dev/null", "w"), *held = tmpfile();
+    Vm vm;
+    int st = EX_RUNTIME;
+    if (!on || !quiet || !held || vm_init(&vm, c, quiet, stderr) != VM_OK) {
+        fprintf(stderr, "irl: pre-flight: cannot start the dry-run (out of memory)\n");
+        goto out;
+    }
+    on->opt = *o;
+    on->opt.online = 0, on->opt.no_trace = 1, on->opt.no_plots = 1, on->opt.progress = 0;
+    if ((st = pick_driver(o->driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) == 0) {
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO); /* the online run repeats every note: shown only when the dry-run fails */
+        if (saved >= 0) dup2(fileno(held), STDERR_FILENO);
+        st = exec_offline_begin(&on->ex, &vm, c, program, &on->opt);
+        if (st == 0) st = exec_offline_end(&on->ex, vm_run(&vm));
+        fflush(stderr);
+        if (saved >= 0) dup2(saved, STDERR_FILENO), close(saved);
+    }
+    if (st != 0) {
+        char first[600], reason[800];
+        preflight_show(held, first, sizeof first);
+        snprintf(reason, sizeof reason, "pre-flight: the dry-run failed (exit %d)%s%s", st, first[0] ? ": " : "",
+                 first);
+        fprintf(stderr, "irl: pre-flight: the dry-run of %s failed (exit %d): nothing moved (its report is in the "
+                "output folder; --force goes online without the pre-flight)\n", program, st);
+        write_json_early(on, "not_started", reason);
+    }
+    vm_free(&vm);
+out:
+    if (quiet) fclose(quiet);
+    if (held) fclose(held);
+    free(on);
+    return st;
+}
+
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
 {
     int st = check_options(o);
@@ -464,7 +515,7 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
         return st ? st : EX_RUNTIME;
     }
     if (on->caps.has_inputs && (o->ninput || o->ncsv))
-        fprintf(stderr, "irl: warning: --input is ignored online: the driver gives the inputs\n");
+        fprintf(stderr, "irl: warning: --input feeds the pre-flight only: online, the driver gives the inputs\n");
     if (on->caps.uses_stdout) vm->out = stderr; /* standard output carries the setpoints */
     on->ex.motion.cycle = online_cycle;
     on->ex.motion.cycle_ctx = on;

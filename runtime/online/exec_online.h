@@ -30,6 +30,10 @@
 /* The usage errors of the online options that need no program (--driver missing or unknown, its options, a mode
  * that does not combine): 0, or the exit status after a message. exec_online_run checks them again. */
 int exec_online_check(const RunOptions *o);
+/* The pre-flight (skipped by --force, in main.c): the whole program as a dry-run with the same options, no trace and
+ * no plots, its report written to the output folder, its PRINT output discarded and its diagnostics shown only
+ * when it fails; then online.json says "not_started" with the reason. The dry-run's exit status (0: go online). */
+int exec_online_preflight(const Chunk *c, const char *program, const RunOptions *o);
 /* Run the program online from start to end (vm initialised by the caller, motion not yet wired). */
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o);
 

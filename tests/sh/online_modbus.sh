@@ -36,7 +36,7 @@ end_emu() { # $1 name: the emulator ends by itself once the client left
 
 # 1. an input from the drive, then a move; the run completes
 start_emu input --input 1=1@0.3
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
+"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --input part=1@0.3 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
     >"$tmp/in.out" 2>"$tmp/in.err"
 rc=$?; end_emu input
 [ $rc = 0 ] || note "input: exit $rc: $(head -3 "$tmp/in.err")"
