@@ -147,6 +147,11 @@ static const char *stop_text(Online *on)
         if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at t = %.3f s", s->t);
         else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (t = %.3f s)", s->starve, s->t);
         break;
+    case RT_STOP_TIMING:
+        snprintf(b, n, "timing: %ld deadlines missed in %ld cycles (%ld overruns), beyond the budget of %.0f "
+                 "(refilled at %.0f %% of the cycles) at t = %.3f s", on->rt.stats.missed, on->rt.stats.cycles,
+                 on->rt.stats.overruns, RT_MISS_BUDGET, 100 * RT_MISS_REFILL, s->t);
+        break;
     case RT_STOP_NONE: snprintf(b, n, "stopped"); break;
     }
     return on->stop_text;
@@ -157,10 +162,11 @@ static const char *stop_text(Online *on)
 static int stop_error(Online *on, char *msg, size_t msglen)
 {
     snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
+    if (rt_loop_end_requested(&on->rt)) return -IRL_ERR_DEVICE; /* past any handler: the program ends */
     if (++on->after_stop > 1) osal_sleep((int64_t)(on->opt.cycle * 1e9));
     if (on->after_stop == 1000)
         fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
-                "a second SIGINT ends it\n");
+                "SIGINT ends it\n");
     return IRL_ERR_DEVICE;
 }
 
@@ -230,7 +236,8 @@ static void set_vm_error(Online *on, const char *msg)
 
 static const char *cause_name(RtStopCause c)
 {
-    static const char *const names[] = {"none", "signal", "driver_fault", "following_error", "limit", "watchdog"};
+    static const char *const names[] = {"none", "signal", "driver_fault", "following_error", "limit", "watchdog",
+                                        "timing"};
     return (unsigned)c < sizeof names / sizeof *names ? names[c] : "?";
 }
 
@@ -292,6 +299,9 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
                 rt->stop.moving ? "true" : "false");
     }
     fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
+    fprintf(f, "  \"stop_cut_short\": %s,\n  \"disabled_confirmed\": %s,\n", rt->aborted ? "true" : "false",
+            rt->disable_confirmed < 0 ? "null" : rt->disable_confirmed ? "true" : "false");
+    fprintf(f, "  \"missed_deadline_budget\": %.9g,\n", RT_MISS_BUDGET);
     fprintf(f, "  \"last_cycle_written\": %ld,\n  \"last_t_written\": %.9g,\n  \"setpoints_produced\": %ld,\n",
             rt->last_cycle, rt->last_t, on->pushed);
     fprintf(f, "  \"queue\": %d,\n  \"input_latency_max_s\": %.9g,\n", on->opt.queue,
@@ -412,6 +422,11 @@ static int finish(Online *on, int vm_status)
         if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
     }
     online_stats_text(stderr, &on->rt.stats, on->opt.cycle);
+    if (on->rt.stats.missed > 0)
+        fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
+                "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
+    if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
+    if (on->rt.disable_confirmed == 0) fprintf(stderr, "irl: warning: the drive did not confirm the disable\n");
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
     return status;
 }
