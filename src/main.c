@@ -32,7 +32,7 @@ static const char usage_text[] =
     "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
     "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
-    "                [--watchdog T] [--queue N] [--rt-priority P] [--force]]\n"
+    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl --version | help\n";

@@ -68,6 +68,8 @@ typedef struct RunOptions {
     int queue;              /* --queue N: setpoints the planner thread runs ahead of the cycle; default 50 */
     int rt_priority;        /* --rt-priority P: SCHED_FIFO priority of the cycle thread (0 = normal policy);
                              * default 80 */
+    int max_missed;         /* --max-missed N: missed deadlines tolerated online, refilled at 2 % of the cycles
+                             * (rt_loop.h); default 50 */
 } RunOptions;
 
 #define RUN_MAX_TIME 3600.0   /* s of simulated time: an hour, longer than any cell cycle or G profile (RUNNING.md) */

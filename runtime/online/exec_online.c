@@ -149,8 +149,8 @@ static const char *stop_text(Online *on)
         break;
     case RT_STOP_TIMING:
         snprintf(b, n, "timing: %ld deadlines missed in %ld cycles (%ld overruns), beyond the budget of %.0f "
-                 "(refilled at %.0f %% of the cycles) at t = %.3f s", on->rt.stats.missed, on->rt.stats.cycles,
-                 on->rt.stats.overruns, RT_MISS_BUDGET, 100 * RT_MISS_REFILL, s->t);
+                 "(--max-missed, refilled at %.0f %% of the cycles) at t = %.3f s", on->rt.stats.missed, on->rt.stats.cycles,
+                 on->rt.stats.overruns, (double)on->opt.max_missed, 100 * RT_MISS_REFILL, s->t);
         break;
     case RT_STOP_NONE: snprintf(b, n, "stopped"); break;
     }
@@ -301,7 +301,7 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
     fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
     fprintf(f, "  \"stop_cut_short\": %s,\n  \"disabled_confirmed\": %s,\n", rt->aborted ? "true" : "false",
             rt->disable_confirmed < 0 ? "null" : rt->disable_confirmed ? "true" : "false");
-    fprintf(f, "  \"missed_deadline_budget\": %.9g,\n", RT_MISS_BUDGET);
+    fprintf(f, "  \"max_missed\": %d,\n", on->opt.max_missed);
     fprintf(f, "  \"last_cycle_written\": %ld,\n  \"last_t_written\": %.9g,\n  \"setpoints_produced\": %ld,\n",
             rt->last_cycle, rt->last_t, on->pushed);
     fprintf(f, "  \"queue\": %d,\n  \"input_latency_max_s\": %.9g,\n", on->opt.queue,
@@ -367,7 +367,8 @@ static int start(Online *on, char *err, size_t errlen)
     on->signals_blocked = 1;
     RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
                    .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
-                   .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority};
+                   .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority,
+                   .miss_budget = on->opt.max_missed};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
     on->boosted = osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;

@@ -58,12 +58,10 @@ static void begin_stop(RtLoop *rt, RtStopCause cause, const SafetyViolation *v, 
     }
 }
 
-/* The ramp's next setpoint (past the deadlines the last cycle missed: the stop keeps to its time); at rest, the
- * end of a stop (hold, then DONE) or of the stream (SETTLE). */
+/* The ramp's next setpoint; at rest, the end of a stop (hold, then DONE) or of the stream (SETTLE). */
 static void ramp_step(RtLoop *rt)
 {
     rt->log_state = RT_LOG_STOP;
-    for (long k = 0; k < rt->late && rt->ramp.k + 1 < rt->ramp.steps; k++) safety_ramp_next(&rt->ramp, rt->cq, rt->cqd);
     if (safety_ramp_next(&rt->ramp, rt->cq, rt->cqd)) {
         rt->stats.ramp++;
         return;
@@ -250,9 +248,9 @@ static void step_timing(RtLoop *rt)
         while (next <= end) next += rt->dt_ns, rt->stats.missed++, rt->late++;
     }
     rt->deadline = next;
-    rt->miss_budget += RT_MISS_REFILL - (double)rt->late;
-    if (rt->miss_budget > RT_MISS_BUDGET) rt->miss_budget = RT_MISS_BUDGET;
-    if (rt->miss_budget < 0 && get_state(rt) != RT_STOPPING && get_state(rt) != RT_DONE)
+    rt->miss_left += RT_MISS_REFILL - (double)rt->late;
+    if (rt->miss_left > rt->cfg.miss_budget) rt->miss_left = rt->cfg.miss_budget;
+    if (rt->miss_left < 0 && get_state(rt) != RT_STOPPING && get_state(rt) != RT_DONE)
         begin_stop(rt, RT_STOP_TIMING, NULL, 0);
 }
 
@@ -319,7 +317,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     atomic_init(&rt->quit_watch, 0);
     atomic_init(&rt->abort_request, 0);
     atomic_init(&rt->end_request, 0);
-    rt->miss_budget = RT_MISS_BUDGET;
+    rt->miss_left = cfg->miss_budget;
     rt->disable_confirmed = -1;
     rt->confirmed = -1;
     atomic_init(&rt->din, 0);

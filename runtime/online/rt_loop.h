@@ -15,9 +15,10 @@
  * once; at rest for longer than the watchdog time, a watchdog stop too.
  *
  * Timing: a cycle whose work ends after the next deadline is an overrun; the deadlines it passed are missed (the
- * axes got no new setpoint for them). Missed deadlines draw on a budget of RT_MISS_BUDGET that refills by
- * RT_MISS_REFILL per cycle run (1 %); overdrawing it is a timing stop. During a stop ramp, the ramp advances by
- * the deadlines that passed, so a slow driver (a communication timeout) does not stretch the stop in time.
+ * axes got no new setpoint for them). Missed deadlines draw on a budget (--max-missed, default 50) that refills
+ * by RT_MISS_REFILL per cycle run (2 %); overdrawing it (more at once, or beyond 2 % for long) is a timing stop. The stop ramp takes one step per cycle
+ * run (each step within the limits from the last written one); a driver bounds its blocking per cycle once it has
+ * timed out (drivers/modbus.c), so a slow peer does not stretch the stop.
  *
  * Signals (the watcher): the first SIGINT/SIGTERM asks for the controlled stop; a second one during the stop is
  * only acknowledged (the ramp runs to its end); a third disables the axes at once. One that comes after the axes
@@ -38,8 +39,7 @@
 #define RT_PRIME_MAX 0.1         /* s: the longest the start position is held while the queue fills */
 #define RT_SETTLE_MAX 0.5        /* s: the longest the end waits for the axes to reach their last setpoint */
 #define RT_STOP_HOLD 10          /* cycles held at rest after a stop ramp, before the axes are disabled */
-#define RT_MISS_BUDGET 50.0      /* missed deadlines tolerated: the budget, refilled at RT_MISS_REFILL per cycle; */
-#define RT_MISS_REFILL 0.02      /* a run that overdraws it (more than 50 at once, or beyond 2 % for long) stops */
+#define RT_MISS_REFILL 0.02      /* the missed-deadline budget's refill per cycle run (RtConfig.miss_budget) */
 
 typedef enum { RT_PRIME, RT_RUN, RT_STOPPING, RT_SETTLE, RT_DONE } RtState;
 
@@ -50,7 +50,7 @@ typedef enum {
     RT_STOP_FOLLOWING,   /* an axis is further from its setpoint than its following-error limit */
     RT_STOP_LIMIT,       /* a setpoint failed the limit re-check (it was not written) */
     RT_STOP_WATCHDOG,    /* the planner thread delivered no setpoint in time */
-    RT_STOP_TIMING,      /* the cycle missed more deadlines than RT_MISS_BUDGET allows */
+    RT_STOP_TIMING,      /* the cycle missed more deadlines than its budget allows */
 } RtStopCause;
 
 /* One cycle's setpoint, produced by the planner thread. */
@@ -97,6 +97,7 @@ typedef struct {
     Spsc *queue;                   /* RtSetpoint records, planner thread -> here */
     Spsc *log;                     /* RtLogRow records, here -> log writer */
     int prio;                      /* SCHED_FIFO priority; 0 = normal policy */
+    double miss_budget;            /* missed deadlines tolerated (refilled at RT_MISS_REFILL per cycle) */
 } RtConfig;
 
 typedef struct RtLoop {
@@ -127,7 +128,7 @@ typedef struct RtLoop {
     double last_t;
     long last_cycle, starve, post, settle_from;
     long late;                                          /* deadlines missed by the last cycle */
-    double miss_budget;                                 /* RT_MISS_BUDGET, drawn on by missed deadlines */
+    double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
     int have_written, from_queue, log_state, confirmed;
     DriverFeedback fb;
     SafetyRamp ramp;

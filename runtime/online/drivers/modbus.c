@@ -8,8 +8,8 @@
  *   unit=N        Modbus unit identifier (default 1)
  *   timeout=T     how long a request may take before it is a fault (default 20 ms, at least 2 cycles)
  *
- * A request that times out is a fault (the stop follows). From then on a cycle blocks at most a quarter of the
- * cycle time: it first waits that long for the late reply still owed, and sends its setpoint only once that came
+ * A request that times out is a fault (the stop follows). From then on a request blocks at most a quarter of the
+ * cycle time: a cycle first waits that long for the late reply still owed, and sends its setpoint only once it came
  * (so requests do not pile up at a slow peer, and the stop is not stretched); a setpoint not acknowledged is
  * written unconfirmed (online.csv). The disable at the end waits up to max(timeout, 0.5 s) for what is owed,
  * clears the control word and reads the status back: confirmed when the drive says it is no longer enabled. */
@@ -190,7 +190,7 @@ static int settle_owed(Modbus *m, double t)
     uint8_t rsp[MODBUS_TCP_MAX_ADU_LENGTH];
     set_timeout(m, t);
     if (modbus_receive_confirmation(m->ctx, rsp) > 0) m->owed = 0;
-    set_timeout(m, m->owed ? m->dt / 4 : m->timeout);
+    set_timeout(m, m->dt / 4); /* after a timeout, the stop: no request blocks a cycle for long again */
     return !m->owed;
 }
 
