@@ -13,6 +13,7 @@
 #include "errcodes.h"
 #include "exec/exec_offline.h"
 #include "online/online_log.h"
+#include "online/online_print.h"
 #include "online/online_safety.h"
 #include "output/report.h"
 #include "online/rt_loop.h"
@@ -40,6 +41,8 @@ typedef struct {
     double q0[DRIVER_MAX_AXES];
     Spsc queue, log;
     OnlineLog lg;
+    OnlinePrint pr;                  /* PRINT output held until the axes reach it */
+    FILE *out;                       /* where it goes then */
     RtLoop rt;
     OsalSignals sig;
     int signals_blocked;
@@ -184,10 +187,12 @@ static int push_setpoint(Online *on)
         for (int i = 0; i < on->ex.lay.dev[d].naxes; i++, k++) sp.q[k] = s->dev[d].q[i], sp.qd[k] = s->dev[d].qd[i];
     for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
     if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log);
+    online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
         online_log_drain(&on->lg, &on->log);
+        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(nap);
     }
     return 0;
@@ -203,18 +208,49 @@ static int finish_stream(Online *on)
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
         online_log_drain(&on->lg, &on->log);
+        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(1000000);
     }
+    online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     online_log_drain(&on->lg, &on->log);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
+}
+
+/* Motions pushed into and retired from every device's queues so far (planner segments and GMOVEs). */
+static void motion_marks(const Online *on, long *pushed, long *retired)
+{
+    *pushed = *retired = 0;
+    for (int d = 0; d < on->ex.lay.ndev; d++) {
+        const MotionDevice *md = &on->ex.motion.dev[d];
+        *pushed += (long)atomic_load(&md->planner.head) + md->gm.head;
+        *retired += (long)atomic_load(&md->planner.tail) + md->gm.tail;
+    }
+}
+
+/* The motions pushed so far: the mark of what the program prints now (online_print.h). */
+static long print_mark_now(void *ctx)
+{
+    long pushed, retired;
+    motion_marks(ctx, &pushed, &retired);
+    return pushed;
+}
+
+/* PRINT output whose motions have run reaches this cycle (online_print.h). */
+static void print_mark(Online *on)
+{
+    long pushed, retired;
+    motion_marks(on, &pushed, &retired);
+    online_print_reach(&on->pr, retired, on->ex.s.cycle, on->ex.s.t);
 }
 
 /* The motion door's cycle online: the dry-run's cycle, then the driver's inputs, then the setpoint to the queue. */
 static int online_cycle(void *ctx, char *msg, size_t msglen)
 {
     Online *on = ctx;
+    print_mark(on);
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
+    print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
     if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
     if (rc) return rc;
@@ -406,6 +442,7 @@ static int check_options(const RunOptions *o)
 /* The end: wait for the axes, write the report (exec_offline_end), online.json and the statistics. */
 static int finish(Online *on, int vm_status)
 {
+    print_mark(on);
     if (!(vm_status == VM_OK && motion_pending(&on->ex.motion) > 0)) { /* else the drain's last cycle waits */
         if (finish_stream(on) && vm_status == VM_OK) {
             char msg[500];
@@ -415,7 +452,10 @@ static int finish(Online *on, int vm_status)
         }
     }
     int status = exec_offline_end(&on->ex, vm_status);
+    print_mark(on);
     finish_stream(on);
+    on->vm->out = on->out;
+    online_print_close(&on->pr); /* what the axes never reached is dropped */
     teardown(on);
     if (!on->opt.out_temp) {
         char path[4300], err[600];
@@ -532,7 +572,8 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     }
     if (on->caps.has_inputs && (o->ninput || o->ncsv))
         fprintf(stderr, "irl: warning: --input feeds the pre-flight only: online, the driver gives the inputs\n");
-    if (on->caps.uses_stdout) vm->out = stderr; /* standard output carries the setpoints */
+    on->out = on->caps.uses_stdout ? stderr : vm->out; /* standard output carries the setpoints */
+    vm->out = online_print_open(&on->pr, on->out, print_mark_now, on) == 0 ? online_print_stream(&on->pr) : on->out;
     on->ex.motion.cycle = online_cycle;
     on->ex.motion.cycle_ctx = on;
     int vs = vm_run(vm);

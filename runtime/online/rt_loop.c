@@ -216,6 +216,7 @@ static void step_write(RtLoop *rt)
         rt->stats.from_queue++;
         rt->last_cycle = rt->sp.cycle;
         rt->last_t = rt->sp.t;
+        atomic_store_explicit(&rt->written_cycle, rt->sp.cycle, memory_order_release);
     }
     if (bad) begin_stop(rt, RT_STOP_FAULT, NULL, 0);
 }
@@ -321,6 +322,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     rt->disable_confirmed = -1;
     rt->confirmed = -1;
     atomic_init(&rt->din, 0);
+    atomic_init(&rt->written_cycle, -1);
     memset(&rt->stop, 0, sizeof rt->stop);
     rt->stop.cycle = -1;
     online_stats_init(&rt->stats);
@@ -352,6 +354,8 @@ RtState rt_loop_state(RtLoop *rt) { return get_state(rt); }
 RtStopCause rt_loop_cause(RtLoop *rt) { return (RtStopCause)atomic_load_explicit(&rt->cause, memory_order_acquire); }
 
 int rt_loop_end_requested(RtLoop *rt) { return atomic_load_explicit(&rt->end_request, memory_order_acquire); }
+
+long rt_loop_written_cycle(RtLoop *rt) { return atomic_load_explicit(&rt->written_cycle, memory_order_acquire); }
 
 uint64_t rt_loop_inputs(RtLoop *rt) { return atomic_load_explicit(&rt->din, memory_order_acquire); }
 

@@ -111,6 +111,7 @@ typedef struct RtLoop {
     _Atomic int abort_request;     /* a third signal: disable the axes at once, no ramp */
     _Atomic int end_request;       /* a signal after the axes were disabled: end the program (exec_online.c) */
     _Atomic uint64_t din;          /* the driver's inputs, latest */
+    _Atomic long written_cycle;    /* the last queued setpoint's cycle written to the driver (-1: none) */
     RtStop stop;
     OnlineStats stats;             /* read after rt_loop_join */
     int ended_moving;              /* the stream ended while the axes moved (a ramp followed) */
@@ -144,6 +145,8 @@ void rt_loop_producer_done(RtLoop *rt);
 RtState rt_loop_state(RtLoop *rt);
 /* The stop cause (RT_STOP_NONE while none); when non-zero rt->stop may be read. */
 RtStopCause rt_loop_cause(RtLoop *rt);
+/* The cycle of the last setpoint from the queue written to the driver (-1: none yet). */
+long rt_loop_written_cycle(RtLoop *rt);
 /* The driver's latest digital inputs. */
 uint64_t rt_loop_inputs(RtLoop *rt);
 /* A signal came after the axes were disabled: the program should end (past its error handlers). */

@@ -44,7 +44,7 @@ rc=$?; end_emu input
 # runs at most --queue + 1 cycles ahead of the drive (plus what the first cycles took); program time falls behind
 # the drive's clock by one cycle for every deadline the loop missed or held at rest (a loaded machine), as
 # online.json counts them
-t=$(sed -n 's/^part at *//p' "$tmp/in.out")
+t=$(sed -n 's/^\[[0-9.]* s\] part at *//p' "$tmp/in.out")
 lag=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print((j["missed_deadlines"] + j["holds"]) * j["cycle_s"])' \
       "$tmp/in/online.json" 2>/dev/null || echo 0)
 awk -v t="$t" -v lag="$lag" 'BEGIN { exit !(t >= 0.3 - lag - 1e-9 && t <= 0.3 + 0.051 + 0.25) }' ||
