@@ -8,8 +8,8 @@
  * while it is full. The real-time thread (rt_loop.h) takes one setpoint per cycle at absolute deadlines,
  * re-checks the limits, writes it to the driver, reads the actual positions and inputs back, runs the monitors
  * and counts the timing. So the planner thread runs at most --queue cycles ahead of the axes: a digital input
- * read by the program is up to (--queue + 1) cycles old, and PRINT output appears up to --queue cycles before
- * the motion it follows.
+ * read by the program is up to (--queue + 1) cycles old; PRINT output is held until the axes reach it
+ * (online_print.h).
  *
  * When the real-time side stops (E-stop signal, driver fault, following error, limit, watchdog), the next cycle
  * the program asks for fails with ERR_DEVICE "online stop: <cause> ...; report and trace incomplete", so the

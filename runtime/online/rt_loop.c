@@ -93,7 +93,7 @@ static void step_feedback(RtLoop *rt)
     if (rt->cfg.caps.has_inputs) atomic_store_explicit(&rt->din, rt->fb.din, memory_order_release);
 }
 
-/* Step: the monitors: a third signal (disable at once), an E-stop signal, a driver fault, the following error. */
+/* Step: the monitors: a third signal disabling at once, an E-stop signal, a driver fault, the following error. */
 static void step_monitors(RtLoop *rt)
 {
     if (atomic_load_explicit(&rt->abort_request, memory_order_acquire) && get_state(rt) != RT_DONE) {
