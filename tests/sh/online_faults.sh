@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/sh/online_faults.sh: faults that stop safely (runtime/online/rt_loop.h, drivers/stream.c, drivers/modbus.c):
 # a FIFO reader that goes away mid-run is a driver fault, not a SIGPIPE death (exit 1, the stop, online.json
-# "stopped"); two SIGINTs 20 ms apart keep the stop ramp to rest, three disable the axes at once; a slow Modbus
+# "stopped"); two SIGINTs 20 ms apart keep the stop ramp to rest, three disable the axes at once, one after the
+# disable ends a program whose handler retries for ever (its outputs written); a slow Modbus
 # peer (the drive emulator replying 30 ms late) is a driver fault whose stop is not stretched, with the disable
 # confirmed and the rows the drive did not acknowledge marked; replies 5 ms late at a 1 ms cycle overdraw the
 # missed-deadline budget (a timing stop). Every case: exit 1, online.csv whole (every row has every field),
@@ -65,6 +66,21 @@ final "$tmp/two" signal 'j["stop_cut_short"] is False and j["stop_ramp"] > 50 an
 signals three 3
 grep -q "the axes were disabled at once (third signal)" "$tmp/three.err" || note "three signals: no message"
 final "$tmp/three" signal 'j["stop_cut_short"] is True'
+
+# a program whose ON ERROR handler retries for ever: once the axes are disabled, a signal ends it at its next retry,
+# every output written
+"$IRL" run --online --driver sim --no-plots --out "$tmp/rf" retry_forever.irl >"$tmp/rf.out" 2>"$tmp/rf.err" &
+pid=$!
+for _ in $(seq 250); do [ "$(cat "$tmp/rf/online.csv" 2>/dev/null | wc -l)" -gt 300 ] && break; sleep 0.02; done
+kill -INT "$pid"
+sleep 1.5 # the stop ramp (under 0.5 s) and the hold: the axes are disabled, the handler retries
+kill -INT "$pid"
+for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+wait "$pid"; rc=$?; pid=""
+[ $rc = 1 ] || note "retry for ever: exit $rc: $(tail -3 "$tmp/rf.err")"
+grep -q "ending at once" "$tmp/rf.err" && note "retry for ever: ended at once, without its outputs"
+[ -s "$tmp/rf.out" ] && note "retry for ever: printed $(head -1 "$tmp/rf.out") (never reached)"
+final "$tmp/rf" signal 'j["stop_cut_short"] is False and j["stop_ramp"] > 50'
 
 # 4. a slow Modbus peer: from 0.3 s after the enable every reply comes 30 ms late (the request timeout is 20 ms)
 [ -x "$emu" ] || { echo "FAIL no $emu"; exit 1; }
