@@ -251,8 +251,7 @@ static void step_timing(RtLoop *rt)
     rt->deadline = next;
     rt->miss_left += RT_MISS_REFILL - (double)rt->late;
     if (rt->miss_left > rt->cfg.miss_budget) rt->miss_left = rt->cfg.miss_budget;
-    if (rt->miss_left < 0 && get_state(rt) != RT_STOPPING && get_state(rt) != RT_DONE)
-        begin_stop(rt, RT_STOP_TIMING, NULL, 0);
+    if (rt->miss_left < 0 && get_state(rt) == RT_RUN) begin_stop(rt, RT_STOP_TIMING, NULL, 0);
 }
 
 /* One cycle. */
