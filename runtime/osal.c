@@ -138,6 +138,8 @@ void osal_signals_block(OsalSignals *old)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old->intr);
     sigaction(SIGTERM, &sa, &old->term);
+    sa.sa_handler = SIG_IGN; /* a reader that has gone is a write error (EPIPE): a driver fault, not a death */
+    sigaction(SIGPIPE, &sa, &old->pipe);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
@@ -161,6 +163,7 @@ void osal_signals_restore(const OsalSignals *old)
     pthread_sigmask(SIG_SETMASK, &old->mask, NULL);
     sigaction(SIGINT, &old->intr, NULL);
     sigaction(SIGTERM, &old->term, NULL);
+    sigaction(SIGPIPE, &old->pipe, NULL);
 }
 
 void osal_exit_now(const char *msg, int status)

@@ -53,11 +53,12 @@ void osal_futex_wake(_Atomic uint32_t *word);
 /* What osal_signals_block changed, to restore. */
 typedef struct {
     sigset_t mask;
-    struct sigaction intr, term;
+    struct sigaction intr, term, pipe;
 } OsalSignals;
 
 /* Block SIGINT and SIGTERM in the calling thread (and so in every thread it starts afterwards), after giving
- * them a handler so a disposition inherited as "ignore" does not discard them (online, SIGINT is the E-stop). */
+ * them a handler so a disposition inherited as "ignore" does not discard them (online, SIGINT is the E-stop);
+ * ignore SIGPIPE, so a pipe or FIFO whose reader has gone fails the write (EPIPE) instead of ending the process. */
 void osal_signals_block(OsalSignals *old);
 /* Wait up to timeout_ns for SIGINT or SIGTERM (blocked): the signal number, or 0 on timeout. */
 int osal_signals_wait(int64_t timeout_ns);

@@ -33,7 +33,7 @@ static const char usage_text[] =
     "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
     "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
-    "                [--watchdog T] [--queue N] [--rt-priority P]]\n"
+    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl trace FILE.h5 --csv [--channels a,b,...] [--from T] [--to T]\n"
@@ -185,6 +185,7 @@ static int cmd_run(int argc, char **argv)
     }
     if (!path) return run_options_free(&ro), usage();
     if (!ro.online && ro.driver) return fprintf(stderr, "irl: --driver needs --online\n"), run_options_free(&ro), usage();
+    if (!ro.online && ro.force) return fprintf(stderr, "irl: --force needs --online\n"), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;
@@ -206,7 +207,11 @@ static int cmd_run(int argc, char **argv)
     if (status != EX_OK) {
         /* nothing ran */
     } else if (ro.online) { /* real time against a driver, the dry-run's executor producing the setpoints */
-        status = exec_online_run(&vm, &c, path, &ro);
+        if (ro.force)
+            fprintf(stderr, "irl: warning: --force: no pre-flight dry-run; the axes move without the whole program "
+                    "checked first (each setpoint's limits are still re-checked)\n");
+        else status = exec_online_preflight(&c, path, &ro); /* the whole program as a dry-run first */
+        if (status == EX_OK) status = exec_online_run(&vm, &c, path, &ro);
     } else {
         ExecOffline ex; /* the dry-run: devices, virtual clock, checks, outputs (runtime/exec/exec_offline.h) */
         status = exec_offline_begin(&ex, &vm, &c, path, &ro);

@@ -20,6 +20,7 @@ void run_options_init(RunOptions *o)
     o->watchdog = 1.0;
     o->queue = 50;
     o->rt_priority = 80;
+    o->max_missed = 50;
     o->threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 }
 
@@ -132,7 +133,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     const char *a = argv[0];
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
-                                         "--following-error", "--watchdog", "--queue", "--rt-priority",
+                                         "--following-error", "--watchdog", "--queue", "--rt-priority", "--max-missed",
                                          "--threads", "--max-time", "--plot-timeout", "--trace"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
@@ -145,6 +146,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         else if (strcmp(a, "--progress") == 0) o->progress = 1;
         else if (strcmp(a, "--no-progress") == 0) o->progress = 0;
         else if (strcmp(a, "--online") == 0) o->online = 1;
+        else if (strcmp(a, "--force") == 0) o->force = 1;
         else return 0;
         return 1;
     }
@@ -199,6 +201,11 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         int q = a[2] == 'q';
         bad = end == v || *end || (q ? n < 2 || n > 4096 : n < 0 || n > 99);
         if (!bad) *(q ? &o->queue : &o->rt_priority) = (int)n;
+    } else if (strcmp(a, "--max-missed") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        bad = end == v || *end || n < 0 || n > 100000000;
+        if (!bad) o->max_missed = (int)n;
     } else if (strcmp(a, "--threads") == 0) {
         bad = strcmp(v, "1") != 0 && strcmp(v, "2") != 0;
         if (!bad) o->threads = v[0] - '0';

@@ -62,6 +62,7 @@ typedef struct RunOptions {
                                            * them (src/bind.c; borrowed); NULL when it declares none */
     /* Online (exec_online.h, docs/RUNNING.md "Online"). */
     int online;             /* --online: run in real time against a driver */
+    int force;              /* --force: online without the pre-flight dry-run (main.c) */
     const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */
     const char *following_error; /* --following-error E or E1,...,En (SI; borrowed, checked against the axes);
                                   * NULL = each axis's speed limit times RUN_FERR_TIME */
@@ -69,6 +70,8 @@ typedef struct RunOptions {
     int queue;              /* --queue N: setpoints the planner thread runs ahead of the cycle; default 50 */
     int rt_priority;        /* --rt-priority P: SCHED_FIFO priority of the cycle thread (0 = normal policy);
                              * default 80 */
+    int max_missed;         /* --max-missed N: missed deadlines tolerated online, refilled at 2 % of the cycles
+                             * (rt_loop.h); default 50 */
 } RunOptions;
 
 #define RUN_MAX_TIME 3600.0   /* s of simulated time: an hour, longer than any cell cycle or G profile (RUNNING.md) */

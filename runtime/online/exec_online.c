@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "online/drivers/driver.h"
 #include "errcodes.h"
 #include "exec/exec_offline.h"
 #include "online/online_log.h"
+#include "online/online_print.h"
 #include "online/online_safety.h"
 #include "output/report.h"
 #include "online/rt_loop.h"
@@ -39,6 +41,8 @@ typedef struct {
     double q0[DRIVER_MAX_AXES];
     Spsc queue, log;
     OnlineLog lg;
+    OnlinePrint pr;                  /* PRINT output held until the axes reach it */
+    FILE *out;                       /* where it goes then */
     RtLoop rt;
     OsalSignals sig;
     int signals_blocked;
@@ -146,6 +150,11 @@ static const char *stop_text(Online *on)
         if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at t = %.3f s", s->t);
         else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (t = %.3f s)", s->starve, s->t);
         break;
+    case RT_STOP_TIMING:
+        snprintf(b, n, "timing: %ld deadlines missed in %ld cycles (%ld overruns), beyond the budget of %.0f "
+                 "(--max-missed, refilled at %.0f %% of the cycles) at t = %.3f s", on->rt.stats.missed, on->rt.stats.cycles,
+                 on->rt.stats.overruns, (double)on->opt.max_missed, 100 * RT_MISS_REFILL, s->t);
+        break;
     case RT_STOP_NONE: snprintf(b, n, "stopped"); break;
     }
     return on->stop_text;
@@ -156,10 +165,11 @@ static const char *stop_text(Online *on)
 static int stop_error(Online *on, char *msg, size_t msglen)
 {
     snprintf(msg, msglen, "online stop: %s; report and trace incomplete", stop_text(on));
+    if (rt_loop_end_requested(&on->rt)) return -IRL_ERR_DEVICE; /* past any handler: the program ends */
     if (++on->after_stop > 1) osal_sleep((int64_t)(on->opt.cycle * 1e9));
     if (on->after_stop == 1000)
         fprintf(stderr, "irl: the program keeps running after the online stop (its ON ERROR handler retries); "
-                "a second SIGINT ends it\n");
+                "SIGINT ends it\n");
     return IRL_ERR_DEVICE;
 }
 
@@ -177,10 +187,12 @@ static int push_setpoint(Online *on)
         for (int i = 0; i < on->ex.lay.dev[d].naxes; i++, k++) sp.q[k] = s->dev[d].q[i], sp.qd[k] = s->dev[d].qd[i];
     for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
     if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log);
+    online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
         online_log_drain(&on->lg, &on->log);
+        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(nap);
     }
     return 0;
@@ -196,18 +208,49 @@ static int finish_stream(Online *on)
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
         online_log_drain(&on->lg, &on->log);
+        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(1000000);
     }
+    online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     online_log_drain(&on->lg, &on->log);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
+}
+
+/* Motions pushed into and retired from every device's queues so far (planner segments and GMOVEs). */
+static void motion_marks(const Online *on, long *pushed, long *retired)
+{
+    *pushed = *retired = 0;
+    for (int d = 0; d < on->ex.lay.ndev; d++) {
+        const MotionDevice *md = &on->ex.motion.dev[d];
+        *pushed += (long)atomic_load(&md->planner.head) + md->gm.head;
+        *retired += (long)atomic_load(&md->planner.tail) + md->gm.tail;
+    }
+}
+
+/* The motions pushed so far: the mark of what the program prints now (online_print.h). */
+static long print_mark_now(void *ctx)
+{
+    long pushed, retired;
+    motion_marks(ctx, &pushed, &retired);
+    return pushed;
+}
+
+/* PRINT output whose motions have run reaches this cycle (online_print.h). */
+static void print_mark(Online *on)
+{
+    long pushed, retired;
+    motion_marks(on, &pushed, &retired);
+    online_print_reach(&on->pr, retired, on->ex.s.cycle, on->ex.s.t);
 }
 
 /* The motion door's cycle online: the dry-run's cycle, then the driver's inputs, then the setpoint to the queue. */
 static int online_cycle(void *ctx, char *msg, size_t msglen)
 {
     Online *on = ctx;
+    print_mark(on);
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
+    print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
     if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
     if (rc) return rc;
@@ -229,7 +272,8 @@ static void set_vm_error(Online *on, const char *msg)
 
 static const char *cause_name(RtStopCause c)
 {
-    static const char *const names[] = {"none", "signal", "driver_fault", "following_error", "limit", "watchdog"};
+    static const char *const names[] = {"none", "signal", "driver_fault", "following_error", "limit", "watchdog",
+                                        "timing"};
     return (unsigned)c < sizeof names / sizeof *names ? names[c] : "?";
 }
 
@@ -291,6 +335,9 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
                 rt->stop.moving ? "true" : "false");
     }
     fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
+    fprintf(f, "  \"stop_cut_short\": %s,\n  \"disabled_confirmed\": %s,\n", rt->aborted ? "true" : "false",
+            rt->disable_confirmed < 0 ? "null" : rt->disable_confirmed ? "true" : "false");
+    fprintf(f, "  \"max_missed\": %d,\n", on->opt.max_missed);
     fprintf(f, "  \"last_cycle_written\": %ld,\n  \"last_t_written\": %.9g,\n  \"setpoints_produced\": %ld,\n",
             rt->last_cycle, rt->last_t, on->pushed);
     fprintf(f, "  \"queue\": %d,\n  \"input_latency_max_s\": %.9g,\n", on->opt.queue,
@@ -356,7 +403,8 @@ static int start(Online *on, char *err, size_t errlen)
     on->signals_blocked = 1;
     RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
                    .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
-                   .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority};
+                   .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority,
+                   .miss_budget = on->opt.max_missed};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
     on->boosted = osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
@@ -394,6 +442,7 @@ static int check_options(const RunOptions *o)
 /* The end: wait for the axes, write the report (exec_offline_end), online.json and the statistics. */
 static int finish(Online *on, int vm_status)
 {
+    print_mark(on);
     if (!(vm_status == VM_OK && motion_pending(&on->ex.motion) > 0)) { /* else the drain's last cycle waits */
         if (finish_stream(on) && vm_status == VM_OK) {
             char msg[500];
@@ -403,7 +452,10 @@ static int finish(Online *on, int vm_status)
         }
     }
     int status = exec_offline_end(&on->ex, vm_status);
+    print_mark(on);
     finish_stream(on);
+    on->vm->out = on->out;
+    online_print_close(&on->pr); /* what the axes never reached is dropped */
     teardown(on);
     if (!on->opt.out_temp) {
         char path[4300], err[600];
@@ -411,6 +463,11 @@ static int finish(Online *on, int vm_status)
         if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
     }
     online_stats_text(stderr, &on->rt.stats, on->opt.cycle);
+    if (on->rt.stats.missed > 0)
+        fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
+                "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
+    if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
+    if (on->rt.disable_confirmed == 0) fprintf(stderr, "irl: warning: the drive did not confirm the disable\n");
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
     return status;
 }
@@ -422,6 +479,56 @@ int exec_online_check(const RunOptions *o)
     const char *opts;
     int st = check_options(o);
     return st ? st : pick_driver(o->driver, &drv, name, sizeof name, &opts);
+}
+
+/* Copy what the pre-flight wrote to its held-back stderr onto stderr; its first error line into first. */
+static void preflight_show(FILE *held, char *first, size_t firstlen)
+{
+    char line[1024];
+    first[0] = '\0';
+    rewind(held);
+    while (fgets(line, sizeof line, held)) {
+        fputs(line, stderr);
+        if (!first[0] && strstr(line, "error")) snprintf(first, firstlen, "%.*s", (int)strcspn(line, "\n"), line);
+    }
+}
+
+int exec_online_preflight(const Chunk *c, const char *program, const RunOptions *o)
+{
+    Online *on = calloc(1, sizeof *on);
+    FILE *quiet = fopen("/dev/null", "w"), *held = tmpfile();
+    Vm vm;
+    int st = EX_RUNTIME;
+    if (!on || !quiet || !held || vm_init(&vm, c, quiet, stderr) != VM_OK) {
+        fprintf(stderr, "irl: pre-flight: cannot start the dry-run (out of memory)\n");
+        goto out;
+    }
+    on->opt = *o;
+    on->opt.online = 0, on->opt.no_trace = 1, on->opt.no_plots = 1, on->opt.progress = 0;
+    if ((st = pick_driver(o->driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) == 0) {
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO); /* the online run repeats every note: shown only when the dry-run fails */
+        if (saved >= 0) dup2(fileno(held), STDERR_FILENO);
+        st = exec_offline_begin(&on->ex, &vm, c, program, &on->opt);
+        if (st == 0) st = exec_offline_end(&on->ex, vm_run(&vm));
+        fflush(stderr);
+        if (saved >= 0) dup2(saved, STDERR_FILENO), close(saved);
+    }
+    if (st != 0) {
+        char first[600], reason[800];
+        preflight_show(held, first, sizeof first);
+        snprintf(reason, sizeof reason, "pre-flight: the dry-run failed (exit %d)%s%s", st, first[0] ? ": " : "",
+                 first);
+        fprintf(stderr, "irl: pre-flight: the dry-run of %s failed (exit %d): nothing moved (its report is in the "
+                "output folder; --force goes online without the pre-flight)\n", program, st);
+        write_json_early(on, "not_started", reason);
+    }
+    vm_free(&vm);
+out:
+    if (quiet) fclose(quiet);
+    if (held) fclose(held);
+    free(on);
+    return st;
 }
 
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o)
@@ -464,8 +571,9 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
         return st ? st : EX_RUNTIME;
     }
     if (on->caps.has_inputs && (o->ninput || o->ncsv))
-        fprintf(stderr, "irl: warning: --input is ignored online: the driver gives the inputs\n");
-    if (on->caps.uses_stdout) vm->out = stderr; /* standard output carries the setpoints */
+        fprintf(stderr, "irl: warning: --input feeds the pre-flight only: online, the driver gives the inputs\n");
+    on->out = on->caps.uses_stdout ? stderr : vm->out; /* standard output carries the setpoints */
+    vm->out = online_print_open(&on->pr, on->out, print_mark_now, on) == 0 ? online_print_stream(&on->pr) : on->out;
     on->ex.motion.cycle = online_cycle;
     on->ex.motion.cycle_ctx = on;
     int vs = vm_run(vm);

@@ -8,8 +8,8 @@
  * while it is full. The real-time thread (rt_loop.h) takes one setpoint per cycle at absolute deadlines,
  * re-checks the limits, writes it to the driver, reads the actual positions and inputs back, runs the monitors
  * and counts the timing. So the planner thread runs at most --queue cycles ahead of the axes: a digital input
- * read by the program is up to (--queue + 1) cycles old, and PRINT output appears up to --queue cycles before
- * the motion it follows.
+ * read by the program is up to (--queue + 1) cycles old; PRINT output is held until the axes reach it
+ * (online_print.h).
  *
  * When the real-time side stops (E-stop signal, driver fault, following error, limit, watchdog), the next cycle
  * the program asks for fails with ERR_DEVICE "online stop: <cause> ...; report and trace incomplete", so the
@@ -30,6 +30,10 @@
 /* The usage errors of the online options that need no program (--driver missing or unknown, its options, a mode
  * that does not combine): 0, or the exit status after a message. exec_online_run checks them again. */
 int exec_online_check(const RunOptions *o);
+/* The pre-flight (skipped by --force, in main.c): the whole program as a dry-run with the same options, no trace and
+ * no plots, its report written to the output folder, its PRINT output discarded and its diagnostics shown only
+ * when it fails; then online.json says "not_started" with the reason. The dry-run's exit status (0: go online). */
+int exec_online_preflight(const Chunk *c, const char *program, const RunOptions *o);
 /* Run the program online from start to end (vm initialised by the caller, motion not yet wired). */
 int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOptions *o);
 

@@ -24,7 +24,7 @@ int online_log_open(OnlineLog *lg, const char *path, int naxes, const char (*axi
             int dn = dot ? (int)(dot - axis_name[i]) : 0;
             fprintf(lg->f, ",%.*s%s%s%s", dn, axis_name[i], dn ? "." : "", grp[g], dot ? dot + 1 : axis_name[i]);
         }
-    fputc('\n', lg->f);
+    fputs(",confirmed\n", lg->f);
     return 0;
 }
 
@@ -43,7 +43,7 @@ static void write_row(OnlineLog *lg, const RtLogRow *r)
             fputc(',', lg->f);
             fputs(num, lg->f);
         }
-    fputc('\n', lg->f);
+    fprintf(lg->f, ",%d\n", r->confirmed);
     lg->rows++;
 }
 

@@ -167,6 +167,15 @@ static double stop_time(const SafetyAxis *a, double v0, double a0)
     return has_a ? fabs(v0) / a->amax : SAFETY_STOP_TIME;
 }
 
+/* The acceleration the stop starts from: a, but lowered so that the speed it adds while the jerk limit brings it to
+ * zero keeps |v| + a^2/2j within vmax (a backward difference overstates a falling acceleration by up to jmax dt). */
+static double start_acceleration(const SafetyAxis *ax, double v, double a)
+{
+    if (!(isfinite(ax->jmax) && ax->jmax > 0 && isfinite(ax->vmax)) || v * a <= 0) return a;
+    double room = ax->vmax - fabs(v), amax_here = room > 0 ? sqrt(2 * ax->jmax * room) : 0;
+    return fabs(a) <= amax_here ? a : copysign(amax_here, a);
+}
+
 void safety_ramp_begin(SafetyRamp *r, const SafetyAxis *ax, int n, double dt, const double *q, const double *qd,
                        const double *qdd)
 {
@@ -176,7 +185,7 @@ void safety_ramp_begin(SafetyRamp *r, const SafetyAxis *ax, int n, double dt, co
     for (int i = 0; i < n; i++) {
         r->q[i] = r->st[i].q0 = q[i];
         v0[i] = isfinite(qd[i]) ? qd[i] : 0;
-        a0[i] = qdd && isfinite(qdd[i]) ? qdd[i] : 0;
+        a0[i] = start_acceleration(&ax[i], v0[i], qdd && isfinite(qdd[i]) ? qdd[i] : 0);
         double Ti = stop_time(&ax[i], v0[i], a0[i]);
         if (Ti > T) T = Ti;
     }

@@ -26,9 +26,10 @@
  * T = max T_i. The axes arrive together, but the joint-space path is kept only where the axes' stops have the
  * same shape (axes without a jerk limit stop linearly and keep it among themselves, as before). Positions are the
  * exact integral of the speed profile. An axis that would pass a position limit is held at the limit from there on
- * (a hard stop: it is beyond saving). The speed is not limited by the ramp: an axis whose speed and acceleration
- * have the same sign gains up to qdd^2/(2 jmax) more while its acceleration ramps down, the least any stop within
- * the jerk limit can add.
+ * (a hard stop: it is beyond saving). An axis whose speed and acceleration have the same sign gains qdd^2/(2 jmax)
+ * more while its acceleration ramps down, the least any stop within the jerk limit can add; so that this never
+ * passes vmax, the start acceleration is first lowered to sqrt(2 jmax (vmax - |qd|)) when it is larger (the
+ * backward difference qdd overstates a falling acceleration by up to jmax dt; the step is a jerk within that).
  * Nothing is allocated: the ramp is planned once at its start (closed form, no iteration), then evaluated. The
  * rest-to-rest profiles of profile.h do not start from a moving state, hence this stop's own closed form. */
 #ifndef IRL_ONLINE_SAFETY_H

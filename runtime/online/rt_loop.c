@@ -104,9 +104,15 @@ static void step_feedback(RtLoop *rt)
     if (rt->cfg.caps.has_inputs) atomic_store_explicit(&rt->din, rt->fb.din, memory_order_release);
 }
 
-/* Step: the monitors: an E-stop signal, a driver fault, the following error. */
+/* Step: the monitors: a third signal disabling at once, an E-stop signal, a driver fault, the following error. */
 static void step_monitors(RtLoop *rt)
 {
+    if (atomic_load_explicit(&rt->abort_request, memory_order_acquire) && get_state(rt) != RT_DONE) {
+        begin_stop(rt, RT_STOP_SIGNAL, NULL, SIGINT); /* recorded if it is the first cause */
+        rt->aborted = 1;
+        set_state(rt, RT_DONE);
+        return;
+    }
     int sig = atomic_exchange_explicit(&rt->stop_request, 0, memory_order_acq_rel);
     if (sig) {
         begin_stop(rt, RT_STOP_SIGNAL, NULL, sig);
@@ -212,6 +218,7 @@ static void step_limits(RtLoop *rt)
 static void step_write(RtLoop *rt)
 {
     int bad = rt->cfg.drv->write(rt->cfg.drv_state, rt->cq, rt->cqd, rt->dout) < 0;
+    rt->confirmed = rt->cfg.caps.confirms ? !bad : -1;
     for (int i = 0; i < rt->cfg.naxes; i++) rt->qdd[i] = (rt->cqd[i] - rt->qd[i]) / rt->cfg.dt; /* for a stop ramp */
     memcpy(rt->q, rt->cq, sizeof rt->q);
     memcpy(rt->qd, rt->cqd, sizeof rt->qd);
@@ -221,6 +228,7 @@ static void step_write(RtLoop *rt)
         rt->stats.from_queue++;
         rt->last_cycle = rt->sp.cycle;
         rt->last_t = rt->sp.t;
+        atomic_store_explicit(&rt->written_cycle, rt->sp.cycle, memory_order_release);
     }
     if (bad) begin_stop(rt, RT_STOP_FAULT, NULL, 0);
 }
@@ -234,23 +242,28 @@ static void step_log(RtLoop *rt)
     row.cycle = rt->from_queue ? rt->sp.cycle : -1;
     row.t = rt->last_t;
     row.state = rt->log_state;
+    row.confirmed = rt->confirmed;
     memcpy(row.q, rt->q, (size_t)n * sizeof *row.q);
     memcpy(row.qd, rt->qd, (size_t)n * sizeof *row.qd);
     for (int i = 0; i < n; i++) row.qa[i] = rt->cfg.caps.has_feedback ? rt->fb.q[i] : NAN;
     if (!spsc_push(rt->cfg.log, &row)) rt->stats.log_dropped++;
 }
 
-/* Step: the work time, overruns, and the next deadline (skipping those already past). */
+/* Step: the work time, overruns, the next deadline (skipping those already past), the missed-deadline budget. */
 static void step_timing(RtLoop *rt)
 {
     int64_t end = osal_now();
     online_hist_add(&rt->stats.work, end - rt->wake);
     int64_t next = rt->deadline + rt->dt_ns;
+    rt->late = 0;
     if (end > next) {
         rt->stats.overruns++;
-        while (next <= end) next += rt->dt_ns, rt->stats.missed++;
+        while (next <= end) next += rt->dt_ns, rt->stats.missed++, rt->late++;
     }
     rt->deadline = next;
+    rt->miss_left += RT_MISS_REFILL - (double)rt->late;
+    if (rt->miss_left > rt->cfg.miss_budget) rt->miss_left = rt->cfg.miss_budget;
+    if (rt->miss_left < 0 && get_state(rt) == RT_RUN) begin_stop(rt, RT_STOP_TIMING, NULL, 0);
 }
 
 /* One cycle. */
@@ -275,24 +288,34 @@ static void *rt_thread(void *arg)
     rt->t0 = rt->deadline = osal_now() + rt->dt_ns;
     while (get_state(rt) != RT_DONE) rt_cycle(rt);
     rt->cfg.drv->disable(rt->cfg.drv_state);
+    rt->disable_confirmed = rt->cfg.drv->disable_confirmed ? rt->cfg.drv->disable_confirmed(rt->cfg.drv_state) : -1;
     return NULL;
 }
 
-/* The watcher: the first SIGINT/SIGTERM asks for an E-stop; a second one, once the axes are stopped (or after
- * 2 s), ends the process at once (a program that keeps running after the stop cannot hold the terminal). */
+/* The watcher (rt_loop.h): the first SIGINT/SIGTERM asks for the controlled stop, a second is acknowledged, a
+ * third disables the axes at once; one after the axes were disabled ends the program, at once if it does not
+ * come to its next motion request within 2 s (it cannot hold the terminal). */
 static void *watch_thread(void *arg)
 {
     RtLoop *rt = arg;
     int seen = 0;
+    int64_t end_by = -1;
     while (!atomic_load_explicit(&rt->quit_watch, memory_order_acquire)) {
         int s = osal_signals_wait(50 * 1000000LL);
+        if (end_by >= 0 && osal_now() > end_by)
+            osal_exit_now("irl: the program did not end within 2 s of the signal: ending at once (the axes are "
+                          "disabled; the report and online.json are not written)\n", 1);
         if (!s) continue;
-        if (!seen++) {
-            atomic_store_explicit(&rt->stop_request, s, memory_order_release);
+        if (get_state(rt) == RT_DONE) {
+            if (end_by < 0) end_by = osal_now() + 2000000000LL;
+            atomic_store_explicit(&rt->end_request, 1, memory_order_release);
             continue;
         }
-        for (int i = 0; i < 200 && get_state(rt) != RT_DONE; i++) osal_sleep(10 * 1000000LL);
-        osal_exit_now("irl: second signal: ending at once (the report and online.json are not written)\n", 1);
+        if (++seen == 1) atomic_store_explicit(&rt->stop_request, s, memory_order_release);
+        else if (seen == 2)
+            fprintf(stderr, "irl: stopping under control (the ramp runs to rest); a third signal disables the axes "
+                    "at once\n");
+        else atomic_store_explicit(&rt->abort_request, 1, memory_order_release);
     }
     return NULL;
 }
@@ -305,7 +328,13 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     atomic_init(&rt->stop_request, 0);
     atomic_init(&rt->producer_done, 0);
     atomic_init(&rt->quit_watch, 0);
+    atomic_init(&rt->abort_request, 0);
+    atomic_init(&rt->end_request, 0);
+    rt->miss_left = cfg->miss_budget;
+    rt->disable_confirmed = -1;
+    rt->confirmed = -1;
     atomic_init(&rt->din, 0);
+    atomic_init(&rt->written_cycle, -1);
     memset(&rt->stop, 0, sizeof rt->stop);
     rt->stop.cycle = -1;
     online_stats_init(&rt->stats);
@@ -335,6 +364,10 @@ void rt_loop_producer_done(RtLoop *rt) { atomic_store_explicit(&rt->producer_don
 RtState rt_loop_state(RtLoop *rt) { return get_state(rt); }
 
 RtStopCause rt_loop_cause(RtLoop *rt) { return (RtStopCause)atomic_load_explicit(&rt->cause, memory_order_acquire); }
+
+int rt_loop_end_requested(RtLoop *rt) { return atomic_load_explicit(&rt->end_request, memory_order_acquire); }
+
+long rt_loop_written_cycle(RtLoop *rt) { return atomic_load_explicit(&rt->written_cycle, memory_order_acquire); }
 
 uint64_t rt_loop_inputs(RtLoop *rt) { return atomic_load_explicit(&rt->din, memory_order_acquire); }
 

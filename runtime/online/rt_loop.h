@@ -12,7 +12,18 @@
  * a stop cause or when the stream ended while the axes moved), SETTLE (after the last setpoint: holding until
  * the axes are within a tenth of their following-error limit, at most RT_SETTLE_MAX), DONE (the thread disables
  * the driver and ends). An empty queue while at rest is a hold (counted); while moving it is a watchdog stop at
- * once; at rest for longer than the watchdog time, a watchdog stop too. */
+ * once; at rest for longer than the watchdog time, a watchdog stop too.
+ *
+ * Timing: a cycle whose work ends after the next deadline is an overrun; the deadlines it passed are missed (the
+ * axes got no new setpoint for them). Missed deadlines draw on a budget (--max-missed, default 50) that refills
+ * by RT_MISS_REFILL per cycle run (2 %); overdrawing it (more at once, or beyond 2 % for long) is a timing stop. The stop ramp takes one step per cycle
+ * run (each step within the limits from the last written one); a driver bounds its blocking per cycle once it has
+ * timed out (drivers/modbus.c), so a slow peer does not stretch the stop.
+ *
+ * Signals (the watcher): the first SIGINT/SIGTERM asks for the controlled stop; a second one during the stop is
+ * only acknowledged (the ramp runs to its end); a third disables the axes at once. One that comes after the axes
+ * were disabled asks the program to end (it may still be running its error handler): exec_online ends it at its
+ * next motion request and writes every output; if it asks for none within 2 s, the process ends at once. */
 #ifndef IRL_RT_LOOP_H
 #define IRL_RT_LOOP_H
 
@@ -28,6 +39,7 @@
 #define RT_PRIME_MAX 0.1         /* s: the longest the start position is held while the queue fills */
 #define RT_SETTLE_MAX 0.5        /* s: the longest the end waits for the axes to reach their last setpoint */
 #define RT_STOP_HOLD 10          /* cycles held at rest after a stop ramp, before the axes are disabled */
+#define RT_MISS_REFILL 0.02      /* the missed-deadline budget's refill per cycle run (RtConfig.miss_budget) */
 
 typedef enum { RT_PRIME, RT_RUN, RT_STOPPING, RT_SETTLE, RT_DONE } RtState;
 
@@ -38,6 +50,7 @@ typedef enum {
     RT_STOP_FOLLOWING,   /* an axis is further from its setpoint than its following-error limit */
     RT_STOP_LIMIT,       /* a setpoint failed the limit re-check (it was not written) */
     RT_STOP_WATCHDOG,    /* the planner thread delivered no setpoint in time */
+    RT_STOP_TIMING,      /* the cycle missed more deadlines than its budget allows */
 } RtStopCause;
 
 /* One cycle's setpoint, produced by the planner thread. */
@@ -56,6 +69,7 @@ typedef struct {
     long cycle;                    /* the setpoint's cycle; -1 when it did not come from the queue */
     double t;                      /* program time of the last queued setpoint written */
     int state;                     /* RtLogState */
+    int confirmed;                 /* 1 the drive acknowledged the setpoint, 0 not, -1 the driver cannot tell */
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES], qa[DRIVER_MAX_AXES]; /* written; actual (NAN: none) */
 } RtLogRow;
 
@@ -83,6 +97,7 @@ typedef struct {
     Spsc *queue;                   /* RtSetpoint records, planner thread -> here */
     Spsc *log;                     /* RtLogRow records, here -> log writer */
     int prio;                      /* SCHED_FIFO priority; 0 = normal policy */
+    double miss_budget;            /* missed deadlines tolerated (refilled at RT_MISS_REFILL per cycle) */
 } RtConfig;
 
 typedef struct RtLoop {
@@ -93,10 +108,15 @@ typedef struct RtLoop {
     _Atomic int stop_request;      /* a signal number from the watcher */
     _Atomic int producer_done;     /* the planner thread pushed its last setpoint */
     _Atomic int quit_watch;
+    _Atomic int abort_request;     /* a third signal: disable the axes at once, no ramp */
+    _Atomic int end_request;       /* a signal after the axes were disabled: end the program (exec_online.c) */
     _Atomic uint64_t din;          /* the driver's inputs, latest */
+    _Atomic long written_cycle;    /* the last queued setpoint's cycle written to the driver (-1: none) */
     RtStop stop;
     OnlineStats stats;             /* read after rt_loop_join */
     int ended_moving;              /* the stream ended while the axes moved (a ramp followed) */
+    int aborted;                   /* a third signal cut the stop ramp short */
+    int disable_confirmed;         /* after the end: 1 the drive confirmed the disable, 0 not, -1 cannot tell */
     int fifo;                      /* 1: the cycle thread runs under SCHED_FIFO */
     char sched_note[240];          /* why not, when not */
     /* private to the cycle thread */
@@ -108,7 +128,9 @@ typedef struct RtLoop {
     uint64_t dout;
     double last_t;
     long last_cycle, starve, post, settle_from;
-    int have_written, from_queue, log_state;
+    long late;                                          /* deadlines missed by the last cycle */
+    double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
+    int have_written, from_queue, log_state, confirmed;
     DriverFeedback fb;
     SafetyRamp ramp;
     OsalThread th, watch;
@@ -123,8 +145,12 @@ void rt_loop_producer_done(RtLoop *rt);
 RtState rt_loop_state(RtLoop *rt);
 /* The stop cause (RT_STOP_NONE while none); when non-zero rt->stop may be read. */
 RtStopCause rt_loop_cause(RtLoop *rt);
+/* The cycle of the last setpoint from the queue written to the driver (-1: none yet). */
+long rt_loop_written_cycle(RtLoop *rt);
 /* The driver's latest digital inputs. */
 uint64_t rt_loop_inputs(RtLoop *rt);
+/* A signal came after the axes were disabled: the program should end (past its error handlers). */
+int rt_loop_end_requested(RtLoop *rt);
 /* Wait for both threads to end (the cycle thread ends by itself once DONE). */
 void rt_loop_join(RtLoop *rt);
 

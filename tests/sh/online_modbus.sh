@@ -36,7 +36,7 @@ end_emu() { # $1 name: the emulator ends by itself once the client left
 
 # 1. an input from the drive, then a move; the run completes
 start_emu input --input 1=1@0.3
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
+"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --input part=1@0.3 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
     >"$tmp/in.out" 2>"$tmp/in.err"
 rc=$?; end_emu input
 [ $rc = 0 ] || note "input: exit $rc: $(head -3 "$tmp/in.err")"
@@ -44,7 +44,7 @@ rc=$?; end_emu input
 # runs at most --queue + 1 cycles ahead of the drive (plus what the first cycles took); program time falls behind
 # the drive's clock by one cycle for every deadline the loop missed or held at rest (a loaded machine), as
 # online.json counts them
-t=$(sed -n 's/^part at *//p' "$tmp/in.out")
+t=$(sed -n 's/^\[[0-9.]* s\] part at *//p' "$tmp/in.out")
 lag=$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print((j["missed_deadlines"] + j["holds"]) * j["cycle_s"])' \
       "$tmp/in/online.json" 2>/dev/null || echo 0)
 awk -v t="$t" -v lag="$lag" 'BEGIN { exit !(t >= 0.3 - lag - 1e-9 && t <= 0.3 + 0.051 + 0.25) }' ||
@@ -54,7 +54,7 @@ checks=(same "$tmp/in/trace.csv" "$tmp/in/online.csv" --complete + micro "$tmp/i
 
 # 2. axis 2 stalls 0.3 s after the enable: following-error stop
 start_emu stall --fault-at 0.3 --fault stall:2
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --following-error 0.01 --queue 100 --no-plots --out "$tmp/st" \
+"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --following-error 0.01 --queue 100 --no-plots --out "$tmp/st" \
     lin_short.irl >"$tmp/st.out" 2>"$tmp/st.err"
 rc=$?; end_emu stall
 [ $rc = 1 ] || note "stall: exit $rc"
@@ -65,7 +65,7 @@ checks+=(+ stopped "$tmp/st" following_error "following error: axis arm.2" 2,2,2
 
 # 3. a drive fault
 start_emu fault --fault-at 0.3 --fault drive
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --queue 100 --no-plots --out "$tmp/df" lin_short.irl \
+"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --queue 100 --no-plots --out "$tmp/df" lin_short.irl \
     >/dev/null 2>"$tmp/df.err"
 rc=$?; end_emu fault
 [ $rc = 1 ] || note "drive fault: exit $rc"

@@ -33,13 +33,28 @@ rc=$?
 [ $rc = 1 ] || note "no drive: exit $rc"
 not_started "$tmp/nc" 1 "modbus: cannot connect to 127.0.0.1:1"
 
-# 2. a start position beyond the limits (checked before the driver is opened)
+# 2. a start position beyond the limits: the pre-flight dry-run fails (exit 1, its report written, its diagnostics
+#    shown, nothing moved: no online.csv); with --force (a warning) the online check refuses it before the driver
+#    is opened
+stale "$tmp/pf"
+"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/pf" lin_short.irl \
+    >/dev/null 2>"$tmp/pf.err"
+rc=$?
+[ $rc = 1 ] || note "pre-flight: exit $rc"
+not_started "$tmp/pf" 1 "pre-flight: the dry-run failed (exit 1): lin_short.irl:11:3: runtime error: MOVE LIN"
+grep -q "irl: pre-flight: the dry-run of lin_short.irl failed (exit 1): nothing moved" "$tmp/pf.err" \
+    || note "pre-flight: message $(tail -2 "$tmp/pf.err")"
+grep -q "error: arm axis 1 position 3 rad exceeds its limit" "$tmp/pf.err" || note "pre-flight: diagnostics not shown"
+grep -q '"verdict": "error"' "$tmp/pf/report.json" || note "pre-flight: no report"
+[ ! -e "$tmp/pf/online.csv" ] && [ ! -e "$tmp/pf/trace.csv" ] || note "pre-flight: online.csv or trace.csv written"
 stale "$tmp/sp"
-"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" lin_short.irl \
+"$IRL" run --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" lin_short.irl \
     >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
 not_started "$tmp/sp" 1 "the start position of axis arm.1 (3) is beyond its limits"
+grep -q "irl: warning: --force: no pre-flight dry-run" "$tmp/sp.err" || note "--force: no warning"
+grep -q "irl: pre-flight:" "$tmp/sp.err" && note "--force: a pre-flight ran"
 
 # 3. a usage error once the output folder exists: three following-error limits for six axes
 stale "$tmp/fe"
@@ -50,9 +65,9 @@ rc=$?
 not_started "$tmp/fe" 64 "--following-error gives 3 values"
 
 # 4. a run that starts: "running" while it runs (read while the stream driver waits on its standard output), then
-#    "complete"
+#    "complete" (the reader pauses while it checks, which may stall the stream's writes: no timing stop here)
 stale "$tmp/ok"
-"$IRL" run --online --driver stream --queue 500 --no-plots --out "$tmp/ok" lin_short.irl 2>"$tmp/ok.err" | {
+"$IRL" run --online --driver stream --queue 500 --max-missed 1000000 --no-plots --out "$tmp/ok" lin_short.irl 2>"$tmp/ok.err" | {
     IFS= read -r _
     python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["status"] != "running")' "$tmp/ok/online.json" \
         || note "running: $(head -6 "$tmp/ok/online.json")"

@@ -92,8 +92,8 @@ rc=$?
 grep -q "online stop: watchdog: no setpoint for 0.01 s at rest" "$tmp/wr.err" || note "watchdog at rest: $(head -3 "$tmp/wr.err")"
 checks+=(json "$tmp/wr/online.json" 'j["stop"]["moving"] is False and j["holds"] >= 9 and j["stop_ramp"] == 0' +)
 
-# 4. the limit re-check: the same move twice as fast as the machine allows
-"$IRL" run --online --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
+# 4. the limit re-check: the same move twice as fast as the machine allows (--force: the pre-flight would refuse it)
+"$IRL" run --online --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
 rc=$?
 [ $rc = 1 ] || note "limit: exit $rc"
 grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
@@ -101,8 +101,8 @@ grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/l
 checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.csv" $amax +)
 ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the stream's own jerk is 8 x
 
-# 5. a start position beyond the limits is refused before anything is enabled
-"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
+# 5. a start position beyond the limits is refused before anything is enabled (--force: past the pre-flight)
+"$IRL" run --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
 grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"

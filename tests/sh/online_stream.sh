@@ -19,7 +19,7 @@ note() { echo "FAIL $*"; fail=1; }
 "$IRL" run --online --driver stream --queue 500 --no-plots --out "$tmp/so" lin_short.irl >"$tmp/so.out" 2>"$tmp/so.err"
 rc=$?
 [ $rc = 0 ] || note "stream stdout: exit $rc: $(head -3 "$tmp/so.err")"
-grep -qx "done" "$tmp/so.err" || note "PRINT did not go to stderr"
+grep -qx "\[[0-9.]* s\] done" "$tmp/so.err" || note "PRINT did not go to stderr"
 awk 'NF != 6 { print "line " NR ": " NF " fields"; exit 1 }' "$tmp/so.out" || note "stream lines"
 
 # 2. a FIFO with a reader, in degrees

@@ -5,6 +5,7 @@
  *
  *   irl-drive-emulator [--port N] [--port-file F] [--axes N] [--start q1,q2,...] [--tau T] [--watchdog T]
  *                      [--timeout T] [--fault-at T --fault drive|stall[:AXIS]] [--input CH=V@T ...] [--unit N]
+ *                      [--delay T [--delay-at T]]
  *
  *   --port N        TCP port; 0 (the default) takes a free one; the port is printed ("port N") on stdout and
  *                   written to --port-file when given (written whole, then renamed: a reader never sees half)
@@ -15,6 +16,8 @@
  *   --fault-at T    T s after the enable: --fault drive sets the fault (code 1), stall[:AXIS] freezes AXIS
  *                   (1-based, default 1) so it stops following (the controller sees a following error)
  *   --input CH=V@T  digital input channel CH (0..63) becomes V (0/1) T s after the enable
+ *   --delay T       a slow peer: every reply goes out T s after its request (from --delay-at T s after the enable;
+ *                   default 0: from the start); requests that arrive meanwhile wait their turn
  * Times take an optional unit (s, ms). Exit status: 0 client served, 1 error, 2 usage, 3 timeout. */
 #include <errno.h>
 #include <math.h>
@@ -37,7 +40,7 @@ typedef struct {
     int port, axes, unit;
     const char *port_file;
     double start[MODBUS_MAP_MAX_AXES];
-    double tau, watchdog, timeout, fault_at;
+    double tau, watchdog, timeout, fault_at, delay, delay_at;
     int fault_kind;          /* 0 none, 1 drive, 2 stall */
     int stall_axis;          /* 0-based */
     int ninputs;
@@ -99,6 +102,8 @@ static int parse_args(EmuOptions *o, int argc, char **argv)
         else if (strcmp(a, "--watchdog") == 0) { if (parse_time(v, &o->watchdog)) return -1; }
         else if (strcmp(a, "--timeout") == 0) { if (parse_time(v, &o->timeout)) return -1; }
         else if (strcmp(a, "--fault-at") == 0) { if (parse_time(v, &o->fault_at)) return -1; }
+        else if (strcmp(a, "--delay") == 0) { if (parse_time(v, &o->delay)) return -1; }
+        else if (strcmp(a, "--delay-at") == 0) { if (parse_time(v, &o->delay_at)) return -1; }
         else if (strcmp(a, "--fault") == 0) {
             if (strcmp(v, "drive") == 0) o->fault_kind = 1;
             else if (strncmp(v, "stall", 5) == 0) {
@@ -244,6 +249,10 @@ static int serve(Emu *e, modbus_t *ctx, int ls, double deadline)
         e->requests++;
         advance(e, t);
         publish(e);
+        if (e->o.delay > 0 && e->enabled && t - e->t_enable >= e->o.delay_at) {
+            struct timespec d = {(time_t)e->o.delay, (long)((e->o.delay - floor(e->o.delay)) * 1e9)};
+            nanosleep(&d, NULL);
+        }
         modbus_reply(ctx, req, n, e->map);
         take_writes(e, t);
     }
@@ -264,8 +273,9 @@ int main(int argc, char **argv)
     int ls = listen_local(&e, ctx);
     if (ls < 0) return 1;
     int rc = serve(&e, ctx, ls, deadline);
-    fprintf(stderr, "irl-drive-emulator: %s after %ld requests; fault %d (%s)\n",
-            rc == 3 ? "timed out" : "client left", e.requests, e.fault, modbus_map_fault_name(e.fault));
+    fprintf(stderr, "irl-drive-emulator: %s after %ld requests; fault %d (%s); %s\n",
+            rc == 3 ? "timed out" : "client left", e.requests, e.fault, modbus_map_fault_name(e.fault),
+            e.enabled ? "still enabled" : "disabled");
     close(ls);
     modbus_close(ctx);
     modbus_free(ctx);

@@ -234,6 +234,29 @@ UTEST(stop_clamps_at_position_limit)
     CHECK(!moving && q[0] == 0.101 && v[0] == 0);
 }
 
+/* A stop from near the end of an acceleration phase: v just under vmax, a > 0 as a backward difference gives it
+ * (up to jmax dt more than the planner's), so v + a^2/2j may pass vmax: the written speeds stay within vmax. */
+UTEST(stop_near_vmax_keeps_speed)
+{
+    double worst = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        double vmax = 2, amax = 10, jmax = 50 + urand() * 450, dt = trial % 2 ? 0.001 : 0.004;
+        SafetyAxis ax[1] = {{-100, 100, vmax, amax, jmax, INFINITY}};
+        /* a state on the planner's approach to vmax (v + a^2/2j = vmax at time tau before it), then a backward
+         * difference over dt of a falling acceleration, overstating it by up to jmax dt */
+        double tau = urand() * amax / jmax, a = jmax * tau, v = vmax - a * a / (2 * jmax);
+        double a_seen = a + urand() * jmax * dt, v0 = trial % 3 ? v : fmin(v, vmax - 1e-9);
+        double sign = trial % 4 < 2 ? 1 : -1;
+        SafetyRamp r;
+        safety_ramp_begin(&r, ax, 1, dt, (double[]){0}, (double[]){sign * v0}, (double[]){sign * a_seen});
+        double q[1], qd[1];
+        while (safety_ramp_next(&r, q, qd)) worst = fmax(worst, fabs(qd[0]) / vmax);
+        CHECK(qd[0] == 0);
+    }
+    printf("  worst speed / vmax over the stops near vmax: %.9f\n", worst);
+    CHECK(worst <= 1);
+}
+
 int main(void)
 {
     RUN(stop_time_closed_forms);
@@ -242,5 +265,6 @@ int main(void)
     RUN(stop_brake_only_holds);
     RUN(stop_no_acceleration_limit);
     RUN(stop_clamps_at_position_limit);
+    RUN(stop_near_vmax_keeps_speed);
     return utest_done();
 }

@@ -39,6 +39,7 @@ typedef struct {
     int has_feedback;   /* read() gives actual positions (the following-error monitor runs) */
     int has_inputs;     /* read() gives the digital inputs (they replace the offline --input stimulus) */
     int uses_stdout;    /* the driver writes to standard output (PRINT then goes to standard error) */
+    int confirms;       /* write() returns 0 only when the drive acknowledged the setpoint (online.csv "confirmed") */
 } DriverCaps;
 
 /* Feedback read each cycle. */
@@ -67,6 +68,8 @@ typedef struct DriverType {
     int (*write)(void *state, const double *q, const double *qd, uint64_t dout);
     /* Disable the axes (after the last cycle; also after a fault). */
     void (*disable)(void *state);
+    /* Optional (NULL: cannot tell), after disable: 1 the drive confirmed it is disabled, 0 it did not. */
+    int (*disable_confirmed)(void *state);
     /* The text of the last fault ("" none); valid until close. */
     const char *(*fault)(void *state);
     void (*close)(void *state);

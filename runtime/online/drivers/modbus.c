@@ -6,7 +6,13 @@
  *   host=ADDR     the drive's address (default 127.0.0.1)
  *   port=N        its TCP port (default 502)
  *   unit=N        Modbus unit identifier (default 1)
- *   timeout=T     how long a request may take before it is a fault (default 20 ms, at least 2 cycles) */
+ *   timeout=T     how long a request may take before it is a fault (default 20 ms, at least 2 cycles)
+ *
+ * A request that times out is a fault (the stop follows). From then on a request blocks at most a quarter of the
+ * cycle time: a cycle first waits that long for the late reply still owed, and sends its setpoint only once it came
+ * (so requests do not pile up at a slow peer, and the stop is not stretched); a setpoint not acknowledged is
+ * written unconfirmed (online.csv). The disable at the end waits up to max(timeout, 0.5 s) for what is owed,
+ * clears the control word and reads the status back: confirmed when the drive says it is no longer enabled. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +29,9 @@ typedef struct {
     int n, drive_axes;
     uint16_t w[MODBUS_MAP_REGS], r[MODBUS_MAP_REGS];
     DriverFeedback fb;          /* from the last request */
+    double dt, timeout;         /* s */
+    int owed;                   /* a request timed out: its reply is still owed */
+    int disabled_ok;            /* the drive confirmed the disable */
     char where[64];
     char fault_text[DRIVER_FAULT_LEN];
 } Modbus;
@@ -104,6 +113,7 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     Modbus *m = calloc(1, sizeof *m);
     if (!m) return snprintf(err, errlen, "out of memory"), -1;
     m->n = cfg->naxes;
+    m->dt = cfg->dt, m->timeout = o.timeout;
     snprintf(m->where, sizeof m->where, "%.40s:%d", o.host, (int)o.port);
     m->ctx = modbus_new_tcp(o.host, (int)o.port);
     if (!m->ctx) return snprintf(err, errlen, "--driver modbus: %s: %s", m->where, modbus_strerror(errno)), free(m), -1;
@@ -137,7 +147,7 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
         modbus_map_put(m->w + MODBUS_MAP_AXES_W + 4 * i + 2, 0.0);
     }
     *state = m;
-    *caps = (DriverCaps){.has_feedback = 1, .has_inputs = 1};
+    *caps = (DriverCaps){.has_feedback = 1, .has_inputs = 1, .confirms = 1};
     return 0;
 }
 
@@ -167,10 +177,28 @@ static int modbus_read(void *state, DriverFeedback *fb)
     return m->fb.fault ? -1 : 0;
 }
 
+static void set_timeout(Modbus *m, double t)
+{
+    uint32_t us = (uint32_t)llround(fmax(t, 1e-4) * 1e6);
+    modbus_set_response_timeout(m->ctx, us / 1000000, us % 1000000);
+}
+
+/* Wait up to t for the reply a timed-out request still owes. 1 it came (or nothing was owed), 0 not yet. */
+static int settle_owed(Modbus *m, double t)
+{
+    if (!m->owed) return 1;
+    uint8_t rsp[MODBUS_TCP_MAX_ADU_LENGTH];
+    set_timeout(m, t);
+    if (modbus_receive_confirmation(m->ctx, rsp) > 0) m->owed = 0;
+    set_timeout(m, m->dt / 4); /* after a timeout, the stop: no request blocks a cycle for long again */
+    return !m->owed;
+}
+
 static int modbus_write(void *state, const double *q, const double *qd, uint64_t dout)
 {
     Modbus *m = state;
     uint16_t *w = m->w;
+    if (!settle_owed(m, m->dt / 4)) return -1; /* the slow peer still owes a reply: this setpoint is not sent */
     for (int i = 0; i < m->n; i++) {
         if (modbus_map_put(w + MODBUS_MAP_AXES_W + 4 * i, q[i]) < 0 ||
             modbus_map_put(w + MODBUS_MAP_AXES_W + 4 * i + 2, qd[i]) < 0) {
@@ -185,7 +213,9 @@ static int modbus_write(void *state, const double *q, const double *qd, uint64_t
     w[MODBUS_MAP_COUNTER]++;
     int nw = modbus_map_wcount(m->n), nr = modbus_map_rcount(m->n);
     if (modbus_write_and_read_registers(m->ctx, 0, nw, w, MODBUS_MAP_READ, nr, m->r) != nr) {
-        set_io_fault(m, "request failed");
+        int timed_out = errno == ETIMEDOUT;
+        set_io_fault(m, timed_out ? "no reply in time" : "request failed");
+        if (timed_out) m->owed = 1, set_timeout(m, m->dt / 4); /* from now on a cycle blocks dt/4 at most */
         return -1;
     }
     return parse_feedback(m);
@@ -194,8 +224,17 @@ static int modbus_write(void *state, const double *q, const double *qd, uint64_t
 static void modbus_disable(void *state)
 {
     Modbus *m = state;
-    modbus_write_register(m->ctx, MODBUS_MAP_CONTROL, 0);
+    double t = fmax(m->timeout, 0.5);
+    m->disabled_ok = 0;
+    if (!settle_owed(m, t)) return;
+    set_timeout(m, t);
+    uint16_t st;
+    if (modbus_write_register(m->ctx, MODBUS_MAP_CONTROL, 0) == 1 &&
+        modbus_read_registers(m->ctx, MODBUS_MAP_READ + MODBUS_MAP_R_STATUS, 1, &st) == 1)
+        m->disabled_ok = !(st & MODBUS_MAP_ST_ENABLED);
 }
+
+static int modbus_disable_confirmed(void *state) { return ((Modbus *)state)->disabled_ok; }
 
 static const char *modbus_fault(void *state) { return ((Modbus *)state)->fault_text; }
 
@@ -209,6 +248,7 @@ static void modbus_close_(void *state)
 
 const DriverType driver_modbus = {
     .name = "modbus", .keys = modbus_keys, .check = modbus_check, .open = modbus_open, .enable = modbus_enable,
-    .read = modbus_read, .write = modbus_write, .disable = modbus_disable, .fault = modbus_fault,
+    .read = modbus_read, .write = modbus_write, .disable = modbus_disable,
+    .disable_confirmed = modbus_disable_confirmed, .fault = modbus_fault,
     .close = modbus_close_,
 };
