@@ -27,6 +27,10 @@ ifeq ($(HAL_H),)
   $(info irl: /usr/include/linuxcnc/hal.h not found: --driver hal is built as a stub (install linuxcnc-uspace-dev and rebuild))
 endif
 
+# MuJoCo (Debian libmujoco-dev): tests/unit/test_urdf_mujoco.c compares the real robot files' dynamics with it;
+# built without it, that test fails saying so.
+MUJOCO_H := $(wildcard /usr/include/mujoco/mujoco.h)
+
 WARN     := -Wall -Wextra -Werror -Wno-error=unused-parameter
 COMMON   := -std=c11 -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
 ifeq ($(CFG),release)
@@ -101,6 +105,10 @@ $(B)/%.o: %.c | $(GEN_DEP)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(B)/runtime/online/drivers/hal.o: CFLAGS += $(if $(HAL_H),-DIRL_HAVE_HAL -DULAPI -isystem $(dir $(HAL_H)))
+
+$(B)/tests/test_urdf_mujoco: CFLAGS += $(if $(MUJOCO_H),-DIRL_HAVE_MUJOCO)
+$(B)/tests/test_urdf_mujoco: LDLIBS += $(if $(MUJOCO_H),-lmujoco)
+$(B)/tests/test_urdf_mujoco: tests/unit/test_rand.h tests/tools/urdf_for_mujoco.py
 
 $(B)/src/xml_loader.o: CFLAGS += $(if $(XML2_SONAME),-DXML2_SONAME='"$(XML2_SONAME)"',\
     $(warning libxml2.so's soname not found (objdump, pkg-config libxml-2.0): URDF files will look for libxml2.so.2))
