@@ -608,6 +608,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     }
     ex->motion.cycle = exec_offline_cycle;
     ex->motion.cycle_ctx = ex;
+    ex->motion.max_time = o->online ? 0 : o->max_time;
     vm->motion = &ex->motion;
     ex->active = ex->devs.ndev > 0;
     if (!ex->active) return EX_OK;

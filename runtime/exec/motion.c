@@ -671,7 +671,10 @@ static int exec_wait(Motion *m, const Stmt *st, char *msg, size_t msglen)
     if (e) return e;
     double t = st->nops >= 1 ? st->ops[0].r : 0;
     if (!(t >= 0) || !isfinite(t)) return FAIL(IRL_ERR_MATH, "WAIT needs a finite duration >= 0, got %g s", t);
-    /* a wait beyond LONG_MAX cycles runs into the run's time bound, never wraps to a zero wait */
+    if (m->max_time > 0 && m->t + t > m->max_time * (1 + 1e-12)) /* at once, and like the bound: no handler */
+        return snprintf(msg, msglen, "the run reached its bound on simulated time, --max-time %g s: this WAIT of %g s "
+                        "would end at t = %g s", m->max_time, t, m->t + t), -IRL_ERR_TIMEOUT;
+    /* online (no bound): a wait beyond LONG_MAX cycles is capped, never wrapped to a zero wait */
     long n = t / m->dt < 0x1p62 ? lround(t / m->dt) : (long)0x1p62;
     for (long i = 0; i < n; i++)
         if ((e = run_cycle(m, msg, msglen))) return e;

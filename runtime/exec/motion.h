@@ -75,6 +75,7 @@ typedef struct Motion {
     int err_pc;          /* the pc of that statement, for the error's location (-1: none; motion_error_pc) */
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
     int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
+    double max_time;     /* the dry-run's bound on simulated time (--max-time), s; 0: none (online) */
     long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */

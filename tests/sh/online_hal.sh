@@ -129,10 +129,10 @@ fi
 # One run of irl: $1 name, $2 driver spec, then the commands of $3 (a function) during the run, $4 the program
 # (default programs/lin_circ.irl). Leaves $tmp/$1/ (outputs), $tmp/$1.rc, .out, .err and .samples.
 run_irl() {
-    local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl}
+    local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl} extra=${5:-}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
-    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" \
+    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
         "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
@@ -189,7 +189,8 @@ BEGIN
   MOVE PTP JOINT(0 deg, 45 deg, -180 deg, 0, 45 deg, 0);
 ENDPROGRAM
 EOF
-run_irl io "hal:$marks" io_mid "$tmp/io.irl"
+# the pre-flight dry-run needs the input as a stimulus (--input); online the HAL pin replaces it
+run_irl io "hal:$marks" io_mid "$tmp/io.irl" "--input part=true@0.5"
 run_irl full "hal:$marks"
 run_irl estop "hal:$marks" estop_mid
 run_irl under "hal:$marks" underrun_mid
@@ -198,7 +199,7 @@ run_irl stall "hal:$marks" stall_mid
 
 [ "$(cat "$tmp/full.rc")" = 0 ] || note "full run: exit $(cat "$tmp/full.rc"): $(grep -v '^done' "$tmp/full.err" | head -3)"
 [ "$(cat "$tmp/io.rc")" = 0 ] || note "io run: exit $(cat "$tmp/io.rc"): $(head -3 "$tmp/io.err")"
-grep -q "^part at" "$tmp/io.out" || note "io run: the program did not see irl.digital-in-01: $(head -2 "$tmp/io.out")"
+grep -Eq "^(\[[^]]*\] )?part at" "$tmp/io.out" || note "io run: the program did not see irl.digital-in-01: $(head -2 "$tmp/io.out")"
 [ -s "$tmp/io.lamp" ] || note "io run: irl.digital-out-02 never went TRUE"
 for r in estop under ferr stall; do
     [ "$(cat "$tmp/$r.rc")" = 1 ] || note "$r: exit $(cat "$tmp/$r.rc"), expected 1: $(head -3 "$tmp/$r.err")"

@@ -18,7 +18,7 @@ irl, tmp = sys.argv[1:]
 rows = list(csv.DictReader(open(tmp + '/dry/trace.csv')))
 t_end = float(rows[-1]['t'])
 # the end of the first move (the second one follows at once): the row where axis 1 passes 60 degrees slowest
-t_mid = float(min(rows[1:], key=lambda r: abs(float(r['arm.qd1'])) + (1 if not 0.1 < float(r['t']) < t_end - 0.1 else 0))['t'])
+t_mid = float(min(rows[1:], key=lambda r: abs(float(next(v for k, v in r.items() if k.split('.')[:2] == ['arm', 'qd1']))) + (1 if not 0.1 < float(r['t']) < t_end - 0.1 else 0))['t'])
 bad = []
 
 def run(stop_after=None):
