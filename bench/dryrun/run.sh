@@ -49,7 +49,7 @@ cpu_now() { grep '^cpu ' /proc/stat; }
 steal_since() { echo "$1" "$(cpu_now)" | awk '{ for (i = 2; i <= 11; i++) { d = $(i + 11) - $i; t += d; if (i == 9) s = d } printf "%.0f", (t > 0 ? 100 * s / t : 0) }'; }
 cpu0=$(cpu_now)
 echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
-measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace
+measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace --no-html
 measure "60 s LIN/CIRC, trace csv" lin_circ_60s.irl --trace csv
 size_csv=$(stat -c %s "$tmp/o/trace.csv")
 measure "60 s LIN/CIRC, trace h5" lin_circ_60s.irl --trace h5

@@ -291,7 +291,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
     }
     checks_sample(&ex->ck, s);
     timeline_sample(&ex->tl, s);
-    report_html_sample(&ex->html, &ex->lay, s);
+    if (!ex->opt->no_html) report_html_sample(&ex->html, &ex->lay, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -728,7 +728,7 @@ static int write_reports(ExecOffline *ex, const ReportInfo *info, char *err, siz
     if (outdir_file(&ex->od, "report.json", 1, jp, sizeof jp, err, errlen) < 0 ||
         outdir_file(&ex->od, "report.txt", 1, tp, sizeof tp, err, errlen) < 0 ||
         report_write(&ex->ck, info, jp, tp, err, errlen) < 0 ||
-        report_html_save(&ex->html, &ex->od, &ex->ck, info, ex->models, err, errlen) < 0)
+        (!ex->opt->no_html && report_html_save(&ex->html, &ex->od, &ex->ck, info, ex->models, err, errlen) < 0))
         return -1;
     return outdir_commit(&ex->od, "report.json", err, errlen) < 0 ? -1 : outdir_commit(&ex->od, "report.txt", err,
                                                                                       errlen);

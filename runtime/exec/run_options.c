@@ -140,6 +140,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
     if (!takes) {
         if (strcmp(a, "--no-plots") == 0) o->no_plots = 1;
+        else if (strcmp(a, "--no-html") == 0) o->no_html = 1;
         else if (strcmp(a, "--no-trace") == 0) o->no_trace = 1;
         else if (strcmp(a, "--closed-loop") == 0) o->closed_loop = 1;
         else if (strcmp(a, "--out-temp") == 0) o->out_temp = 1;

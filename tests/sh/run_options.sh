@@ -51,5 +51,10 @@ for bad in "--cycle 0" "--cycle 2h" "--cycle 2" "--time-scale 0" "--time-scale x
     [ $rc = 64 ] || note "$bad: exit $rc, want 64"
     grep -q "irl: \|usage:" "$tmp/bad.log" || note "$bad: no message"
 done
+# --no-html: no report.html; without it the page is written (beside report.txt)
+run html "$tmp/ptp.irl"
+[ -s "$tmp/html/report.html" ] || note "no report.html without --no-html"
+run nohtml --no-html "$tmp/ptp.irl"
+[ -s "$tmp/nohtml/report.txt" ] && [ ! -e "$tmp/nohtml/report.html" ] || note "--no-html: $(ls "$tmp/nohtml")"
 [ $fail = 0 ] && echo "run_options: ok"
 exit $fail
