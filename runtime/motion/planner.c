@@ -27,8 +27,8 @@ void planner_config_init(PlannerConfig *c, int dof)
     }
     c->capacity = 64;
     c->dt = 1e-3;
-    c->axis_vmax = 1.0;
-    c->axis_amax = 5.0;
+    c->axis_vmax = PLANNER_DEFAULT_AXIS_VMAX;
+    c->axis_amax = PLANNER_DEFAULT_AXIS_AMAX;
     c->speed = 0.2;
     c->speed_ori = 1.0;
     c->acc = 1.0;

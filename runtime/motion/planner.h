@@ -90,6 +90,11 @@ typedef struct {
     PlannerBlendWhy approx_why;
 } PlannerPushInfo;
 
+/* The speed and acceleration an axis is planned with when its machine file gives none (rad/s, rad/s^2 or m/s,
+ * m/s^2); the report says so (output/report.c). */
+#define PLANNER_DEFAULT_AXIS_VMAX 1.0
+#define PLANNER_DEFAULT_AXIS_AMAX 5.0
+
 typedef struct {
     int dof;                                   /* axes, 1..PLANNER_MAX_AXES */
     ModelAxisLimits limits[PLANNER_MAX_AXES];  /* per axis; INFINITY speed/acc limits take the defaults below */

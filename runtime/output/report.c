@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "motion/planner.h"
 #include "plant/closed_loop.h"
 
 /* {====================================================================== shared helpers */
@@ -176,6 +177,56 @@ static void json_channel(FILE *f, const Checks *ck, const ChecksChannel *c, cons
 }
 
 /* One device: machine, time scale, channels. */
+/* The limits device d's machine file does not give, per quantity: the axes (1-based) into ax, their count. */
+enum { NG_POSITION, NG_SPEED, NG_ACC, NG_JERK, NG_EFFORT, NG_COUNT };
+static int not_given(const SampleDeviceInfo *di, int q, int *ax)
+{
+    int n = 0;
+    for (int i = 0; di->desc && i < di->naxes && i < di->desc->njoints; i++) {
+        const ModelAxisLimits *l = &di->desc->joint[i].limits;
+        double v[NG_COUNT] = {isinf(l->min) && isinf(l->max) ? INFINITY : 0, l->vmax, l->amax, l->jmax, l->effort};
+        if (isinf(v[q])) ax[n++] = i + 1;
+    }
+    return n;
+}
+
+/* What irl does about a limit not given (report.txt, report.json). */
+static const char *not_given_what(int q, char *buf, size_t n, int prismatic)
+{
+    switch (q) {
+    case NG_SPEED:
+        snprintf(buf, n, "planned with irl's default %g %s, not checked", PLANNER_DEFAULT_AXIS_VMAX, prismatic ? "m/s" : "rad/s");
+        break;
+    case NG_ACC:
+        snprintf(buf, n, "planned with irl's default %g %s, not checked", PLANNER_DEFAULT_AXIS_AMAX,
+                 prismatic ? "m/s^2" : "rad/s^2");
+        break;
+    case NG_JERK: snprintf(buf, n, "not limited: trapezoidal profiles, not checked"); break;
+    default: snprintf(buf, n, "not checked"); break;
+    }
+    return buf;
+}
+
+static const char *const not_given_name[NG_COUNT] = {"position", "speed", "acceleration", "jerk", "torque"};
+
+/* "  limits arm's machine file does not give: acceleration (axes 1..6: planned with ...); ..." */
+static void text_not_given(FILE *f, const SampleDeviceInfo *di)
+{
+    int ax[MODEL_MAX_DOF], first = 1;
+    char what[96];
+    for (int q = 0; q < NG_COUNT; q++) {
+        int n = not_given(di, q, ax);
+        if (!n) continue;
+        fprintf(f, first ? "  limits %s's machine file does not give: " : "; ", di->name);
+        first = 0;
+        fprintf(f, "%s (ax%s", not_given_name[q], n == 1 ? "is" : "es");
+        for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : " ", ax[k]);
+        int pri = di->desc->joint[ax[0] - 1].type == MODEL_PRISMATIC;
+        fprintf(f, ": %s)", not_given_what(q, what, sizeof what, pri));
+    }
+    if (!first) fputc('\n', f);
+}
+
 static void json_device(FILE *f, const Checks *ck, int d, const ReportInfo *info)
 {
     const SampleDeviceInfo *di = &ck->lay->dev[d];
@@ -189,6 +240,19 @@ static void json_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     report_json_string(f, di->desc && di->desc->source[0] ? di->desc->source : NULL);
     fprintf(f, ", \"axes\": %d,\n     ", di->naxes);
     jkv_num(f, "time_scale_k", ck->dev_k[d]);
+    fputs(",\n     \"limits_not_given\": {", f);
+    int ax[MODEL_MAX_DOF], nq = 0;
+    char what[96];
+    for (int q = 0; q < NG_COUNT; q++) {
+        int n = not_given(di, q, ax);
+        if (!n) continue;
+        fprintf(f, "%s\"%s\": {\"axes\": [", nq++ ? ", " : "", not_given_name[q]);
+        for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : "", ax[k]);
+        fputs("], \"what\": ", f);
+        report_json_string(f, not_given_what(q, what, sizeof what, di->desc->joint[ax[0] - 1].type == MODEL_PRISMATIC));
+        fputc('}', f);
+    }
+    fputc('}', f);
     fputs(",\n     \"channels\": [\n", f);
     int first = 1;
     for (int i = ck->dev_base[d]; i < ck->dev_base[d + 1]; i++) {
@@ -611,6 +675,7 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     }
     const ChecksChannel *ik = checks_channel(ck, d, CHK_IK, -1);
     if (ik && ik->nbad) fprintf(f, "! IK failed on %ld cycles\n", ik->nbad);
+    text_not_given(f, di);
 }
 
 /* "cycle time: loop lines 19..35, 2 passes: 6.6 s, 7.26 s" after the duration line. */

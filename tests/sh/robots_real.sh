@@ -83,8 +83,16 @@ IRL
             note "$urdf: the report does not say the torque check is incomplete"
         grep -q '"torque_check": "incomplete"' "$out/report.json" || note "$urdf: report.json lacks torque_check"
     fi
+    # a URDF carries no acceleration or jerk limit: the report says which limits are irl's defaults
+    grep -q "^  limits arm's machine file does not give: acceleration (axes 1, 2, 3, 4, 5, 6: planned with irl's default 5 rad/s^2, not checked); jerk (axes 1, 2, 3, 4, 5, 6: not limited" "$out/report.txt" ||
+        note "$urdf: report.txt does not name the limits not given: $(grep 'does not give' "$out/report.txt")"
+    python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["devices"][0]["limits_not_given"]
+sys.exit(g["acceleration"]["axes"] != [1, 2, 3, 4, 5, 6] or "default 5" not in g["acceleration"]["what"] or
+         (sys.argv[2] == "1") != ("torque" in g))' "$out/report.json" "$(grep -c 'effort="0"' "$f" | sed 's/^[1-9][0-9]*$/1/')" ||
+        note "$urdf: report.json limits_not_given"
     echo "# $urdf: $(head -3 "$out/report.txt" | tail -2 | tr '\n' ' ')"
 done
+# the site file gives acceleration, jerk and torque: none of them is listed as not given
 
 # the site file: the vendor's KR 120 URDF plus acceleration, jerk and torque limits
 sed "s|CHAIN \"$PWD/kr120r2500pro.urdf\"|CHAIN \"$PWD/kr120_site.irm\"|" "$tmp/kr120r2500pro.irl" >"$tmp/site.irl"
@@ -92,6 +100,7 @@ q0=${START[kr120r2500pro]}
 "$IRL" run --no-plots --out "$tmp/site" --start "arm=$q0" "$tmp/site.irl" >/dev/null 2>"$tmp/site.err" ||
     note "kr120_site: exit $? ($(head -5 "$tmp/site.err"))"
 grep -E '^[ !] torque +1 ' "$tmp/site/report.txt" | grep -q ' 12000 ' || note "kr120_site: torque limit of axis 1 not 12000 Nm"
+grep -q "does not give: .*\(acceleration\|torque\)" "$tmp/site/report.txt" && note "kr120_site: $(grep 'does not give' "$tmp/site/report.txt")"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { n = split($i, p, "."); col[n == 3 ? p[1] "." p[2] : $i] = i }; next }
     { a = $(col["arm.qdd1"]); if (a > 3 + 1e-9 || -a > 3 + 1e-9) { print "qdd1 " a " at t=" $1; exit 1 } }' \
     "$tmp/site/trace.csv" || note "kr120_site: axis 1 beyond its 3 rad/s^2"
