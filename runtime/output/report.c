@@ -10,6 +10,18 @@
 
 /* {====================================================================== shared helpers */
 
+/* The unit a lowered request of the planner is printed in (its name as the statement wrote it). */
+static const char *lowered_unit(const char *what)
+{
+    static const struct { const char *what, *unit; } units[] = {
+        {"SPEED", "m/s"}, {"ACC", "m/s^2"}, {"APPROX", "m"}, {"TIME", "s"}, {"ONSET", "G/s"},
+        {"SPEED_PTP", "%"}, {"ACC_PTP", "%"}, {"APPROX_PTP", "%"},
+    };
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strcmp(what, units[i].what) == 0) return units[i].unit;
+    return "";
+}
+
 const char *report_verdict(const Checks *ck, const ReportInfo *info)
 {
     if (info->error) return "error";
@@ -591,7 +603,9 @@ static void text_notes(FILE *f, const Checks *ck, const ReportInfo *info)
         fprintf(f, "%s:%d:%d: note: %s", src_file(l->src, info), l->src.line, l->src.col,
                 l->dev >= 0 && l->dev < ck->lay->ndev ? ck->lay->dev[l->dev].name : "?");
         if (l->axis >= 0) fprintf(f, " axis %d", l->axis + 1);
-        fprintf(f, " %s %s lowered to %s (limit)", l->what, num(r, l->requested), num(p, l->applied));
+        const char *u = lowered_unit(l->what);
+        double k = strcmp(u, "%") == 0 ? 100 : 1; /* the _PTP requests are fractions of the axes' limits */
+        fprintf(f, " %s %s %s lowered to %s %s (limit)", l->what, num(r, k * l->requested), u, num(p, k * l->applied), u);
         if (l->count > 1) fprintf(f, ", %ld times", l->count);
         fputc('\n', f);
     }

@@ -57,9 +57,9 @@ for p in demo pick_place lin_circ torque_violation; do
 done
 
 # the blend reshaping is reported with the statement's line
-grep -q 'demo.irl:13:3: note: arm APPROX 0.02 lowered to' "$tmp/demo/report.txt" \
+grep -q 'demo.irl:13:3: note: arm APPROX 0.02 m lowered to' "$tmp/demo/report.txt" \
     || note "demo: report.txt does not name the APPROX lowered at line 13"
-grep -q 'demo.irl:14:3: note: arm APPROX_PTP 0.6 lowered to' "$tmp/demo/report.txt" \
+grep -q 'demo.irl:14:3: note: arm APPROX_PTP 60 % lowered to' "$tmp/demo/report.txt" \
     || note "demo: report.txt does not name the APPROX_PTP lowered at line 14"
 
 # a lone LIN near the wrist singularity (q5 comes within 0.4 deg of 0; axes 4 and 6 turn by 2.9 rad)
@@ -75,7 +75,7 @@ ENDPROGRAM
 IRL
 (cd "$tmp" && "$IRL" run --no-plots --out "$tmp/wrist" wrist.irl >/dev/null 2>"$tmp/wrist.err")
 grep -q '"quantity": "singularity"' "$tmp/wrist/report.json" || note "wrist: no singularity in report.json"
-grep -q 'wrist.irl:6:3: note: arm SPEED 0.5 lowered to' "$tmp/wrist/report.txt" \
+grep -q 'wrist.irl:6:3: note: arm SPEED 0.5 m/s lowered to' "$tmp/wrist/report.txt" \
     || note "wrist: report.txt does not name the SPEED lowered at line 6"
 check wrist "$tmp/wrist" "$(jerks "$tmp/wrist.irm")"
 exit $fail

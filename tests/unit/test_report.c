@@ -265,7 +265,7 @@ UTEST(text_report)
     CHECK(e != NULL);
     const char *n = strstr(t, "prog.irl:20:5: note: every torque fits if the whole program runs 1.22474 times slower "
                               "(time scale k = 1.224745, set by arm at t = 0.25 s)");
-    const char *l = strstr(t, "prog.irl:18:3: note: arm SPEED 2 lowered to 1.25 (limit)");
+    const char *l = strstr(t, "prog.irl:18:3: note: arm SPEED 2 m/s lowered to 1.25 m/s (limit)");
     const char *p = strstr(t, "\npeaks");
     CHECK(n && l && p && e < n && n < l && l < p);
     CHECK(strstr(t, "! torque") != NULL);
