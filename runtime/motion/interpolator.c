@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) int slot_q(Planner *p, PlannerSlot 
     }
     double tol = 1e-9 * p->cfg.dt, seed[PLANNER_MAX_AXES];
     int old;
-    if (!p->cfg.cache_search && cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
+    if (cache_usual(s, x, tol)) {   /* the cubic through the last four, newest first */
         int c = s->ci;
         seed_sum(seed, s->qc[c], s->qc[(c + 3) & 3], s->qc[(c + 2) & 3], s->qc[(c + 1) & 3], 4, -6, 4, -1, n);
         old = (c + 1) & 3;

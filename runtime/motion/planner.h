@@ -102,8 +102,6 @@ typedef struct {
     Model *plan_model;   /* the producer's model; NULL: the same as model (one thread only) */
     int capacity;        /* segments in the queue, >= 2 */
     double dt;           /* cycle time, s: the finite-difference step for Cartesian joint speeds */
-    int cache_search;    /* 1: the cycle's IK seed always by the general search of its cache, never the usual
-                            cycle's shortcut (tests: the reference the shortcut must equal to the bit) */
     double q_start[PLANNER_MAX_AXES];          /* initial position */
     /* defaults (all > 0) */
     double axis_vmax, axis_amax;   /* for axes whose limit is INFINITY (jerk INFINITY is allowed: trapezoid) */
