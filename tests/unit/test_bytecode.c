@@ -508,6 +508,25 @@ static int mutate_main(int argc, char **argv)
     return badmsg ? 1 : 0;
 }
 
+/* A damaged copy of orig in buf: cut at a random length, or 1-3 bytes flipped inside [from, from + span). Its
+ * length. */
+static size_t damage(unsigned char *buf, const unsigned char *orig, size_t olen, size_t from, size_t span, int cut)
+{
+    memcpy(buf, orig, olen);
+    if (cut) return rnd() % olen;
+    for (int j = 1 + (int)(rnd() % 3); j > 0; j--) buf[from + rnd() % span] ^= (unsigned char)(1 + rnd() % 255);
+    return olen;
+}
+
+/* Write n bytes of buf to path; 0, or 1 with the reason on stderr. */
+static int write_copy(const char *path, const unsigned char *buf, size_t n)
+{
+    FILE *o = fopen(path, "wb");
+    if (!o || fwrite(buf, 1, n, o) != n) return perror(path), 1;
+    fclose(o);
+    return 0;
+}
+
 /* test_bytecode flips FILE SEED COUNT OUTDIR: writes COUNT damaged copies (1-3 bytes flipped, or cut at a random
  * length; checksum NOT re-stamped) as OUTDIR/fSEED_I.irlc, for `irl run` to reject. */
 static int flips_main(int argc, char **argv)
@@ -525,16 +544,10 @@ static int flips_main(int argc, char **argv)
     rng_state = 0x9e3779b97f4a7c15ULL ^ (uint64_t)strtoull(argv[3], NULL, 10) * 0x100000001b3ULL;
     long count = strtol(argv[4], NULL, 10);
     for (long i = 0; i < count; i++) {
-        size_t n = olen;
-        memcpy(buf, orig, olen);
-        if (rnd() % 4 == 0) n = rnd() % olen;
-        else
-            for (int j = 1 + (int)(rnd() % 3); j > 0; j--) buf[rnd() % olen] ^= (unsigned char)(1 + rnd() % 255);
+        size_t n = damage(buf, orig, olen, 0, olen, rnd() % 4 == 0);
         char path[4096];
         snprintf(path, sizeof path, "%s/f%s_%ld.irlc", argv[5], argv[3], i);
-        FILE *o = fopen(path, "wb");
-        if (!o || fwrite(buf, 1, n, o) != n) return perror(path), 1;
-        fclose(o);
+        if (write_copy(path, buf, n)) return 1;
     }
     return 0;
 }
@@ -570,17 +583,10 @@ static int regions_main(int argc, char **argv)
         size_t from = region[r].from, span = region[r].to - region[r].from;
         printf("%s [%zu, %zu)\n", region[r].name, from, region[r].to);
         for (long i = 0; i < per; i++) {
-            size_t n = olen;
-            memcpy(buf, orig, olen);
-            if (strcmp(region[r].name, "cut") == 0) n = rnd() % olen;
-            else
-                for (int j = 1 + (int)(rnd() % 3); j > 0; j--)
-                    buf[from + rnd() % span] ^= (unsigned char)(1 + rnd() % 255);
+            size_t n = damage(buf, orig, olen, from, span, strcmp(region[r].name, "cut") == 0);
             char path[4096];
             snprintf(path, sizeof path, "%s/%s_%s_%ld.irlc", argv[5], region[r].name, argv[3], i);
-            FILE *o = fopen(path, "wb");
-            if (!o || fwrite(buf, 1, n, o) != n) return perror(path), 1;
-            fclose(o);
+            if (write_copy(path, buf, n)) return 1;
         }
     }
     return 0;
