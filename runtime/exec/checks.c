@@ -542,19 +542,13 @@ int checks_model_gravity(void *ud, int dev, const double *q, double *g)
 
 /* {====================================================================== planner notes, queries */
 
-static int same_src(SampleSrc a, SampleSrc b)
-{
-    return a.line == b.line && a.col == b.col &&
-           (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
-}
-
 /* Record a lowered request; the same statement lowering the same thing again only counts. */
 void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double requested, double applied,
                          double t, SampleSrc src)
 {
     for (int i = 0; i < ck->nlimited; i++) {
         ChecksLimited *l = &ck->limited[i];
-        if (l->dev == dev && l->axis == axis && strcmp(l->what, what) == 0 && same_src(l->src, src)) {
+        if (l->dev == dev && l->axis == axis && strcmp(l->what, what) == 0 && sample_src_same(l->src, src)) {
             l->count++;
             return;
         }
@@ -578,7 +572,7 @@ void checks_note_text(Checks *ck, int dev, double t, SampleSrc src, const char *
     va_end(ap);
     for (int i = 0; i < ck->nnotes; i++) {
         ChecksNote *n = &ck->notes[i];
-        if (n->dev == dev && same_src(n->src, src) && strcmp(n->text, text) == 0) {
+        if (n->dev == dev && sample_src_same(n->src, src) && strcmp(n->text, text) == 0) {
             n->count++;
             return;
         }

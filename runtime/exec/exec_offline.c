@@ -291,7 +291,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
     }
     checks_sample(&ex->ck, s);
     timeline_sample(&ex->tl, s);
-    if (!ex->opt->no_html) report_html_sample(&ex->html, &ex->lay, s);
+    if (ex->html) report_html_sample(ex->html, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
         err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
@@ -650,6 +650,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     progress_begin(&ex->pg, stderr, "dry-run", "s", 0);
     if (o->progress >= 0) progress_force(&ex->pg, o->progress);
     if (pipelined) pipe_start(ex);
+    if (!o->no_html) ex->html = report_html_create(&ex->lay);
     char msg[256];
     if (sample_cycle(ex, 0.0, msg, sizeof msg) != 0) {
         snprintf(err, sizeof err, "%s", msg);

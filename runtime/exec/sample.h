@@ -46,6 +46,8 @@
 #ifndef IRL_SAMPLE_H
 #define IRL_SAMPLE_H
 
+#include <string.h>
+
 #include "model.h"
 
 #define SAMPLE_MAX_DEVICES 8          /* devices in one program */
@@ -124,6 +126,23 @@ typedef struct {
     double io[SAMPLE_MAX_IO]; /* the digital I/O points' values in this cycle (layout nio; 0 or 1) */
     SampleDevice dev[SAMPLE_MAX_DEVICES];
 } Sample;
+
+/* The same statement (files compared by name). */
+static inline int sample_src_same(SampleSrc a, SampleSrc b)
+{
+    return a.line == b.line && a.col == b.col &&
+           (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
+}
+
+/* The statement a cycle belongs to: the one moving the first moving device (the VM runs ahead of the motion, so
+ * s->src may already be statements further on), else the one the program is at (a WAIT, say). The trace's
+ * `line` and report.html's timeline follow it; the checks blame by the same rule, per device. */
+static inline SampleSrc sample_statement(const Sample *s)
+{
+    for (int d = 0; d < s->ndev; d++)
+        if (s->dev[d].src.line > 0) return s->dev[d].src;
+    return s->src;
+}
 
 /* Fill a layout's device entry from a live model (name, dof, outputs, desc); has_pose as given. */
 void sample_device_info_from_model(SampleDeviceInfo *info, const char *name, Model *m, int has_pose);

@@ -48,12 +48,6 @@ void timeline_loop(Timeline *tl, const Chunk *c)
     tl->loop_lo = lo, tl->loop_hi = hi;
 }
 
-static int same_src(SampleSrc a, SampleSrc b)
-{
-    return a.line == b.line && a.col == b.col &&
-           (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
-}
-
 static int in_loop(const Timeline *tl, SampleSrc s)
 {
     return tl->loop_file && s.file && strcmp(s.file, tl->loop_file) == 0 && s.line >= tl->loop_lo &&
@@ -83,7 +77,7 @@ static void open_move(Timeline *tl, int d, int seg, SampleSrc src, double t0)
     }
     if (!in_loop(tl, src)) return;
     if (tl->marker.line == 0) tl->marker = src;
-    if (!same_src(tl->marker, src)) return;
+    if (!sample_src_same(tl->marker, src)) return;
     if (tl->npass < TIMELINE_MAX) tl->pass[tl->npass++] = t0;
     else tl->pass_dropped++;
 }
@@ -93,7 +87,7 @@ void timeline_sample(Timeline *tl, const Sample *s)
     for (int d = 0; d < tl->ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
         int moving = sd->src.line > 0;
-        if (tl->open[d] && (!moving || sd->seg != tl->seg[d] || !same_src(sd->src, tl->src[d]))) close_move(tl, d);
+        if (tl->open[d] && (!moving || sd->seg != tl->seg[d] || !sample_src_same(sd->src, tl->src[d]))) close_move(tl, d);
         if (moving && !tl->open[d]) open_move(tl, d, sd->seg, sd->src, s->t - tl->dt);
         if (moving) tl->ncyc[d]++;
     }

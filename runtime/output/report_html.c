@@ -106,7 +106,7 @@ static void collect(const ReportHtml *h, const Sample *s, double *v)
     }
 }
 
-static ReportHtml *create(const SampleLayout *lay)
+ReportHtml *report_html_create(const SampleLayout *lay)
 {
     ReportHtml *h = calloc(1, sizeof *h);
     if (!h) return NULL;
@@ -174,12 +174,7 @@ static void halve(ReportHtml *h)
 
 static void timeline(ReportHtml *h, const Sample *s)
 {
-    SampleSrc src = s->src;
-    for (int d = 0; d < s->ndev; d++)
-        if (s->dev[d].src.line > 0) {
-            src = s->dev[d].src;
-            break;
-        }
+    SampleSrc src = sample_statement(s);
     if (src.line == h->last_line && src.file == h->last_file) return;
     h->last_line = src.line, h->last_file = src.file;
     if (h->nseg == REPORT_HTML_SEGMENTS) {
@@ -189,13 +184,12 @@ static void timeline(ReportHtml *h, const Sample *s)
     h->seg[h->nseg++] = (Segment){.t = s->t, .line = src.line, .file = src.file};
 }
 
-void report_html_sample(ReportHtml **hp, const SampleLayout *lay, const Sample *s)
+void report_html_sample(ReportHtml *h, const Sample *s)
 {
-    if (!*hp && !(*hp = create(lay))) return;
-    ReportHtml *h = *hp;
     size_t nc = (size_t)h->nch, b = (size_t)h->nb;
     double *v = h->vals, *mn = h->mn + b * nc, *mx = h->mx + b * nc;
     unsigned char *mf = h->mfirst + b * nc;
+    const SampleLayout *lay = h->lay;
     collect(h, s, v);
     if (h->cnt == 0) {
         h->t0[b] = s->cycle;

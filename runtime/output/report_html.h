@@ -31,9 +31,11 @@
 
 typedef struct ReportHtml ReportHtml;
 
-/* Reduce one cycle into *h (allocated at the first call, for lay; a failed allocation is retried on the next
- * cycle and the page then simply lacks the cycles before). Called from the cycle's second stage. */
-void report_html_sample(ReportHtml **h, const SampleLayout *lay, const Sample *s);
+/* The reduction's state for a layout (kept, not copied: it must outlive the state), allocated once before the
+ * first cycle; NULL when memory runs out (the run then writes no page). */
+ReportHtml *report_html_create(const SampleLayout *lay);
+/* Reduce one cycle into h. Called from the cycle's second stage; allocates nothing. */
+void report_html_sample(ReportHtml *h, const Sample *s);
 /* Write DIR/report.html (through DIR/report.html.part and outdir_commit) from *h, the checks and the report's
  * facts, then free *h and set it to NULL. models (per device, layout order; NULL or a NULL entry: none) give the
  * links' positions by forward kinematics. 0, or -1 with a message in err. */

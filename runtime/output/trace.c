@@ -236,16 +236,8 @@ void trace_values(const SampleLayout *lay, const Sample *s, double *v)
         v = put_vals(v, sd->cl, di->ncl_groups * n);
     }
     for (int k = 0; k < lay->nio; k++) *v++ = s->io[k] != 0; /* digital I/O: 0 or 1 */
-    /* line: the statement moving the first moving device (the VM runs ahead of motion, so s->src may already be
-     * statements further on); when nothing moves, the statement the program is at (a WAIT, say). The checks
-     * blame by the same rule. */
-    int line = s->src.line > 0 ? s->src.line : 0;
-    for (int d = 0; d < lay->ndev; d++)
-        if (s->dev[d].src.line > 0) {
-            line = s->dev[d].src.line;
-            break;
-        }
-    *v = line;
+    int line = sample_statement(s).line;
+    *v = line > 0 ? line : 0;
 }
 
 /* Print a non-negative integer. */
