@@ -85,8 +85,7 @@ static double ika_lm(Chain *c, double *q, const double pos[3], const double *Rt,
                 lambda *= 10;
             }
         }
-        if (!better) break;
-        ika_err(c, q, pos, Rt, Rw, pw, e); /* the transforms of q for the next Jacobian */
+        if (!better) break; /* else Rw, pw and e are already q's: the accepted trial's */
     }
     return r;
 }

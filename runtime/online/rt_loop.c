@@ -255,13 +255,15 @@ static void step_timing(RtLoop *rt)
     int64_t end = osal_now();
     online_hist_add(&rt->stats.work, end - rt->wake);
     int64_t next = rt->deadline + rt->dt_ns;
-    rt->late = 0;
+    long late = 0; /* the deadlines at or before end: skipped */
     if (end > next) {
+        late = (end - next) / rt->dt_ns + 1;
+        next += late * rt->dt_ns;
         rt->stats.overruns++;
-        while (next <= end) next += rt->dt_ns, rt->stats.missed++, rt->late++;
+        rt->stats.missed += late;
     }
     rt->deadline = next;
-    rt->miss_left += RT_MISS_REFILL - (double)rt->late;
+    rt->miss_left += RT_MISS_REFILL - (double)late;
     if (rt->miss_left > rt->cfg.miss_budget) rt->miss_left = rt->cfg.miss_budget;
     if (rt->miss_left < 0 && get_state(rt) == RT_RUN) begin_stop(rt, RT_STOP_TIMING, NULL, 0);
 }

@@ -128,7 +128,6 @@ typedef struct RtLoop {
     uint64_t dout;
     double last_t;
     long last_cycle, starve, post, settle_from;
-    long late;                                          /* deadlines missed by the last cycle */
     double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
     int have_written, from_queue, log_state, confirmed;
     DriverFeedback fb;
