@@ -34,8 +34,7 @@ ENDPROGRAM
 IRL
 passes puma_urdf_home
 
-ur5=$root/../shared/robots/universalUR5.urdf
-[ -f "$ur5" ] || ur5=/work/shared/robots/universalUR5.urdf
+ur5=$root/tests/robots/universalUR5.urdf
 if [ -f "$ur5" ]; then
     cat >ur5_home.irl <<IRL
 PROGRAM ur5_home;

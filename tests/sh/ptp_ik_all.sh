@@ -74,8 +74,7 @@ prog badcfg "$P0" "CONFIG := 9"
 rc=$(run badcfg)
 [ "$rc" != 0 ] && grep -q 'WITH CONFIG 9 is not one of 0 to 7' badcfg.err || note "badcfg: exit $rc: $(cat badcfg.err)"
 
-ur5=$root/../shared/robots/universalUR5.urdf
-[ -f "$ur5" ] || ur5=/work/shared/robots/universalUR5.urdf
+ur5=$root/tests/robots/universalUR5.urdf
 if [ -f "$ur5" ]; then
     cat >ur5cfg.irl <<IRL
 PROGRAM ur5cfg;

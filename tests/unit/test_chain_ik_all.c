@@ -1,5 +1,5 @@
 /* test_chain_ik_all.c — every IK solution of a chain (ik_all): for the PUMA 560 and each real arm with a spherical
- * wrist in ../shared/robots, at seeded random reachable poses, every closed-form answer checked by an independent FK
+ * wrist in tests/robots, at seeded random reachable poses, every closed-form answer checked by an independent FK
  * call (1e-9 m, 1e-9 rad), the set compared with a multi-start numerical search's (same count, up to 8, same joint
  * values), the configurations all different and the one the pose was made from among them; the nearest-within-
  * limits order; the UR5 (no spherical wrist) and a 7R arm by the search; an unreachable pose's excess in m. */
@@ -15,7 +15,7 @@
 #include "urdf.h"
 #include "utest.h"
 
-/* The arm's description: the PUMA 560's, or a URDF of ../shared/robots (0 when the file is missing). */
+/* The arm's description: the PUMA 560's, or a URDF of tests/robots (0, with a message, when it cannot be read). */
 static int load(Model *m, const char *urdf)
 {
     ModelDesc *d = malloc(sizeof *d);
@@ -25,11 +25,10 @@ static int load(Model *m, const char *urdf)
         puma560_desc(d);
     } else {
         char path[512];
-        snprintf(path, sizeof path, "../shared/robots/%s", urdf);
+        snprintf(path, sizeof path, "tests/robots/%s", urdf);
         FILE *f = fopen(path, "r");
-        if (!f) snprintf(path, sizeof path, "/work/shared/robots/%s", urdf), f = fopen(path, "r");
         if (!f) {
-            printf("#   %s: not found, skipped\n", urdf);
+            printf("#   %s: not found\n", path);
             free(d);
             return 0;
         }
@@ -92,7 +91,9 @@ static ModelIkSolution sa[MODEL_IK_MAX_SOLUTIONS], sb[MODEL_IK_MAX_SOLUTIONS];
 static void closed_form_arm(const char *urdf, int poses)
 {
     Model m;
-    if (!load(&m, urdf)) return;
+    int loaded = load(&m, urdf);
+    CHECK(loaded);
+    if (!loaded) return;
     int n = m.dof, total = 0, max_count = 0, set_ok = 0, fk_ok = 0, origin_ok = 0, cfg_ok = 0;
     double worst_p = 0, worst_r = 0;
     for (int t = 0; t < poses; t++) {
@@ -153,7 +154,9 @@ UTEST(mh5_closed_form) { closed_form_arm("yaskawaMotomanMH5.urdf", 20); }
 UTEST(nearest_within_limits_and_config)
 {
     Model m;
-    if (!load(&m, NULL)) return;
+    int loaded = load(&m, NULL);
+    CHECK(loaded);
+    if (!loaded) return;
     double q0[6] = {0.3, 0.4, -0.9, 0.5, 0.7, -0.4}, pos[3], R[9], quat[4];
     model_fk(&m, q0, -1, pos, R);
     m3_to_quat(quat, R);
@@ -205,7 +208,9 @@ UTEST(nearest_within_limits_and_config)
 UTEST(out_of_reach_excess)
 {
     Model m;
-    if (!load(&m, NULL)) return;
+    int loaded = load(&m, NULL);
+    CHECK(loaded);
+    if (!loaded) return;
     double q0[6] = {0.3, 0.4, -0.9, 0.5, 0.7, -0.4}, pos[3], R[9], quat[4], ref[6] = {0};
     model_fk(&m, q0, -1, pos, R);
     m3_to_quat(quat, R);
@@ -222,7 +227,9 @@ UTEST(out_of_reach_excess)
 UTEST(ur5_search)
 {
     Model m;
-    if (!load(&m, "universalUR5.urdf")) return;
+    int loaded = load(&m, "universalUR5.urdf");
+    CHECK(loaded);
+    if (!loaded) return;
     int origin = 0, poses = 10, most = 0;
     for (int t = 0; t < poses; t++) {
         double q0[6], ref[6] = {0}, pos[3], R[9], quat[4];
