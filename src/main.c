@@ -33,7 +33,8 @@ static const char usage_text[] =
     "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
     "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
-    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]]\n"
+    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]\n"
+    "                [--approach]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl trace FILE.h5 --csv [--channels a,b,...] [--from T] [--to T]\n"
@@ -186,6 +187,8 @@ static int cmd_run(int argc, char **argv)
     if (!path) return run_options_free(&ro), usage();
     if (!ro.online && ro.driver) return fprintf(stderr, "irl: --driver needs --online\n"), run_options_free(&ro), usage();
     if (!ro.online && ro.force) return fprintf(stderr, "irl: --force needs --online\n"), run_options_free(&ro), usage();
+    if (!ro.online && ro.approach)
+        return fprintf(stderr, "irl: --approach needs --online\n"), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;

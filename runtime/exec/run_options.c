@@ -148,6 +148,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         else if (strcmp(a, "--no-progress") == 0) o->progress = 0;
         else if (strcmp(a, "--online") == 0) o->online = 1;
         else if (strcmp(a, "--force") == 0) o->force = 1;
+        else if (strcmp(a, "--approach") == 0) o->approach = 1;
         else return 0;
         return 1;
     }

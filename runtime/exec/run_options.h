@@ -64,6 +64,7 @@ typedef struct RunOptions {
     /* Online (exec_online.h, docs/RUNNING.md "Online"). */
     int online;             /* --online: run in real time against a driver */
     int force;              /* --force: online without the pre-flight dry-run (main.c) */
+    int approach;           /* --approach: axes standing away from the start are moved there first (exec_online.h) */
     const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */
     const char *following_error; /* --following-error E or E1,...,En (SI; borrowed, checked against the axes);
                                   * NULL = each axis's speed limit times RUN_FERR_TIME */

@@ -7,7 +7,7 @@
 #include "online/rt_loop.h"
 #include "output/trace.h"
 
-static const char *const state_name[] = {"run", "prime", "hold", "stop", "settle"};
+static const char *const state_name[] = {"run", "prime", "hold", "stop", "settle", "approach"};
 
 int online_log_open(OnlineLog *lg, const char *path, int naxes, const char (*axis_name)[DRIVER_NAME_LEN], char *err,
                     size_t errlen)

@@ -3,7 +3,8 @@
  *
  * Columns: wall (s since the first deadline), cycle (the dry-run cycle, i.e. trace.csv row, of the setpoint
  * written; -1 for cycles that did not come from the queue), t (program time of the last queued setpoint
- * written), state (run, prime, hold, stop, settle), then per axis the written position `dev.qN`, the written
+ * written), state (run, prime, hold, stop, settle; approach: the move to the program's start, not in the
+ * trace), then per axis the written position `dev.qN`, the written
  * speed `dev.qdN` and the actual position `dev.qaN` ("nan" when the driver gives none). Numbers have 17
  * significant digits: the positions read back are the setpoints exactly. */
 #ifndef IRL_ONLINE_LOG_H

@@ -56,8 +56,8 @@ static void hist_json(FILE *f, const char *name, const OnlineHist *h, int last)
 void online_stats_json(FILE *f, const OnlineStats *s, double dt)
 {
     fprintf(f, "  \"cycle_s\": %.9g,\n", dt);
-    fprintf(f, "  \"cycles\": %ld,\n  \"written\": %ld,\n  \"from_queue\": %ld,\n  \"prime\": %ld,\n", s->cycles,
-            s->written, s->from_queue, s->prime);
+    fprintf(f, "  \"cycles\": %ld,\n  \"written\": %ld,\n  \"from_queue\": %ld,\n  \"approach_setpoints\": %ld,\n"
+            "  \"prime\": %ld,\n", s->cycles, s->written, s->from_queue, s->approach, s->prime);
     fprintf(f, "  \"holds\": %ld,\n  \"stop_ramp\": %ld,\n  \"settle\": %ld,\n", s->holds, s->ramp, s->settle);
     fprintf(f, "  \"overruns\": %ld,\n  \"missed_deadlines\": %ld,\n  \"log_dropped\": %ld,\n  \"queue_min\": %ld,\n",
             s->overruns, s->missed, s->log_dropped, s->queue_min);

@@ -22,7 +22,8 @@ typedef struct {
     OnlineHist period, latency, work;
     long cycles;         /* cycles run */
     long written;        /* setpoints written to the driver (every cycle writes one) */
-    long from_queue;     /* of those, taken from the planner thread's queue */
+    long from_queue;     /* of those, the program's setpoints taken from the planner thread's queue */
+    long approach;       /* of those, the approach's to the start (from the queue too) */
     long prime;          /* cycles that held the start position while the queue filled */
     long holds;          /* cycles that held at rest because the queue was empty (the planner thread was late) */
     long ramp;           /* cycles of a stop ramp */

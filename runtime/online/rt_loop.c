@@ -39,6 +39,7 @@ static void begin_stop(RtLoop *rt, RtStopCause cause, const SafetyViolation *v, 
         s->signo = signo;
         if (v) s->v = *v;
         s->moving = moving(rt);
+        s->approach = rt->approaching ? rt->stats.approach : 0;
         s->t = rt->last_t;
         s->cycle = rt->last_cycle;
         s->starve = (double)rt->starve * rt->cfg.dt;
@@ -157,7 +158,7 @@ static void next_from_queue(RtLoop *rt)
         rt->dout = rt->sp.dout;
         rt->from_queue = 1;
         rt->starve = 0;
-        rt->log_state = RT_LOG_RUN;
+        rt->log_state = rt->sp.approach ? RT_LOG_APPROACH : RT_LOG_RUN;
         return;
     }
     rt->starve++;
@@ -224,7 +225,9 @@ static void step_write(RtLoop *rt)
     memcpy(rt->qd, rt->cqd, sizeof rt->qd);
     rt->have_written = 1;
     rt->stats.written++;
-    if (rt->from_queue) {
+    if (rt->from_queue) rt->approaching = rt->sp.approach;
+    if (rt->from_queue && rt->sp.approach) rt->stats.approach++;
+    if (rt->from_queue && !rt->sp.approach) {
         rt->stats.from_queue++;
         rt->last_cycle = rt->sp.cycle;
         rt->last_t = rt->sp.t;
@@ -239,7 +242,7 @@ static void step_log(RtLoop *rt)
     RtLogRow row;
     int n = rt->cfg.naxes;
     row.wall = wall(rt);
-    row.cycle = rt->from_queue ? rt->sp.cycle : -1;
+    row.cycle = rt->from_queue && !rt->sp.approach ? rt->sp.cycle : -1;
     row.t = rt->last_t;
     row.state = rt->log_state;
     row.confirmed = rt->confirmed;

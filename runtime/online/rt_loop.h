@@ -55,13 +55,14 @@ typedef enum {
 
 /* One cycle's setpoint, produced by the planner thread. */
 typedef struct {
-    long cycle;                    /* the dry-run's cycle index (trace row) */
-    double t;                      /* its program time, s */
+    long cycle;                    /* the dry-run's cycle index (trace row); -1 for an approach setpoint */
+    double t;                      /* its program time, s (0 during the approach) */
+    int approach;                  /* 1: a setpoint of the approach to the start (not the program's) */
     uint64_t dout;                 /* digital outputs, bit c = channel c */
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES];
 } RtSetpoint;
 
-typedef enum { RT_LOG_RUN, RT_LOG_PRIME, RT_LOG_HOLD, RT_LOG_STOP, RT_LOG_SETTLE } RtLogState;
+typedef enum { RT_LOG_RUN, RT_LOG_PRIME, RT_LOG_HOLD, RT_LOG_STOP, RT_LOG_SETTLE, RT_LOG_APPROACH } RtLogState;
 
 /* One cycle as written and read, for the log (online.csv). */
 typedef struct {
@@ -79,6 +80,8 @@ typedef struct {
     int signo;                     /* RT_STOP_SIGNAL */
     SafetyViolation v;             /* RT_STOP_FOLLOWING, RT_STOP_LIMIT */
     int moving;                    /* the axes were moving when it happened */
+    long approach;                 /* > 0: it happened during the approach to the start, after that many of its
+                                    * setpoints (before the program's motion) */
     double t;                      /* program time of the last queued setpoint written */
     long cycle;                    /* its cycle (-1: none yet) */
     double starve;                 /* RT_STOP_WATCHDOG at rest: seconds without a setpoint */
@@ -93,7 +96,7 @@ typedef struct {
     const DriverType *drv;
     void *drv_state;
     DriverCaps caps;
-    const double *q0;              /* start position (held while priming) */
+    const double *q0;              /* where the axes were enabled (held while priming) */
     Spsc *queue;                   /* RtSetpoint records, planner thread -> here */
     Spsc *log;                     /* RtLogRow records, here -> log writer */
     int prio;                      /* SCHED_FIFO priority; 0 = normal policy */
@@ -130,6 +133,7 @@ typedef struct RtLoop {
     long last_cycle, starve, post, settle_from;
     double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
     int have_written, from_queue, log_state, confirmed;
+    int approaching;                                    /* the last queued setpoint written was the approach's */
     DriverFeedback fb;
     SafetyRamp ramp;
     OsalThread th, watch;

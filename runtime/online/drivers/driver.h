@@ -8,7 +8,8 @@
  * streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
- *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, enable
+ *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, actual (when
+ *                    given), enable
  *   real-time thread, every cycle:  pace (when given), read (feedback of the previous cycle), write (this
  *                                   cycle's setpoint)
  *   real-time thread, after its last cycle:  disable (axes disabled)
@@ -28,7 +29,9 @@
 typedef struct {
     int naxes;
     double dt;                                  /* cycle time, s */
-    const double *q0;                           /* start positions (the program's cycle 0) */
+    const double *q0;                           /* where enable holds the axes, read by enable: the program's
+                                                 * start, or where actual found them (exec_online.c rewrites the
+                                                 * caller's array between actual and enable for an approach) */
     const char (*axis_name)[DRIVER_NAME_LEN];   /* "arm.1", ... */
     const int *linear;                          /* 1: prismatic axis (m), 0: revolute (rad) */
     const char *opts;                           /* the options after "NAME:" ("" when none) */
@@ -59,7 +62,10 @@ typedef struct DriverType {
     int (*check)(const char *opts, char *err, size_t errlen);
     /* Open (connect, allocate). 0, or -1 with a message in err. */
     int (*open)(const DriverConfig *cfg, void **state, DriverCaps *caps, char *err, size_t errlen);
-    /* Enable the axes at their start positions. 0, or -1 with a message in err. */
+    /* Optional (NULL: the feedback is known only after the enable): where the axes stand before they are
+     * enabled, into q (SI). 0, or -1 with a message in err. */
+    int (*actual)(void *state, double *q, char *err, size_t errlen);
+    /* Enable the axes, holding them at cfg->q0 as it reads now. 0, or -1 with a message in err. */
     int (*enable)(void *state, char *err, size_t errlen);
     /* Real time: the feedback as of now. 0, or -1 on a fault (fb->fault set, text via fault). */
     int (*read)(void *state, DriverFeedback *fb);
