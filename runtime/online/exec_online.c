@@ -45,6 +45,7 @@ typedef struct {
     int approaching;                 /* an approach from q_actual to q0 runs before the program */
     int enabled;                     /* the driver enabled the axes */
     OnlineApproach ap;
+    OnlineHist compute;              /* the planner thread's time per program cycle (online_stats.h) */
     Spsc queue, log;
     OnlineLog lg;
     OnlinePrint pr;                  /* PRINT output held until the axes reach it */
@@ -348,7 +349,9 @@ static int online_cycle(void *ctx, char *msg, size_t msglen)
     Online *on = ctx;
     print_mark(on);
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
+    int64_t t0 = osal_now();
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
+    online_hist_add(&on->compute, osal_now() - t0);
     print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
     if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
@@ -461,7 +464,7 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
         else fputs("null}", f);
     }
     fputs("\n  ],\n", f);
-    online_stats_json(f, &rt->stats, on->opt.cycle);
+    online_stats_json(f, &rt->stats, &on->compute, on->opt.cycle);
     fputs("}\n", f);
     return json_close(f, path, err, errlen);
 }
@@ -567,7 +570,7 @@ static int finish(Online *on, int vm_status)
         snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
         if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
     }
-    online_stats_text(stderr, &on->rt.stats, on->opt.cycle);
+    online_stats_text(stderr, &on->rt.stats, &on->compute, on->opt.cycle);
     if (on->rt.stats.missed > 0)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
@@ -645,6 +648,7 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     on->opt = *o;
     on->opt.progress = 0;
     on->vm = vm;
+    online_hist_init(&on->compute);
     if ((st = pick_driver(on->opt.driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) != 0 ||
         (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
         free(on);
