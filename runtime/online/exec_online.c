@@ -157,6 +157,7 @@ static int setup_driver(Online *on, char *err, size_t errlen)
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
                         .opts = on->drv_opts};
     if (on->drv->open(&cfg, &on->drv_state, &on->caps, err, errlen) < 0) return -1;
+    if (on->caps.confirms == DRIVER_CONFIRMS_TAKEN) online_log_confirm_later(&on->lg, on->drv->taken, on->drv_state);
     if (on->opt.approach && !on->caps.has_feedback)
         return snprintf(err, errlen, "--approach: the %s driver reports no actual positions: nothing to approach "
                         "from", on->drv_name), -1;
@@ -263,12 +264,12 @@ static int push_setpoint(Online *on)
     for (int d = 0; d < on->ex.lay.ndev; d++)
         for (int i = 0; i < on->ex.lay.dev[d].naxes; i++, k++) sp.q[k] = s->dev[d].q[i], sp.qd[k] = s->dev[d].qd[i];
     for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
-    if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log);
+    if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log, 0);
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
-        online_log_drain(&on->lg, &on->log);
+        online_log_drain(&on->lg, &on->log, 0);
         online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(nap);
     }
@@ -292,7 +293,7 @@ static int run_approach(Online *on)
     while (online_approach_next(&on->ap, sp.q, sp.qd))
         while (!spsc_push(&on->queue, &sp)) {
             if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
-            online_log_drain(&on->lg, &on->log);
+            online_log_drain(&on->lg, &on->log, 0);
             osal_sleep(nap);
         }
     return push_setpoint(on);
@@ -307,12 +308,12 @@ static int finish_stream(Online *on)
         on->producer_done = 1;
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
-        online_log_drain(&on->lg, &on->log);
+        online_log_drain(&on->lg, &on->log, 0);
         online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(1000000);
     }
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
-    online_log_drain(&on->lg, &on->log);
+    online_log_drain(&on->lg, &on->log, 0);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
 }
 
@@ -477,7 +478,7 @@ static void teardown(Online *on)
     rt_loop_join(&on->rt);
     if (on->signals_blocked) osal_signals_restore(&on->sig);
     on->signals_blocked = 0;
-    online_log_drain(&on->lg, &on->log);
+    online_log_drain(&on->lg, &on->log, 1);
     char err[200];
     if (online_log_close(&on->lg, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err);
     if (on->drv_state) on->drv->close(on->drv_state);

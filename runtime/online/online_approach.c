@@ -106,7 +106,7 @@ void online_approach_json(FILE *f, const OnlineApproach *a, const char (*axis_na
     for (int k = 0; k < a->naxes; k++) {
         fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
         report_json_string(f, axis_name[k]);
-        fprintf(f, ", \"from\": %.17g, \"to\": %.17g, \"distance\": %.9g, \"unit\": \"%s\"}", a->from[k], a->to[k],
+        fprintf(f, ", \"from\": %.17g, \"to\": %.17g, \"distance\": %.17g, \"unit\": \"%s\"}", a->from[k], a->to[k],
                 a->to[k] - a->from[k], linear[k] ? "m" : "rad");
     }
     fputs("\n  ]}", f);

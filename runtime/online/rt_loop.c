@@ -219,7 +219,9 @@ static void step_limits(RtLoop *rt)
 static void step_write(RtLoop *rt)
 {
     int bad = rt->cfg.drv->write(rt->cfg.drv_state, rt->cq, rt->cqd, rt->dout) < 0;
-    rt->confirmed = rt->cfg.caps.confirms ? !bad : -1;
+    int later = rt->cfg.caps.confirms == DRIVER_CONFIRMS_TAKEN;
+    rt->confirmed = !rt->cfg.caps.confirms ? -1 : bad ? 0 : later ? -2 : 1;
+    rt->accepted += !bad;
     for (int i = 0; i < rt->cfg.naxes; i++) rt->qdd[i] = (rt->cqd[i] - rt->qd[i]) / rt->cfg.dt; /* for a stop ramp */
     memcpy(rt->q, rt->cq, sizeof rt->q);
     memcpy(rt->qd, rt->cqd, sizeof rt->qd);
@@ -246,6 +248,7 @@ static void step_log(RtLoop *rt)
     row.t = rt->last_t;
     row.state = rt->log_state;
     row.confirmed = rt->confirmed;
+    row.seq = rt->accepted - 1;
     memcpy(row.q, rt->q, (size_t)n * sizeof *row.q);
     memcpy(row.qd, rt->qd, (size_t)n * sizeof *row.qd);
     for (int i = 0; i < n; i++) row.qa[i] = rt->cfg.caps.has_feedback ? rt->fb.q[i] : NAN;
@@ -338,6 +341,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     rt->miss_left = cfg->miss_budget;
     rt->disable_confirmed = -1;
     rt->confirmed = -1;
+    rt->accepted = 0;
     atomic_init(&rt->din, 0);
     atomic_init(&rt->written_cycle, -1);
     memset(&rt->stop, 0, sizeof rt->stop);

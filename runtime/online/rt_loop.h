@@ -70,7 +70,9 @@ typedef struct {
     long cycle;                    /* the setpoint's cycle; -1 when it did not come from the queue */
     double t;                      /* program time of the last queued setpoint written */
     int state;                     /* RtLogState */
-    int confirmed;                 /* 1 the drive acknowledged the setpoint, 0 not, -1 the driver cannot tell */
+    int confirmed;                 /* 1 the drive acknowledged the setpoint, 0 not, -1 the driver cannot tell, -2 not
+                                    * yet known (DRIVER_CONFIRMS_TAKEN: the log writer asks taken() for it) */
+    long seq;                      /* the count of setpoints write() accepted before this one */
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES], qa[DRIVER_MAX_AXES]; /* written; actual (NAN: none) */
 } RtLogRow;
 
@@ -134,6 +136,7 @@ typedef struct RtLoop {
     double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
     int have_written, from_queue, log_state, confirmed;
     int approaching;                                    /* the last queued setpoint written was the approach's */
+    long accepted;                                      /* setpoints write() accepted (RtLogRow.seq) */
     DriverFeedback fb;
     SafetyRamp ramp;
     OsalThread th, watch;

@@ -42,8 +42,12 @@ typedef struct {
     int has_feedback;   /* read() gives actual positions (the following-error monitor runs) */
     int has_inputs;     /* read() gives the digital inputs (they replace the offline --input stimulus) */
     int uses_stdout;    /* the driver writes to standard output (PRINT then goes to standard error) */
-    int confirms;       /* write() returns 0 only when the drive acknowledged the setpoint (online.csv "confirmed") */
+    int confirms;       /* online.csv "confirmed": 0 the driver cannot tell; 1 write() returns 0 only when the drive
+                         * acknowledged the setpoint; DRIVER_CONFIRMS_TAKEN the drive takes the setpoints later, from
+                         * a buffer, and taken() counts those it took */
 } DriverCaps;
+
+#define DRIVER_CONFIRMS_TAKEN 2
 
 /* Feedback read each cycle. */
 typedef struct {
@@ -79,6 +83,9 @@ typedef struct DriverType {
     /* The text of the last fault ("" none); valid until close. */
     const char *(*fault)(void *state);
     void (*close)(void *state);
+    /* For caps.confirms == DRIVER_CONFIRMS_TAKEN: how many of the setpoints write() accepted so far the drive has
+     * taken, in order. Any thread, at any time until close (also after disable); it must not block. */
+    long (*taken)(void *state);
     /* Optional (NULL: the cycle keeps its own clock). Real time, before the cycle's sleep, for a driver whose
      * reader paces the run: > 0 the reader's buffer is above its high water mark by that many setpoints (the
      * deadline moves that many cycles later), < 0 it is below its low one (the cycle runs at once), 0 neither. */
