@@ -167,10 +167,16 @@ demo: deps
 # Every benchmark, after installing its peers.
 bench:
 	.ci/install-deps --bench
-	$(MAKE) bench-vm bench-compile bench-dynamics bench-cycle bench-dryrun
+	$(MAKE) bench-vm bench-compile bench-dynamics bench-cycle bench-dryrun bench-online
 
 bench-vm: all
 	bench/vm/run.sh $(B)/irl
+
+# The online mode's timing (bench/online/run.sh): compute time per cycle and wake-up latency with the sim driver,
+# then 60 s of streaming to LinuxCNC's HAL (bench/online/hal60.sh).
+.PHONY: bench-online
+bench-online: all
+	bench/online/run.sh $(B)/irl
 
 # Dynamics of the chain back-end vs Orocos KDL and MuJoCo (Debian liborocos-kdl-dev, libmujoco-dev).
 .PHONY: bench-dynamics
