@@ -177,7 +177,7 @@ static int setup_driver(Online *on, char *err, size_t errlen)
         return snprintf(err, errlen, "%s", on->drv->fault(on->drv_state)), -1;
     for (int k = 0; k < on->naxes; k++)
         if (!(fabs(fb.q[k] - on->q_enable[k]) <= on->axes[k].ferr)) {
-            if (on->approaching || !away_text(on, fb.q, away, sizeof away)) /* moved since actual() */
+            if (on->drv->actual || !away_text(on, fb.q, away, sizeof away)) /* moved since actual() */
                 return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g from where it was "
                                 "enabled", on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad",
                                 fb.q[k] - on->q_enable[k]), -1;
