@@ -161,6 +161,9 @@ static int setup_driver(Online *on, char *err, size_t errlen)
     if (on->opt.approach && !on->caps.has_feedback)
         return snprintf(err, errlen, "--approach: the %s driver reports no actual positions: nothing to approach "
                         "from", on->drv_name), -1;
+    if (on->opt.approach && !on->drv->actual) /* its enable would hold the axes at the start, wherever they stand */
+        return snprintf(err, errlen, "--approach: the %s driver cannot tell where the axes stand before it enables "
+                        "them (docs/ONLINE-DRIVERS.md): nothing was enabled", on->drv_name), -1;
     if (on->drv->actual) {
         if (on->drv->actual(on->drv_state, on->q_actual, err, errlen) < 0) return -1;
         if (!on->opt.approach && away_text(on, on->q_actual, away, sizeof away))
@@ -181,10 +184,6 @@ static int setup_driver(Online *on, char *err, size_t errlen)
                 return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g from where it was "
                                 "enabled", on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad",
                                 fb.q[k] - on->q_enable[k]), -1;
-            if (on->opt.approach)
-                return snprintf(err, errlen, "%.420s: the %s driver reports where the axes stand only once it has "
-                                "enabled them at the start, so --approach cannot move them there "
-                                "(docs/ONLINE-DRIVERS.md)", away, on->drv_name), -1;
             return snprintf(err, errlen, "%.420s: move them there first (--approach), or give --start", away), -1;
         }
     return 0;

@@ -9,9 +9,10 @@
 #      the program's part is the dry-run's: trace.csv byte-identical, every run row the trace's;
 #   3. SIGINT and a drive fault during the approach stop it under control (a ramp within the limits, exit 1,
 #      "stopped", the message says how far into the approach);
-#   4. the drive emulator standing away: the refusal names the axis and distance and the drive ends disabled; the
-#      modbus driver reports the axes only once enabled, so --approach is refused there with the reason; a driver
-#      without feedback (stream) refuses --approach; --approach at the start changes nothing.
+#   4. the drive emulator standing away (moving slowly, tau 1 s, once enabled at the start): the refusal names the
+#      axis and distance and the drive ends disabled; the modbus driver cannot tell where the axes stand before its
+#      enable, so --approach is refused there before anything is enabled; a driver without feedback (stream)
+#      refuses --approach; --approach at the start changes nothing.
 # Needs $IRL, $BUILD.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -84,7 +85,7 @@ emu="$BUILD/tools/irl-drive-emulator"
 away="0,0.9853981633974483,-3.141592653589793,0,0.7853981633974483,0" # the PUMA cell's home, axis 2 + 0.2 rad
 for what in refuse approach; do
     rm -f "$tmp/$what.port"
-    "$emu" --port-file "$tmp/$what.port" --start "$away" --timeout 15 >/dev/null 2>"$tmp/$what.emu" &
+    "$emu" --port-file "$tmp/$what.port" --start "$away" --tau 1 --timeout 15 >/dev/null 2>"$tmp/$what.emu" &
     emu_pid=$!
     for _ in $(seq 100); do [ -s "$tmp/$what.port" ] && break; sleep 0.05; done
     opt=""
@@ -94,12 +95,12 @@ for what in refuse approach; do
     rc=$?
     wait "$emu_pid"; emu_pid=""
     [ $rc = 1 ] || note "emulator $what: exit $rc"
-    grep -q "axis arm.2 stands 0.1[0-9]* rad from the program's start" "$tmp/$what.err" \
-        || note "emulator $what: $(head -2 "$tmp/$what.err")"
     grep -q "; disabled$" "$tmp/$what.emu" || note "emulator $what: the drive ended $(cat "$tmp/$what.emu")"
 done
-grep -q "the modbus driver reports where the axes stand only once it has enabled them" "$tmp/approach.err" \
-    || note "modbus --approach: $(head -2 "$tmp/approach.err")"
+grep -q "axis arm.2 stands 0.1[0-9]* rad from the program's start" "$tmp/refuse.err" \
+    || note "emulator refuse: $(head -2 "$tmp/refuse.err")"
+grep -q "the modbus driver cannot tell where the axes stand before it enables them.*nothing was enabled" \
+    "$tmp/approach.err" || note "modbus --approach: $(head -2 "$tmp/approach.err")"
 "$IRL" run --online --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
     >/dev/null 2>"$tmp/st.err"
 rc=$?
