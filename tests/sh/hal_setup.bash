@@ -1,4 +1,4 @@
-# tests/sh/hal_setup.bash: the LinuxCNC HAL that tests/sh/online_hal.sh and bench/online/run.sh run irl against,
+# tests/sh/hal_setup.bash: the LinuxCNC HAL that tests/sh/online_hal.sh and bench/online/hal60.sh run irl against,
 # sourced by both after they set $root: linuxcnc-uspace installed when missing (as root; else the caller exits 0
 # with SKIP), the caller re-run under a child subreaper (rtapi_app daemonises; its orphans come back to be reaped),
 # one HAL at a time (a lock), an unprivileged user of its own when run as root (HAL refuses root; `as CMD` runs CMD
@@ -17,12 +17,12 @@ fi
 
 # Run the rest under a child subreaper: rtapi_app daemonises, and its orphans come back to us to be reaped.
 if [ -z "${IRL_HAL_REAPER:-}" ]; then
-    exec python3 - "$0" <<'EOF'
+    exec python3 - "$0" "$@" <<'EOF'
 import ctypes, os, signal, sys, time
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)                  # PR_SET_CHILD_SUBREAPER
 pid = os.fork()
 if pid == 0:
-    os.execvpe("bash", ["bash", sys.argv[1]], dict(os.environ, IRL_HAL_REAPER="1"))
+    os.execvpe("bash", ["bash"] + sys.argv[1:], dict(os.environ, IRL_HAL_REAPER="1"))
 rc = 1
 while True:
     p, st = os.waitpid(-1, 0)
