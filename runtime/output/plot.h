@@ -34,6 +34,7 @@ typedef struct {
     int progress;       /* 1: progress bar on stderr if it is a terminal */
     double timeout;     /* s of wall clock gnuplot may take; then it is killed (PLOT_TIMEOUT); <= 0: no bound */
     OutDir *out;        /* the output folder's list of the run's files (outdir.h), NULL: none kept */
+    int degrees;        /* 1: revolute quantities and their limits drawn in degrees (output/display.h); 0: SI */
 } PlotOptions;
 
 /* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err says so, print it as a warning);
