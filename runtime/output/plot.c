@@ -212,14 +212,18 @@ static int unit_groups(const Curve *cv, int n, int k, Panel *p)
     return ng;
 }
 
-/* A unit group's title from its names: "G, Gx, Gy" (up to four), else "L1 … L6 (6)". */
+/* A unit group's title from its names: "G, Gfelt, Gx" when that fits in 48 characters, else "L1 … L6 (6)". */
 static void names_title(Panel *p)
 {
     size_t len = 0;
-    if (p->n <= 4)
-        for (int i = 0; i < p->n; i++) cat(p->title, sizeof p->title, &len, "%s%s", i ? ", " : "", p->cv[i].name);
-    else
+    for (int i = 0; i < p->n; i++) len += strlen(p->cv[i].name) + 2;
+    if (len > 50) {
+        len = 0;
         cat(p->title, sizeof p->title, &len, "%s … %s (%d)", p->cv[0].name, p->cv[p->n - 1].name, p->n);
+        return;
+    }
+    len = 0;
+    for (int i = 0; i < p->n; i++) cat(p->title, sizeof p->title, &len, "%s%s", i ? ", " : "", p->cv[i].name);
 }
 
 /* The curve whose peak the title quotes: the one nearest to (or furthest beyond) its limit, else the largest. */

@@ -678,7 +678,12 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     if (m && m->source[0]) fprintf(f, ", %s", m->source);
     if (m && m->backend[0]) fputc(']', f);
     fprintf(f, ", %d ax%s\n", di->naxes, di->naxes == 1 ? "is" : "es");
-    fprintf(f, "  %-13s %4s %-12s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "joint", "peak", "unit",
+    int jw = 12; /* the joint column: as wide as the longest name, up to 32 */
+    for (int i = 0; i < di->naxes; i++) {
+        int l = (int)strlen(di->axis_name[i]);
+        jw = l > jw ? (l < 32 ? l : 32) : jw;
+    }
+    fprintf(f, "  %-13s %4s %-*s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", jw, "joint", "peak", "unit",
             "at t (s)", "line", "limit", "margin", "margin%");
     for (int i = ck->dev_base[d]; i < ck->dev_base[d + 1]; i++) {
         const ChecksChannel *c = &ck->chan[i];
@@ -689,8 +694,8 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
         DisplayUnit du = display_unit(checks_unit(ck, c), info->degrees);
         double margin = checks_margin(c), pct = checks_margin_pct(c);
         const char *jn = axis_of(c) && di->axis_name[axis_of(c) - 1][0] ? di->axis_name[axis_of(c) - 1] : "-";
-        fprintf(f, "%c %-13.13s %4s %-12.12s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
-                checks_label(ck, c), ax, jn, num(v, du.k * p->v), du.unit, num(t, p->t), p->src.line,
+        fprintf(f, "%c %-13.13s %4s %-*.*s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
+                checks_label(ck, c), ax, jw, jw, jn, num(v, du.k * p->v), du.unit, num(t, p->t), p->src.line,
                 limit_str(lim, c, du.k), isinf(margin) ? "-" : num(mg, du.k * margin),
                 isinf(pct) || isnan(pct) ? "-" : num(mp, pct));
     }
