@@ -2,7 +2,9 @@
  *
  * One figure per quantity group per device — positions, speeds, accelerations, torques (forces), and the
  * model's own outputs (G, ...) — each as PNG (pngcairo, else png) and SVG, named DIR/<device>_<group>.png/.svg.
- * Each axis (or output) gets its own panel with time in s on the x axis and the unit on the y axis; limits are
+ * Each axis gets its own panel, titled by its joint's name, the outputs one panel per unit with a legend of their
+ * names (or as the back-end's declared "outputs" figure groups them); time in s on the x axis, the unit on the y
+ * axis (revolute quantities in degrees when PlotOptions.degrees, output/display.h); limits are
  * dashed lines (drawn when the margin is below 50 % of the limit, otherwise quoted in the panel title so a far-away
  * limit does not flatten the curve), violation intervals shaded red, the peak marked. The script is kept as
  * DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
