@@ -269,7 +269,8 @@ static void panel_title(FILE *f, const Panel *p, const Curve *lead, DisplayUnit 
         int flo = isfinite(c->lo), fhi = isfinite(c->hi);
         if (flo && fhi && c->lo == -c->hi) cat(t, cap, &n, "  ·  limit ±%s", fmt(a, du.k * c->hi));
         else if (flo && fhi) cat(t, cap, &n, "  ·  limits %s, %s", fmt(a, du.k * c->lo), fmt(b, du.k * c->hi));
-        else if (flo || fhi) cat(t, cap, &n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, du.k * (fhi ? c->hi : c->lo)));
+        else if (flo || fhi)
+            cat(t, cap, &n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, du.k * (fhi ? c->hi : c->lo)));
         double pct = checks_margin_pct(c);
         if ((flo || fhi) && isfinite(pct)) cat(t, cap, &n, ", margin %.3g %%", pct);
     } else if (p->lim > 0) {
