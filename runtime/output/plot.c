@@ -157,7 +157,8 @@ typedef struct {
 /* The curve of a checked channel of device dev: its column and name ("axis i" when the joint has none). */
 static Curve chan_curve(const Checks *ck, const ChecksChannel *c)
 {
-    static const TraceGroup axis_group[] = {TRACE_Q, TRACE_QD, TRACE_QDD, TRACE_Q, TRACE_TAU};
+    static const int axis_group[] = {[CHK_POSITION] = TRACE_Q, [CHK_SPEED] = TRACE_QD, [CHK_ACCEL] = TRACE_QDD,
+                                     [CHK_JERK] = -1, [CHK_TORQUE] = TRACE_TAU}; /* jerk: not traced */
     const SampleDeviceInfo *di = &ck->lay->dev[c->dev];
     Curve cv = {.c = c, .si = checks_unit(ck, c)};
     if (c->qty == CHK_OUTPUT || c->qty == CHK_OUTPUT_RATE) {
@@ -165,7 +166,8 @@ static Curve chan_curve(const Checks *ck, const ChecksChannel *c)
         cv.col = trace_column(ck->lay, c->dev, TRACE_OUT, cv.rate ? c->src_output : c->index);
         snprintf(cv.name, sizeof cv.name, "%s", checks_label(ck, c));
     } else {
-        cv.col = c->qty <= CHK_TORQUE ? trace_column(ck->lay, c->dev, axis_group[c->qty], c->index) : 0;
+        int g = c->qty <= CHK_TORQUE ? axis_group[c->qty] : -1;
+        cv.col = g >= 0 ? trace_column(ck->lay, c->dev, (TraceGroup)g, c->index) : 0;
         if (di->axis_name[c->index][0]) snprintf(cv.name, sizeof cv.name, "%s", di->axis_name[c->index]);
         else snprintf(cv.name, sizeof cv.name, "axis %d", c->index + 1);
     }
@@ -573,10 +575,9 @@ static int list_figures(const Checks *ck, Figure *out, int max)
         int outputs_declared = 0;
         for (int k = 0; k < di->nplots && k < PLOT_MAX_DECLARED; k++)
             outputs_declared |= strcmp(di->plots[k].file, "outputs") == 0 && declared_fits(ck, d, &di->plots[k]);
-        int nout = output_curves(ck, d, all);
-        if (nout > 0 && !outputs_declared)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs",
-                                unit_groups(all, nout, 0, NULL), NULL, 0, 0};
+        int nunits = unit_groups(all, output_curves(ck, d, all), 0, NULL);
+        if (nunits > 0 && !outputs_declared)
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", nunits, NULL, 0, 0};
         for (int k = 0; k < di->nplots && k < PLOT_MAX_DECLARED; k++) {
             const ModelPlotGroup *g = &di->plots[k];
             if (declared_fits(ck, d, g))
