@@ -24,7 +24,6 @@ extern char **environ;
 #define MAX_PANELS 12       /* more axes than this: one panel per unit with every curve of it */
 #define MAX_CURVES SAMPLE_MAX_AXES /* curves in one panel: a unit group of outputs, every axis of a long chain */
 #define MAX_SHADES 200      /* violation intervals drawn per panel */
-#define NEAR_PCT 50.0       /* limit lines drawn when the margin is below this % of the limit */
 #define PLOT_MAX_DECLARED 4   /* figures a back-end may declare (ModelType.plots): more are not drawn */
 #define PLOT_FIGURES_PER_DEVICE (8 + PLOT_MAX_DECLARED) /* the standard ones, at most 8, and the declared ones */
 
@@ -244,13 +243,6 @@ static const Curve *lead_curve(const Panel *p)
     return best;
 }
 
-/* Whether a channel's limits are drawn: it left them, or its margin is below NEAR_PCT % of them. */
-static int limits_near(const ChecksChannel *c)
-{
-    double pct = c ? checks_margin_pct(c) : NAN;
-    return c && c->nsamples && (c->nbad || (isfinite(pct) && pct < NEAR_PCT));
-}
-
 /* Panel title: "shoulder  ·  peak 70.5 deg/s at 0.52 s (line 14)  ·  limit ±115, margin 38 %"; red when a curve
  * left its limits. */
 static void panel_title(FILE *f, const Panel *p, const Curve *lead, DisplayUnit du)
@@ -383,14 +375,24 @@ static void panel_plot(FILE *f, const Checks *ck, const PlotOptions *o, const Pa
         if (p->n > 1) fputs("title ", f), gp_str(f, p->cv[i].name);
         else fputs("notitle", f);
     }
-    double drawn[2 * MAX_CURVES + 2];
+    /* a limit is drawn when it lies within the span of the panel's values beyond them (the curves then keep at least
+       half the panel's height; a limit further away is only quoted in the title), or when a curve crossed it */
+    double lo = INFINITY, hi = -INFINITY, drawn[2 * MAX_CURVES + 2];
     int ndrawn = 0;
     for (int i = 0; i < p->n; i++) {
         const ChecksChannel *c = p->cv[i].c;
-        if (!limits_near(c)) continue;
+        if (c && c->nsamples && isfinite(c->min.v) && isfinite(c->max.v))
+            lo = fmin(lo, k * c->min.v), hi = fmax(hi, k * c->max.v);
+    }
+    double span = hi - lo;
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (!c || !c->nsamples) continue;
         const char *colour = shared ? "#707070" : palette[i % NPALETTE];
-        if (isfinite(c->hi)) limit_line(f, k * c->hi, colour, drawn, &ndrawn);
-        if (isfinite(c->lo)) limit_line(f, k * c->lo, colour, drawn, &ndrawn);
+        double lim[2] = {k * c->hi, k * c->lo};
+        for (int j = 0; j < 2; j++)
+            if (isfinite(lim[j]) && (c->nbad || (span >= 0 && lim[j] >= lo - span && lim[j] <= hi + span)))
+                limit_line(f, lim[j], colour, drawn, &ndrawn);
     }
     if (p->lim > 0) {
         limit_line(f, p->lim, "#707070", drawn, &ndrawn);

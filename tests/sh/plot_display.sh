@@ -2,7 +2,7 @@
 # plot_display.sh — what the figures and report.txt show, read from plots.gp (written even without gnuplot) and the
 # reports: (1) the Stewart platform's outputs figure has three panels, leg lengths (m), leg speeds (m/s) and leg
 # forces (N), each with the six legs as curves named L1…L6 (L1dot…, F1…) plotting the trace's columns of those
-# names, the near limits of the machine file drawn; its rotation axes in degrees, its translations in metres; no
+# names, the machine file's limits drawn; its rotation axes in degrees, its translations in metres; no
 # panel or legend says "axis N", every axis has a name; (2) a URDF robot (UR5): its panels are titled by the URDF's
 # joint names in order, positions, speeds and accelerations in deg, deg/s, deg/s² (the trace's radians times
 # 180/π), torques in Nm unscaled; report.txt in degrees, with each peak equal to report.json's SI value times
@@ -48,9 +48,11 @@ for g in "leg lengths:m:L%d" "leg speeds:m/s:L%ddot" "leg forces:N:F%d"; do
             note "stewart panel $k: no curve '$name' of trace column $c"
     done
 done
-# the machine file's leg-length limits 1.90 m and 2.90 m (margin 17 %) and leg-force limits ±25000 N (28 %) are drawn
-lim=$(sed -n 3p "$tmp/st.fig") frc=$(sed -n 9p "$tmp/st.fig")
+# the machine file's limits are drawn: leg lengths 1.90 m and 2.90 m, leg speeds ±0.9 m/s, leg forces ±25000 N (each
+# within the span of its panel's values beyond them)
+lim=$(sed -n 3p "$tmp/st.fig") spd=$(sed -n 6p "$tmp/st.fig") frc=$(sed -n 9p "$tmp/st.fig")
 echo "$lim" | grep -q ", 2.9 with lines" && echo "$lim" | grep -q ", 1.9 with lines" || note "stewart: leg-length limits not drawn"
+echo "$spd" | grep -q ", 0.9 with lines" && echo "$spd" | grep -q ", -0.9 with lines" || note "stewart: leg-speed limits not drawn"
 echo "$frc" | grep -q ", 25000 with lines" && echo "$frc" | grep -q ", -25000 with lines" || note "stewart: leg-force limits not drawn"
 # positions: x y z in m as traced, roll pitch yaw in degrees
 plots_of "$gp" sim_positions >"$tmp/stp.fig"
