@@ -656,12 +656,23 @@ static void text_closed_loop(FILE *f, const Checks *ck, const ReportInfo *info)
         const ClosedLoop *cl = info->closed_loop[d];
         if (!cl) continue;
         const ClosedLoopGains *g = &cl->ctl.g;
+        /* the gains' units (SI, per radian: a gain is no angle to show in degrees); PID's differ on prismatic axes */
+        static const char *const ct_unit[2] = {"1/s^2", "1/s"};
+        static const char *const pid_unit[2][3] = {{"Nm/rad", "Nm s/rad", "Nm/(rad s)"}, {"N/m", "N s/m", "N/(m s)"}};
+        const ModelDesc *md = ck->lay->dev[d].desc;
         fprintf(f, "%s: gains", ck->lay->dev[d].name);
         for (int k = 0; k < 3; k++) {
             const double *v = k == 0 ? g->kp : k == 1 ? g->kd : g->ki;
             if (k == 2 && g->kind == CONTROLLER_CT) break;
             fprintf(f, " %s", k == 0 ? "kp" : k == 1 ? "kd" : "ki");
-            for (int j = 0; j < cl->n; j++) fprintf(f, "%c%.6g", j ? ',' : ' ', v[j]);
+            int pid = g->kind != CONTROLLER_CT, npri = 0;
+            for (int j = 0; j < cl->n; j++) {
+                int pri = md && j < md->njoints && md->joint[j].type == MODEL_PRISMATIC;
+                npri += pri;
+                fprintf(f, "%c%.6g", j ? ',' : ' ', v[j]);
+            }
+            fprintf(f, " %s", pid ? pid_unit[0][k] : ct_unit[k]);
+            if (pid && npri) fprintf(f, " (%s on prismatic axes)", pid_unit[1][k]);
         }
         fprintf(f, " (bandwidth %.6g rad/s)\n", g->omega);
         closed_loop_report(cl, ck->lay->dev[d].name, info->degrees, f);
