@@ -426,13 +426,13 @@ static int centrifuge_gprofile(void *st, double *a1, double *g)
  * acceleration is exactly -q1'^2 x - q1'' y from the trace's own columns; the back-end has no such output. */
 static const ModelPlotGroup centrifuge_plots[] = {
     {"planetary", "planetary axis (seed 000, section 4)", 6, {
-        {"commanded G (Fig. 3)", MODEL_PLOT_OUTPUT, 0, "G", NULL},
-        {"planetary actuator moment, Nm (Fig. 4)", MODEL_PLOT_TAU, 0, NULL, NULL},
-        {"planetary angular acceleration, rad/s^2 (Fig. 5)", MODEL_PLOT_QDD, 0, NULL, NULL},
-        {"seat linear acceleration x, base frame, m/s^2 (Fig. 6)", MODEL_PLOT_EXPR, 0, NULL,
-         "-{qd:0}**2 * {pose:0} - {qdd:0} * {pose:1}"},
-        {"planetary angular velocity, rad/s (Fig. 7)", MODEL_PLOT_QD, 0, NULL, NULL},
-        {"planetary angle, rad (Fig. 8)", MODEL_PLOT_Q, 0, NULL, NULL},
+        {"commanded G (Fig. 3)", MODEL_PLOT_OUTPUT, 0, "G", NULL, NULL},
+        {"planetary actuator moment (Fig. 4)", MODEL_PLOT_TAU, 0, NULL, NULL, NULL},
+        {"planetary angular acceleration (Fig. 5)", MODEL_PLOT_QDD, 0, NULL, NULL, NULL},
+        {"seat linear acceleration x, base frame (Fig. 6)", MODEL_PLOT_EXPR, 0, NULL,
+         "-{qd:0}**2 * {pose:0} - {qdd:0} * {pose:1}", "m/s^2"},
+        {"planetary angular velocity (Fig. 7)", MODEL_PLOT_QD, 0, NULL, NULL, NULL},
+        {"planetary angle (Fig. 8)", MODEL_PLOT_Q, 0, NULL, NULL, NULL},
     }},
 };
 

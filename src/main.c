@@ -30,7 +30,7 @@ static const char usage_text[] =
     "       irl disasm FILE(.irl|.irlc)\n"
     "       irl run [--trace-exec] [--out DIR | --out-temp] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
     "               [--input NAME=V@T | FILE.csv] [--no-plots] [--no-trace] [--[no-]progress] [--time-scale K]\n"
-    "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
+    "               [--threads 1|2] [--max-time T] [--plot-timeout T] [--display deg|si]\n"
     "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
     "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
     "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]\n"

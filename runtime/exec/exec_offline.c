@@ -768,7 +768,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
                            .trace = ex->tracing ? ex->trace_path : NULL,
-                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl};
+                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl,
+                           .degrees = !ex->opt->display_si};
         timeline_finish(&ex->tl);
         int nsat = 0;
         if (ex->opt->closed_loop) {
@@ -785,7 +786,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->trace_h5 && !ex->opt->no_plots && !ex->opt->out_temp) {
             PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
-                              .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od};
+                              .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od,
+                              .degrees = !ex->opt->display_si};
             int pr = plot_all(&ex->ck, &po, err, sizeof err);
             if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr != PLOT_FAILED ? "warning: " : "", err);
         }

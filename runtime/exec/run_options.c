@@ -132,6 +132,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
 {
     const char *a = argv[0];
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
+                                         "--display",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
                                          "--following-error", "--watchdog", "--queue", "--rt-priority", "--max-missed",
                                          "--threads", "--max-time", "--plot-timeout", "--trace"};
@@ -160,6 +161,9 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     int bad = 0;
     if (strcmp(a, "--out") == 0) {
         o->out_dir = v;
+    } else if (strcmp(a, "--display") == 0) {
+        bad = strcmp(v, "deg") != 0 && strcmp(v, "si") != 0;
+        o->display_si = strcmp(v, "si") == 0;
     } else if (strcmp(a, "--trace") == 0) {
         bad = strcmp(v, "csv") != 0 && strcmp(v, "h5") != 0 && strcmp(v, "none") != 0;
         o->no_trace = strcmp(v, "none") == 0;

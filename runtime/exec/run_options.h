@@ -37,6 +37,8 @@ typedef struct RunOptions {
     double cycle;           /* --cycle SECONDS (a unit suffix ms/s/us allowed); default 0.001 */
     int no_plots;           /* --no-plots */
     int no_html;            /* --no-html: no report.html (nor the per-cycle reduction it needs) */
+    int display_si;         /* --display si: figures and report.txt in SI (radians); --display deg (default): revolute
+                             * quantities in degrees there. The trace and report.json are SI either way */
     int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
     int trace_h5;           /* --trace h5: trace.h5 (output/trace_h5.h) instead of --trace csv's trace.csv (default);
                              * the plots, which read the CSV, are then not drawn */

@@ -2,6 +2,7 @@
  * integrated by GSL's odeiv2 driver between cycles. */
 #include "plant/closed_loop.h"
 #include "spd_solve.h"
+#include "output/display.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -329,27 +330,31 @@ void closed_loop_channel_values(const ClosedLoop *cl, double *v)
 }
 
 /* Human summary. */
-void closed_loop_report(const ClosedLoop *cl, const char *dev, FILE *f)
+void closed_loop_report(const ClosedLoop *cl, const char *dev, int degrees, FILE *f)
 {
     const ClosedLoopStats *s = &cl->stats;
     fprintf(f, "%s: closed loop (%s), %ld cycles, %ld integrator steps (%ld rejected), %ld evaluations\n", dev,
             cl->ctl.g.kind == CONTROLLER_CT ? "computed-torque PD" : "PID", s->cycles, s->steps,
             s->failed_steps, s->rhs_evals);
     for (int j = 0; j < cl->n; j++) {
+        int pri = j < cl->m->desc.njoints && cl->m->desc.joint[j].type == MODEL_PRISMATIC;
+        DisplayUnit du = display_unit(pri ? "m" : "rad", degrees);
+        const char *jn = j < cl->m->desc.njoints ? cl->m->desc.joint[j].name : "";
+        fprintf(f, "  axis %d%s%s%s", j + 1, *jn ? " (" : "", jn, *jn ? ")" : "");
         if (cl->kind[j] == CL_AXIS_PASSIVE) /* nothing drives it: its setpoint is only the planner's placeholder */
-            fprintf(f, "  axis %d (passive, not driven): peak |setpoint - actual| %.4g at t = %.6g s", j + 1,
-                    s->emax[j], s->emax_t[j]);
+            fprintf(f, ", passive, not driven: peak |setpoint - actual| %.4g %s at t = %.6g s", du.k * s->emax[j],
+                    du.unit, s->emax_t[j]);
         else
-            fprintf(f, "  axis %d: peak tracking error %.4g at t = %.6g s", j + 1, s->emax[j], s->emax_t[j]);
+            fprintf(f, ": peak tracking error %.4g %s at t = %.6g s", du.k * s->emax[j], du.unit, s->emax_t[j]);
         if (cl->kind[j] == CL_AXIS_MOTOR) fprintf(f, ", peak |u| %.4g V, peak |i| %.4g A", s->umax[j], s->imax[j]);
         if (s->sat_cycles[j]) fprintf(f, ", %ld cycles saturated", s->sat_cycles[j]);
         fputc('\n', f);
     }
     for (int k = 0; k < s->nev; k++) {
         const ClosedLoopSatEvent *e = &s->ev[k];
-        fprintf(f, "  %s axis %d: %s at its limit %.4g %s from t = %.6g to %.6g s (%ld cycles), demand up to %.4g at "
-                "t = %.6g s\n", dev, e->axis + 1, e->voltage ? "voltage" : "torque", e->limit,
-                e->voltage ? "V" : "Nm", e->t_start, e->t_end, e->cycles, e->worst, e->worst_t);
+        fprintf(f, "  %s axis %d: %s at its limit %.4g %s from t = %.6g to %.6g s (%ld cycles), demand up to %.4g "
+                "%s at t = %.6g s\n", dev, e->axis + 1, e->voltage ? "voltage" : "torque", e->limit,
+                e->voltage ? "V" : "Nm", e->t_start, e->t_end, e->cycles, e->worst, e->voltage ? "V" : "Nm", e->worst_t);
     }
     if (s->ev_dropped) fprintf(f, "  %ld more saturation events not listed\n", s->ev_dropped);
 }

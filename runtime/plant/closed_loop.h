@@ -143,8 +143,9 @@ void closed_loop_channel_name(const ClosedLoop *cl, const char *dev, int k, char
 /* This cycle's values of every channel, in channel order (call after a step). */
 void closed_loop_channel_values(const ClosedLoop *cl, double *v);
 
-/* A summary for people: peak tracking error per axis, saturation events, integrator work. */
-void closed_loop_report(const ClosedLoop *cl, const char *dev, FILE *f);
+/* A summary for people: peak tracking error per axis (revolute axes in degrees when `degrees`, output/display.h),
+ * saturation events, integrator work. */
+void closed_loop_report(const ClosedLoop *cl, const char *dev, int degrees, FILE *f);
 const char *closed_loop_strerror(int status);
 
 #endif

@@ -368,7 +368,7 @@ UTEST(voltage_saturation_limits_acceleration)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    closed_loop_report(&cl, "rot", f);
+    closed_loop_report(&cl, "rot", 0, f);
     fclose(f);
     CHECK(strstr(buf, "rot axis 1: voltage at its limit 24 V from t = 0 to 0.299 s (300 cycles)") != NULL);
     free(buf);
