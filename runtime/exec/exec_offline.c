@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "errcodes.h"
 #include "geom.h"
@@ -455,9 +456,34 @@ static int closed_loop_gains(ExecOffline *ex, int d, ClosedLoopGains *g, char *e
     return 0;
 }
 
+/* Where device d's simulated machine starts: --actual-start's q (and q̇), else on its setpoint at rest. 0, or an
+ * exit status (message in err). */
+static int actual_start(ExecOffline *ex, int d, const double **q0, const double **qd0, char *err, size_t errlen)
+{
+    const RunOptions *o = ex->opt;
+    const Device *dv = &ex->devs.dev[d];
+    for (int i = 0; i < o->nactual; i++) {
+        const RunActualStart *a = &o->actual[i];
+        if (strcasecmp(a->dev, dv->name) != 0) continue;
+        if (a->n != dv->model.dof)
+            return snprintf(err, errlen, "--actual-start %s gives %d values for %d axes", dv->name, a->n,
+                            dv->model.dof), EX_USAGE;
+        *q0 = a->q;
+        *qd0 = a->nd ? a->qd : NULL;
+    }
+    return 0;
+}
+
 /* Set up one engine per device, and the layout's closed-loop channels. 0, or an exit status (message in err). */
 static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
 {
+    for (int i = 0; i < ex->opt->nactual; i++) {
+        int found = 0;
+        for (int d = 0; d < ex->devs.ndev; d++) found |= strcasecmp(ex->opt->actual[i].dev, ex->devs.dev[d].name) == 0;
+        if (!found)
+            return snprintf(err, errlen, "--actual-start %s: the program has no device of that name",
+                            ex->opt->actual[i].dev), EX_USAGE;
+    }
     for (int d = 0; d < ex->devs.ndev; d++) {
         Device *dv = &ex->devs.dev[d];
         ClosedLoopGains g;
@@ -466,12 +492,16 @@ static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
         ex->cl[d] = calloc(1, sizeof *ex->cl[d]);
         ex->cl_ev_src[d] = calloc(CLOSED_LOOP_MAX_EVENTS, sizeof *ex->cl_ev_src[d]);
         if (!ex->cl[d] || !ex->cl_ev_src[d]) return snprintf(err, errlen, "out of memory"), EX_RUNTIME;
-        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle};
+        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle, .continuous = ex->opt->controller_continuous};
+        const double *q0 = dv->start, *qd0 = NULL;
+        if ((st = actual_start(ex, d, &q0, &qd0, err, errlen))) return st;
         char e[400];
-        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, dv->start, NULL, e, sizeof e) < 0) {
+        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, q0, qd0, e, sizeof e) < 0) {
             free(ex->cl[d]), ex->cl[d] = NULL;
             return snprintf(err, errlen, "--closed-loop: device %s: %s", dv->name, e), EX_RUNTIME;
         }
+        double zero[MODEL_MAX_DOF] = {0};
+        closed_loop_set_reference(ex->cl[d], dv->start, zero, zero); /* the setpoint stands at the start */
         SampleDeviceInfo *info = &ex->lay.dev[d];
         static const char *const grp[SAMPLE_MAX_CL_GROUPS] = {"qa", "e", "u", "i"};
         info->ncl_groups = info->naxes ? closed_loop_channel_count(ex->cl[d]) / info->naxes : 0;
