@@ -106,7 +106,25 @@ static void layout(ExecOffline *ex)
 
 /* ---- The cycle. ------------------------------------------------------------------------------------------ */
 
-/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline or its planner. */
+/* The device's setpoint from a MOVE FOLLOW's samples, when one is running: 1, or 0 (the planner has it). The
+ * FOLLOW's first cycle tells the closed loop the speed its setpoint starts with (its sample 0, at t - dt). */
+static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
+{
+    FollowStream *f = &ex->motion.dev[d].follow;
+    FollowSample s, s0;
+    int got = follow_take(f, t, ex->motion.dt, &s, &s0);
+    if (!got) return 0;
+    if (got == 2 && ex->cl[d]) closed_loop_set_reference(ex->cl[d], s0.q, s0.qd, s0.qdd);
+    for (int i = 0; i < ex->lay.dev[d].naxes; i++)
+        sd->q[i] = s.q[i], sd->qd[i] = s.qd[i], sd->qdd[i] = s.qdd[i], sd->jerk[i] = NAN;
+    sd->src = (SampleSrc){f->src.file, f->src.line, f->src.col};
+    sd->seg = 0;
+    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
+    sd->sing_due = 1;
+    return 1;
+}
+
+/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline, a FOLLOW or its planner. */
 static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
 {
     SampleDevice *sd = &s->dev[d];
@@ -130,6 +148,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
     }
+    if (step_follow(ex, sd, d, t)) return 0;
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};

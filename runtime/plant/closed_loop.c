@@ -333,13 +333,17 @@ static void reference_quintic(ClosedLoop *cl, const double *qr, const double *qd
     }
 }
 
-/* One continuous-controller cycle: integrate to t_k with the controller inside, then the outputs at t_k. */
+/* One continuous-controller cycle: integrate to t_k with the controller inside (from the second step on: the
+ * first one is at the start), then the outputs at t_k. */
 static int step_continuous(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr)
 {
     ClosedLoopOut *o = &cl->out;
     int st;
-    reference_quintic(cl, qr, qdr, qddr);
-    if ((st = integrate(cl)) < 0) return st;
+    if (cl->started) {
+        reference_quintic(cl, qr, qdr, qddr);
+        if ((st = integrate(cl)) < 0) return st;
+    }
+    cl->started = 1;
     closed_loop_set_reference(cl, qr, qdr, qddr);
     read_state(cl);
     if ((st = controller_update(&cl->ctl, o->q, o->qd, qr, qdr, qddr, o->tau)) < 0) return st;

@@ -23,9 +23,9 @@
  * Continuous controller (ClosedLoopConfig.continuous, `--controller-rate continuous`): the controller is
  * evaluated inside the ODE's right-hand side at every stage of every step, on the setpoint interpolated between
  * two cycles by the quintic that matches position, speed and acceleration at both ends (exact for a polynomial of
- * degree 5; for a smooth reference its error is O(Δt⁶)). Step k then integrates [t_k−1, t_k] from the previous
- * setpoint (closed_loop_set_reference, else the last step's) to this one and its outputs refer to t_k, the end of
- * the interval. Computed-torque control of torque-driven axes only (a PID's integrator and a motor's voltage
+ * degree 5; for a smooth reference its error is O(Δt⁶)). Step k (k ≥ 1) then integrates [t_k−1, t_k] from the
+ * previous setpoint (closed_loop_set_reference, else the last step's) to this one; its outputs refer to t_k, the
+ * end of the interval, and step 0's to the start. Computed-torque control of torque-driven axes only (a PID's integrator and a motor's voltage
  * are sampled by nature).
  *
  * Start: at (q0, q̇0), in equilibrium: currents, and the PID integrator, hold the torque ID(q0, q̇0, 0) (+ the
@@ -125,6 +125,7 @@ typedef struct ClosedLoop {
     double ref[3][MODEL_MAX_DOF];     /* continuous: the setpoint (q, q̇, q̈) at the start of the next interval */
     double rc[6][MODEL_MAX_DOF];      /* continuous: the interval's quintic, coefficients of (t − t0)^0..5 */
     double rt0;                       /* continuous: the interval's start time */
+    int started;                      /* continuous: the first step (at the start, nothing to integrate) is done */
     int rhs_status;               /* MODEL_E* from the last failed right-hand side */
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;
