@@ -329,7 +329,7 @@ static void reference_quintic(ClosedLoop *cl, const double *qr, const double *qd
         cl->rc[0][j] = p0, cl->rc[1][j] = v0, cl->rc[2][j] = a0 / 2;
         cl->rc[3][j] = (20 * dp - (8 * qdr[j] + 12 * v0) * h - (3 * a0 - qddr[j]) * h * h) / (2 * h * h * h);
         cl->rc[4][j] = (-30 * dp + (14 * qdr[j] + 16 * v0) * h + (3 * a0 - 2 * qddr[j]) * h * h) / (2 * h * h * h * h);
-        cl->rc[5][j] = (12 * dp - 6 * (qdr[j] + v0) * h - (qddr[j] - a0) * h * h) / (2 * h * h * h * h * h);
+        cl->rc[5][j] = (12 * dp - 6 * (qdr[j] + v0) * h + (qddr[j] - a0) * h * h) / (2 * h * h * h * h * h);
     }
 }
 
