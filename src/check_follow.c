@@ -50,6 +50,13 @@ static void follow_function(Checker *c, Node *n, Symbol *s)
         ck_error(c, n->b->loc, "MOVE FOLLOW %s FOR ...: the FUNCTION must return a RECORD of position, speed and "
                  "acceleration, three ARRAYs of one length OF REAL [rad], [rad/s], [rad/s^2] (or m, m/s, m/s^2), got "
                  "%s", s->name, TN(s->type));
+    else if (!is_err(s->type)) { /* against the axes of the device, when its machine file was read */
+        int dv = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : c->ndevices == 1 ? 0 : -1;
+        int len = s->type->fields[0].type->length;
+        if (dv >= 0 && dv < CHECK_MAX_DESC && c->dev_desc[dv] && c->dev_desc[dv]->njoints != len)
+            ck_error(c, n->b->loc, "MOVE FOLLOW %s FOR ...: the FUNCTION gives %d axes, device %s has %d", s->name, len,
+                     c->dev_name[dv], c->dev_desc[dv]->njoints);
+    }
     n->b->sym = s;
     n->b->type = s->type;
     ck_want_real(c, &n->c, dim_time(), "the duration of MOVE FOLLOW");

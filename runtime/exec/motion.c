@@ -808,13 +808,16 @@ static const char *axis_unit(const Motion *m, int d, int a)
     return m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC ? "m" : "rad";
 }
 
-/* Sample 0 must be where the device stands: 0, or the error (where: the sample's location, for the message). */
+/* Sample 0 must be where the device stands: 0, or the error. A CSV's sample is located by its file and line and
+ * each axis's column (csv NULL: a table or a function). */
 static int follow_match(Motion *m, int d, const FollowSample *s0, const double *q0, const char *what,
-                        const char *where, char *msg, size_t msglen)
+                        const FollowCsv *csv, char *msg, size_t msglen)
 {
     for (int a = 0; a < m->devs->dev[d].model.dof; a++)
         if (!(fabs(s0->q[a] - q0[a]) <= FOLLOW_MATCH)) {
             const char *u = axis_unit(m, d, a);
+            char where[1100] = "";
+            if (csv) snprintf(where, sizeof where, "%s:%d:%d: ", csv->path, csv->line[0], csv->col0[1 + a]);
             return FAIL(IRL_ERR_JOINT_LIMIT, "%s: %sthe first sample is %.6g %s away from where device %s stands on "
                         "axis %d (sample %.9g %s, device %.9g %s): a FOLLOW starts where the device stands (move "
                         "it there first)", what, where, fabs(s0->q[a] - q0[a]), u, m->devs->dev[d].name, a + 1,
@@ -833,13 +836,27 @@ static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t
     return 0;
 }
 
-/* The FOLLOW's last sample queued at q: play the queue out; the planner then holds the device there. */
-static int follow_finish(Motion *m, int d, const double *q, char *msg, size_t msglen)
+/* The FOLLOW's last sample s is queued: play the queue out; the planner then holds the device there. A FOLLOW
+ * that ends moving stops within a cycle: the report notes where that stop's acceleration exceeds a limit. */
+static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
 {
     int e;
     while (follow_pending(&m->dev[d].follow) > 0)
         if ((e = run_cycle(m, msg, msglen))) return e;
-    planner_reset(&m->dev[d].planner, q);
+    const Model *mo = &m->devs->dev[d].model;
+    for (int a = 0; a < mo->dof && m->checks; a++) {
+        double amax = mo->desc.joint[a].limits.amax;
+        if (fabs(s->qd[a]) / m->dt > amax && mo->desc.joint[a].powered) {
+            const PlannerSrc *p = &m->dev[d].follow.src;
+            checks_note_text(m->checks, d, m->t, (SampleSrc){p->file, p->line, p->col},
+                             "%s MOVE FOLLOW ends moving: axis %d at %.4g %s/s; the setpoint then holds its last "
+                             "position, a stop within one cycle (%.4g %s/s^2 against the limit %.4g %s/s^2)",
+                             m->devs->dev[d].name, a + 1, s->qd[a], axis_unit(m, d, a), fabs(s->qd[a]) / m->dt,
+                             axis_unit(m, d, a), amax, axis_unit(m, d, a));
+            break;
+        }
+    }
+    planner_reset(&m->dev[d].planner, s->q);
     follow_end(&m->dev[d].follow);
     return 0;
 }
@@ -849,7 +866,7 @@ static long follow_cycles(const Motion *m, double T) { return (long)ceil(T / m->
 
 /* Run a table from where the device stands (q0): its rows' times relative to the first, each cycle the spline. */
 static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, const double *q, int rows,
-                            const double *q0, const char *where0, const char *what, char *msg, size_t msglen)
+                            const double *q0, const FollowCsv *csv, const char *what, char *msg, size_t msglen)
 {
     FollowTable tb;
     char err[256];
@@ -858,7 +875,7 @@ static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, c
     FollowSample s;
     double T = t[rows - 1] - t[0], t0 = m->t;
     e = follow_table_eval(&tb, t[0], &s) < 0 ? FAIL(IRL_ERR_MATH, "%s: the spline cannot be evaluated", what) : 0;
-    if (!e) e = follow_match(m, d, &s, q0, what, where0, msg, msglen);
+    if (!e) e = follow_match(m, d, &s, q0, what, csv, msg, msglen);
     if (!e) {
         s.t = t0;
         follow_begin(&m->dev[d].follow, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
@@ -871,7 +888,7 @@ static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, c
         if (!e) e = follow_put(m, d, &s, msg, msglen);
     }
     follow_table_free(&tb);
-    return e ? e : follow_finish(m, d, s.q, msg, msglen);
+    return e ? e : follow_finish(m, d, &s, msg, msglen);
 }
 
 /* MOVE FOLLOW table: operands rows x (t, JOINT) (shape: rows). */
@@ -903,7 +920,7 @@ static int exec_follow_table(Motion *m, const Stmt *st, char *msg, size_t msglen
                 ? FAIL(IRL_ERR_MATH, "%s: sample %d: its time is not a finite number", what, bad + 1)
                 : FAIL(IRL_ERR_MATH, "%s: sample %d: t = %.9g s is not after sample %d's %.9g s: the times must "
                        "increase", what, bad + 1, t[bad], bad, t[bad - 1]);
-    if (!e) e = follow_run_table(m, d, st, t, q, rows, q0, "", what, msg, msglen);
+    if (!e) e = follow_run_table(m, d, st, t, q, rows, q0, NULL, what, msg, msglen);
     free(t);
     return e;
 }
@@ -921,9 +938,7 @@ static int exec_follow_csv(Motion *m, const Stmt *st, char *msg, size_t msglen)
     char err[1400];
     if (follow_csv_read(&csv, st->src.file, m->chunk->kstr[k].text, m->devs->dev[d].model.dof, err, sizeof err) < 0)
         return FAIL(IRL_ERR_DEVICE, "%s: %s", what, err);
-    char where[1100];
-    snprintf(where, sizeof where, "%s:%d:%d: ", csv.path, csv.line[0], csv.col0[0]);
-    int e = follow_run_table(m, d, st, csv.t, csv.q, csv.rows, q0, where, what, msg, msglen);
+    int e = follow_run_table(m, d, st, csv.t, csv.q, csv.rows, q0, &csv, what, msg, msglen);
     follow_csv_free(&csv);
     return e;
 }
@@ -967,14 +982,14 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
     int e;
     s.t = fs->start.t + (double)k * m->dt;
     if (k == 0) {
-        if ((e = follow_match(m, d, &s, fs->start.q, what, "", msg, msglen))) return e;
+        if ((e = follow_match(m, d, &s, fs->start.q, what, NULL, msg, msglen))) return e;
         follow_begin(fs, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
     } else if ((e = follow_put(m, d, &s, msg, msglen))) {
         return e;
     }
     if (k >= K) {
         state->i = 0;
-        return follow_finish(m, d, s.q, msg, msglen);
+        return follow_finish(m, d, &s, msg, msglen);
     }
     m->follow_k = ++k;
     op[1].r = k == K ? T : (double)k * m->dt;
