@@ -42,6 +42,13 @@ void follow_push(FollowStream *f, const FollowSample *s) { f->ring[f->head++ % F
 int follow_take(FollowStream *f, double t, double dt, FollowSample *out, FollowSample *start)
 {
     while (f->head > f->tail && f->ring[f->tail % FOLLOW_QUEUE].t < t - dt / 2) f->tail++; /* stale */
+    if (f->head == f->tail && f->open) { /* a FOLLOW left unfinished (an error in its function): hold still */
+        *out = f->last;
+        out->t = t;
+        memset(out->qd, 0, sizeof out->qd);
+        memset(out->qdd, 0, sizeof out->qdd);
+        return 1;
+    }
     if (f->head == f->tail || f->ring[f->tail % FOLLOW_QUEUE].t > t + dt / 2) return 0;
     *out = f->ring[f->tail++ % FOLLOW_QUEUE];
     f->last = *out;

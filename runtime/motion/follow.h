@@ -43,7 +43,8 @@ int follow_full(const FollowStream *f);
 long follow_pending(const FollowStream *f);
 void follow_push(FollowStream *f, const FollowSample *s);
 /* The sample for the cycle at time t (cycle dt): 0 none (the planner has the device), 1 *out filled, 2 *out filled
- * and it is the first of its FOLLOW (*start: the FOLLOW's sample 0, the setpoint just before). */
+ * and it is the first of its FOLLOW (*start: the FOLLOW's sample 0, the setpoint just before). A FOLLOW still open
+ * with nothing queued (its producer stopped by an error) holds its last position at rest. */
 int follow_take(FollowStream *f, double t, double dt, FollowSample *out, FollowSample *start);
 
 /* A table (t_i, q_i), rows >= FOLLOW_MIN_ROWS, strictly increasing t, as one natural cubic spline per axis. */
