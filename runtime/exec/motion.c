@@ -836,26 +836,33 @@ static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t
     return 0;
 }
 
-/* The FOLLOW's last sample s is queued: play the queue out; the planner then holds the device there. A FOLLOW
- * that ends moving stops within a cycle: the report notes where that stop's acceleration exceeds a limit. */
-static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+/* A FOLLOW that starts (ends) moving steps the setpoint's speed from (to) rest within one cycle: the report notes
+ * the first powered axis whose step exceeds what its acceleration limit allows in a cycle (the online monitor
+ * refuses such a step, docs/MOTION.md §10). */
+static void follow_step_note(Motion *m, int d, const FollowSample *s, double t, const char *how)
 {
-    int e;
-    while (follow_pending(&m->dev[d].follow) > 0)
-        if ((e = run_cycle(m, msg, msglen))) return e;
     const Model *mo = &m->devs->dev[d].model;
     for (int a = 0; a < mo->dof && m->checks; a++) {
         double amax = mo->desc.joint[a].limits.amax;
         if (fabs(s->qd[a]) / m->dt > amax && mo->desc.joint[a].powered) {
             const PlannerSrc *p = &m->dev[d].follow.src;
-            checks_note_text(m->checks, d, m->t, (SampleSrc){p->file, p->line, p->col},
-                             "%s MOVE FOLLOW ends moving: axis %d at %.4g %s/s; the setpoint then holds its last "
-                             "position, a stop within one cycle (%.4g %s/s^2 against the limit %.4g %s/s^2)",
-                             m->devs->dev[d].name, a + 1, s->qd[a], axis_unit(m, d, a), fabs(s->qd[a]) / m->dt,
-                             axis_unit(m, d, a), amax, axis_unit(m, d, a));
-            break;
+            const char *u = axis_unit(m, d, a);
+            checks_note_text(m->checks, d, t, (SampleSrc){p->file, p->line, p->col},
+                             "%s MOVE FOLLOW %s: axis %d at %.4g %s/s, a speed step within one cycle (%.4g %s/s^2 "
+                             "against the limit %.4g %s/s^2)", m->devs->dev[d].name, how, a + 1, s->qd[a], u,
+                             fabs(s->qd[a]) / m->dt, u, amax, u);
+            return;
         }
     }
+}
+
+/* The FOLLOW's last sample s is queued: play the queue out; the planner then holds the device there. */
+static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+{
+    int e;
+    while (follow_pending(&m->dev[d].follow) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    follow_step_note(m, d, s, m->t, "ends moving (the setpoint then holds its last position)");
     planner_reset(&m->dev[d].planner, s->q);
     follow_end(&m->dev[d].follow);
     return 0;
@@ -879,6 +886,7 @@ static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, c
     if (!e) {
         s.t = t0;
         follow_begin(&m->dev[d].follow, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, t0, "starts moving from rest");
     }
     long K = follow_cycles(m, T);
     for (long k = 1; k <= K && !e; k++) {
@@ -984,6 +992,7 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
     if (k == 0) {
         if ((e = follow_match(m, d, &s, fs->start.q, what, NULL, msg, msglen))) return e;
         follow_begin(fs, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, s.t, "starts moving from rest");
     } else if ((e = follow_put(m, d, &s, msg, msglen))) {
         return e;
     }

@@ -1,5 +1,5 @@
 /* follow.h — MOVE FOLLOW's setpoint stream: joint samples (q, q̇, q̈), one per cycle, that the VM's door
- * produces from a time-stamped table (a natural cubic spline per axis, GSL) or from a function of time, and the
+ * produces from a time-stamped table (a clamped cubic spline per axis) or from a function of time, and the
  * cycle consumes at its own time stamps (docs/MOTION.md, "FOLLOW").
  *
  * Producer (the door): follow_push while !follow_full; sample k of a FOLLOW is the setpoint of the cycle at
@@ -9,8 +9,6 @@
 #define IRL_FOLLOW_H
 
 #include <stddef.h>
-
-#include <gsl/gsl_interp.h>
 
 #include "motion/path.h"
 
@@ -47,13 +45,14 @@ void follow_push(FollowStream *f, const FollowSample *s);
  * with nothing queued (its producer stopped by an error) holds its last position at rest. */
 int follow_take(FollowStream *f, double t, double dt, FollowSample *out, FollowSample *start);
 
-/* A table (t_i, q_i), rows >= FOLLOW_MIN_ROWS, strictly increasing t, as one natural cubic spline per axis. */
+/* A table (t_i, q_i), rows >= FOLLOW_MIN_ROWS, strictly increasing t, as one clamped cubic spline per axis: C²,
+ * through every sample, with zero speed at the first and the last (the device starts at rest where it stands and
+ * is left at rest). Its second derivatives at the samples come from GSL's symmetric tridiagonal solver. */
 #define FOLLOW_MIN_ROWS 3
 typedef struct {
     int n, rows;
-    double *t, *q;                   /* owned copies: t[rows], q[axis * rows + row] */
-    gsl_interp *ip[PLANNER_MAX_AXES];
-    gsl_interp_accel *acc;
+    double *t, *q, *m;               /* owned: t[rows], q and m (second derivatives) [axis * rows + row] */
+    long seg;                        /* the interval the last evaluation fell in (the cycle walks forward) */
 } FollowTable;
 
 /* The first row whose time is not finite or not after the previous one's (0: t[0] not finite), or -1: none. */
