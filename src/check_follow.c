@@ -86,6 +86,9 @@ void ck_stmt_follow(Checker *c, Node *n)
         return;
     }
     Type *t = ck_expr(c, n->b);
+    if (!is_err(t) && is_follow_table(t) && t->length < 3)
+        ck_error(c, ck_start_loc(n->b), "MOVE FOLLOW: a table needs at least 3 samples for its cubic spline, the "
+                 "ARRAY has %d", t->length);
     if (is_err(t) || t->kind == TY_STRING || is_follow_table(t)) return;
     ck_error(c, ck_start_loc(n->b), "MOVE FOLLOW needs a table (an ARRAY of RECORD t : REAL [s]; q : JOINT "
              "ENDRECORD), a CSV file name (a STRING) or a FUNCTION of time with FOR, got %s", TN(t));
