@@ -84,6 +84,7 @@ int follow_csv_read(FollowCsv *c, const char *program, const char *name, int n, 
             break;
         }
         buf[strcspn(buf, "\r\n")] = '\0';
+        if (lineno == 1 && strncmp(buf, "\xEF\xBB\xBF", 3) == 0) memmove(buf, buf + 3, strlen(buf + 3) + 1); /* BOM */
         if (buf[strspn(buf, " \t")] == '\0') continue; /* blank */
         if (grow(c, &cap, c->rows) < 0) {
             st = -1, snprintf(err, errlen, "%s: out of memory", c->path);
