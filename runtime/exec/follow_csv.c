@@ -45,10 +45,13 @@ static int parse_row(FollowCsv *c, char *s, int lineno, int r, int header_ok, ch
         char *q = end;
         while (*q == ' ' || *q == '\t' || *q == '\r') q++;
         if (end == p || errno || !isfinite(v) || (*q && *q != ',')) {
-            if (k == 0 && header_ok) return 1;
+            if (k == 0 && header_ok && (end == p || (*q && *q != ','))) return 1; /* words: the header */
             size_t w = strcspn(p, ",\r");
-            return snprintf(err, errlen, "%s:%d:%d: '%.*s' is not a number (columns are t [s], then one value per "
-                            "axis in rad or m)", c->path, lineno, col, (int)(w > 40 ? 40 : w), p), -1;
+            if (w == 0)
+                return snprintf(err, errlen, "%s:%d:%d: an empty field where a number belongs (columns are t [s], "
+                                "then one value per axis in rad or m)", c->path, lineno, col), -1;
+            return snprintf(err, errlen, "%s:%d:%d: '%.*s' is not a finite number (columns are t [s], then one value "
+                            "per axis in rad or m)", c->path, lineno, col, (int)(w > 40 ? 40 : w), p), -1;
         }
         if (k >= want)
             return snprintf(err, errlen, "%s:%d:%d: more than %d columns: a row is t and the %d axes of the device",
