@@ -196,6 +196,11 @@ bench-cycle: $(B)/libirl.a
 	  $(CC) $(CFLAGS) -Itests/unit -o $(B)/bench/$$b bench/dynamics/$$b.c $(B)/libirl.a $(LDFLAGS) $(LDLIBS) || exit 1; \
 	  $(B)/bench/$$b || exit 1; done
 
+# docs/FREEFLYER-PAPER.md's figures (seed 004's Figs. 3-8 from the dry-run), redrawn into docs/figures/ (committed)
+.PHONY: paper-figures
+paper-figures: $(B)/irl
+	IRL=$(abspath $(B)/irl) bash docs/figures/freeflyer_paper.sh
+
 clean:
 	rm -rf build out
 

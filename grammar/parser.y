@@ -69,6 +69,8 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %token RECORD "RECORD" REPEAT "REPEAT" RETRY "RETRY" RETURN "RETURN" SKIP "SKIP" THEN "THEN"
 %token TO "TO" TRUE "TRUE" TYPE "TYPE" UNTIL "UNTIL" VAR "VAR" WAIT "WAIT" WHILE "WHILE"
 %token WITH "WITH"
+/* trajectories as data */
+%token FOLLOW "FOLLOW"
 
 %type <node> unit routine stmt lvalue expr simple term factor postfix primary typeref unit_expr unit_term
 %type <node> mitem opt_kind label with_item opt_device opt_by opt_timeout motion gmotion param_type
@@ -326,7 +328,7 @@ label
     | IDENT                { $$ = mk_name(pc, $1, @1); }
     ;
 
-/* Motion: MOVE [dev] PTP e | LIN e | CIRC via , target   [WITH name := e, ...] */
+/* Motion: MOVE [dev] PTP e | LIN e | CIRC via , target | FOLLOW e [FOR t]   [WITH name := e, ...] */
 opt_device
     : %empty               { $$ = NULL; }
     | IDENT                { $$ = mk_name(pc, $1, @1); }
@@ -335,6 +337,9 @@ motion
     : PTP expr             { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_PTP; $$->b = $2; }
     | LIN expr             { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_LIN; $$->b = $2; }
     | CIRC expr ',' expr   { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_CIRC; $$->c = $2; $$->b = $4; }
+    /* FOLLOW table | FOLLOW "file.csv" | FOLLOW f FOR duration */
+    | FOLLOW expr          { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; }
+    | FOLLOW expr FOR expr { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; $$->c = $4; }
     ;
 /* GMOVE [dev] TO g | HOLD t | PROFILE table   [WITH ...] */
 gmotion

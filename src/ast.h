@@ -141,7 +141,7 @@ typedef struct NodeList {
     int count, cap;
 } NodeList;
 
-typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC } MoveKind;
+typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC, MOVE_FOLLOW } MoveKind;
 typedef enum { GMOVE_TO, GMOVE_HOLD, GMOVE_PROFILE } GmoveKind;
 typedef enum { IO_DIN, IO_DOUT, IO_AIN, IO_AOUT } IoKind;
 

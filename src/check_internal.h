@@ -87,6 +87,8 @@ Symbol *ck_lookup(Checker *c, const char *name);
 Type *ck_real_type(Checker *c, Dim d);
 SrcLoc ck_start_loc(const Node *n);
 void ck_stmts(Checker *c, NodeList *l);
+/* MOVE FOLLOW (check_follow.c) */
+void ck_stmt_follow(Checker *c, Node *n);
 const char *ck_tname(const Type *t, char *buf, size_t n);
 void ck_to_real(Checker *c, Node **slot);
 bool ck_type_exact(const Type *a, const Type *b);

@@ -242,6 +242,11 @@ static void device_of(Checker *c, Node *n, const char *stmt) {
 
 static void stmt_move(Checker *c, Node *n) {
     int mk = n->flags & 0xff;
+    if (mk == MOVE_FOLLOW) {
+        device_of(c, n, "MOVE FOLLOW");
+        ck_stmt_follow(c, n);
+        return;
+    }
     const char *stmt = mk == MOVE_PTP ? "MOVE PTP" : mk == MOVE_LIN ? "MOVE LIN" : "MOVE CIRC";
     device_of(c, n, stmt);
     c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;

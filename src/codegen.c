@@ -1117,6 +1117,26 @@ static int opnd_shape(Node *e)
            : e->type->kind == TY_POSITION ? MOTION_OPND_POSITION : MOTION_OPND_NONE;
 }
 
+/* MOVE FOLLOW f FOR T: a loop around the door (opcodes.h): the door names the time, the code calls f there. */
+static void stmt_follow_fn(Gen *g, Node *s)
+{
+    int total = MOTION_HDR + 3 + nslots_of(s->b->type), r = alloc_regs(g, total), op = r + MOTION_HDR;
+    expr_to(g, s->c, op);
+    at(g, s->loc);
+    emit_abx(g, OP_LOADI, op + 2, (uint32_t)-1); /* state: not started */
+    emit_abx(g, OP_LOADI, r + 1, (uint32_t)device_index(g, s->a));
+    emit_abx(g, OP_LOADI, r + 2, (uint32_t)(nslots_of(s->b->type) / 3)); /* axes */
+    emit_abx(g, OP_LOADI, r + 3, 0);
+    int top = here(g);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION below */
+    emit_abc(g, OP_MOTION, r, MK_MOVE_FOLLOW_FN, total);
+    int done = emit_test(g, OP_TEST, op + 2, 0, 0);
+    emit_abc(g, OP_MOV, op + 3, op + 1, 0); /* the argument t, where the result lands */
+    emit_abc(g, OP_CALL, op + 3, s->b->sym->index, 0);
+    patch_to(g, emit_jump(g), top);
+    patch_here(g, done);
+}
+
 /* Motion statements: a header (opcodes.h, MOTION_HDR), the WITH values and the operands in one run, then the
  * door (runtime/exec/motion.h). WAIT FOR loops on the door until it says the wait is over. */
 static void stmt_motion(Gen *g, Node *s)
@@ -1133,6 +1153,18 @@ static void stmt_motion(Gen *g, Node *s)
     case S_MOVE: {
         int mk = s->flags & 0xff;
         bool inc = (s->flags & NF_INC) != 0;
+        if (mk == MOVE_FOLLOW) { /* a table (shape: rows) or a CSV file's name; FOR: a function of time */
+            if (s->c) {
+                stmt_follow_fn(g, s);
+                return;
+            }
+            bool csv = s->b && s->b->type && s->b->type->kind == TY_STRING;
+            k = csv ? MK_MOVE_FOLLOW_CSV : MK_MOVE_FOLLOW;
+            ops[0] = s->b;
+            who = device_index(g, s->a);
+            shape = csv || !s->b || !s->b->type ? 0 : s->b->type->length;
+            break;
+        }
         k = mk == MOVE_PTP ? (inc ? MK_MOVE_INC_PTP : MK_MOVE_PTP)
             : mk == MOVE_LIN ? (inc ? MK_MOVE_INC_LIN : MK_MOVE_LIN) : (inc ? MK_MOVE_INC_CIRC : MK_MOVE_CIRC);
         ops[0] = s->b;

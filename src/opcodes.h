@@ -316,7 +316,11 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(PULSE, "PULSE")                   \
     X(IO_READ, "reading an IO point")   \
     X(IO_WRITE, "setting an IO point")  \
-    X(SYNC, "reading $TIME")
+    X(SYNC, "reading $TIME")                  \
+    /* trajectories as data: MOVE FOLLOW */   \
+    X(MOVE_FOLLOW, "MOVE FOLLOW table")       \
+    X(MOVE_FOLLOW_CSV, "MOVE FOLLOW file")    \
+    X(MOVE_FOLLOW_FN, "MOVE FOLLOW function")
 
 typedef enum {
 #define X(name, text) MK_##name,
@@ -339,7 +343,11 @@ extern const char *const irl_motion_names[MK_COUNT];
  *   then one REAL slot per given WITH parameter in id order, then the operands: MOVE target [via];
  *   GMOVE TO g / HOLD t / PROFILE the table's rows (t, G); WAIT t; WAIT FOR cond [timeout]; PULSE t.
  * WAIT FOR is compiled as a loop: the door writes 1 into the cond slot when the wait is over, 0 after one cycle
- * (the code then re-evaluates the condition and calls again). */
+ * (the code then re-evaluates the condition and calls again).
+ * MOVE FOLLOW table: shape = rows, operands the rows (t, JOINT: 14 slots each). MOVE FOLLOW file: the STRING.
+ * MOVE FOLLOW f FOR T: shape = n axes, operands T, t, state, then f's result (q, q̇, q̈: 3n slots); compiled as a
+ * loop like WAIT FOR: state -1 on entry; the door writes t and state 1 (the code calls f(t) into the result and
+ * calls the door again) or state 0 (done). */
 #define MOTION_HDR 4
 enum { MOTION_OPND_NONE = 0, MOTION_OPND_JOINT = 1, MOTION_OPND_POSE = 2, MOTION_OPND_POSITION = 3 };
 #define IRL_MOTION_PARAMS(X) \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errcodes.h"
+#include "exec/follow_csv.h"
 #include "exec/ptp_ik.h"
 #include "geom.h"
 
@@ -57,6 +58,10 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
             return -1;
         }
         md->planner_ok = 1;
+        if (follow_init(&md->follow, dv->model.dof) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         if (dv->gprofile) {
             MotionGmove *gm = &md->gm;
             if (gmove_machine_init(&gm->mc, &dv->model, err, errlen) != GMOVE_OK) return -1;
@@ -77,6 +82,7 @@ void motion_free(Motion *m)
     for (int i = 0; i < SAMPLE_MAX_DEVICES; i++) {
         MotionDevice *md = &m->dev[i];
         if (md->planner_ok) planner_free(&md->planner);
+        follow_free(&md->follow);
         if (md->gm.ring) {
             for (int s = 0; s < MOTION_GMOVE_QUEUE; s++) gmove_table_free(&md->gm.ring[s].tab);
             free(md->gm.ring);
@@ -93,6 +99,7 @@ size_t motion_pending(const Motion *m)
     for (int i = 0; m->devs && i < m->devs->ndev; i++) {
         n += planner_pending(&m->dev[i].planner);
         n += (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
+        n += (size_t)follow_pending(&m->dev[i].follow);
     }
     return n;
 }
@@ -348,9 +355,22 @@ static int device_of(Motion *m, const Stmt *st, const char *what, char *msg, siz
     return -FAIL(IRL_ERR_DEVICE, "%s: invalid device", what);
 }
 
+/* Leave a device's FOLLOW for the planner: play out its samples; the planner holds the last one. */
+static int leave_follow(Motion *m, int d, char *msg, size_t msglen)
+{
+    FollowStream *f = &m->dev[d].follow;
+    int e;
+    while (follow_pending(f) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    if (f->open) planner_reset(&m->dev[d].planner, f->last.q), follow_end(f);
+    return 0;
+}
+
 /* Leave a device's GMOVE timeline for the planner (only at rest). */
 static int leave_gmove(Motion *m, int d, const char *what, char *msg, size_t msglen)
 {
+    int e0 = leave_follow(m, d, msg, msglen);
+    if (e0) return e0;
     MotionGmove *gm = &m->dev[d].gm;
     if (!gm->on || (!gm->have_end && gm->head == gm->tail)) return 0;
     while (gm->head > gm->tail) {
@@ -762,6 +782,229 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     return 0;
 }
 
+/* ---- MOVE FOLLOW: a time-stamped joint table or a function of time, sample by sample (motion/follow.h). ---- */
+
+#define FOLLOW_MATCH 1e-6 /* rad or m: how close a FOLLOW's first sample must be to where the device stands */
+
+/* The device of a FOLLOW, brought to rest at its programmed point; its position into q0. d, or -(error). */
+static int follow_device(Motion *m, const Stmt *st, const char *what, double *q0, char *msg, size_t msglen)
+{
+    int d = device_of(m, st, what, msg, msglen), e;
+    if (d < 0) return d;
+    if ((e = leave_gmove(m, d, what, msg, msglen))) return -e;
+    if (m->time_scale != 1.0)
+        return -FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
+    Planner *p = &m->dev[d].planner;
+    planner_flush(p);
+    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return -e;
+    planner_last_target(p, q0, NULL, NULL);
+    return d;
+}
+
+/* The unit of axis a of device d, for messages. */
+static const char *axis_unit(const Motion *m, int d, int a)
+{
+    return m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC ? "m" : "rad";
+}
+
+/* Sample 0 must be where the device stands: 0, or the error. A CSV's sample is located by its file and line and
+ * each axis's column (csv NULL: a table or a function). */
+static int follow_match(Motion *m, int d, const FollowSample *s0, const double *q0, const char *what,
+                        const FollowCsv *csv, char *msg, size_t msglen)
+{
+    for (int a = 0; a < m->devs->dev[d].model.dof; a++)
+        if (!(fabs(s0->q[a] - q0[a]) <= FOLLOW_MATCH)) {
+            const char *u = axis_unit(m, d, a);
+            char where[1100] = "";
+            if (csv) snprintf(where, sizeof where, "%s:%d:%d: ", csv->path, csv->line[0], csv->col0[1 + a]);
+            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: %sthe first sample is %.6g %s away from where device %s stands on "
+                        "axis %d (sample %.9g %s, device %.9g %s): a FOLLOW starts where the device stands (move "
+                        "it there first)", what, where, fabs(s0->q[a] - q0[a]), u, m->devs->dev[d].name, a + 1,
+                        s0->q[a], u, q0[a], u);
+        }
+    return 0;
+}
+
+/* Queue sample s (the cycle runs while the queue is full). */
+static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+{
+    int e;
+    while (follow_full(&m->dev[d].follow))
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    follow_push(&m->dev[d].follow, s);
+    return 0;
+}
+
+/* A FOLLOW that starts (ends) moving steps the setpoint's speed from (to) rest within one cycle: the report notes
+ * the first powered axis whose step exceeds what its acceleration limit allows in a cycle (the online monitor
+ * refuses such a step, docs/MOTION.md §10). */
+static void follow_step_note(Motion *m, int d, const FollowSample *s, double t, const char *how)
+{
+    const Model *mo = &m->devs->dev[d].model;
+    for (int a = 0; a < mo->dof && m->checks; a++) {
+        double amax = mo->desc.joint[a].limits.amax;
+        if (fabs(s->qd[a]) / m->dt > amax && mo->desc.joint[a].powered) {
+            const PlannerSrc *p = &m->dev[d].follow.src;
+            const char *u = axis_unit(m, d, a);
+            checks_note_text(m->checks, d, t, (SampleSrc){p->file, p->line, p->col},
+                             "%s MOVE FOLLOW %s: axis %d at %.4g %s/s, a speed step within one cycle (%.4g %s/s^2 "
+                             "against the limit %.4g %s/s^2)", m->devs->dev[d].name, how, a + 1, s->qd[a], u,
+                             fabs(s->qd[a]) / m->dt, u, amax, u);
+            return;
+        }
+    }
+}
+
+/* The FOLLOW's last sample s is queued: play the queue out; the planner then holds the device there. */
+static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+{
+    int e;
+    while (follow_pending(&m->dev[d].follow) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    follow_step_note(m, d, s, m->t, "ends moving (the setpoint then holds its last position)");
+    planner_reset(&m->dev[d].planner, s->q);
+    follow_end(&m->dev[d].follow);
+    return 0;
+}
+
+/* The cycles of a FOLLOW lasting T: sample k at k dt, k = 1 .. K, the last one at T exactly. */
+static long follow_cycles(const Motion *m, double T) { return (long)ceil(T / m->dt - 1e-9); }
+
+/* Run a table from where the device stands (q0): its rows' times relative to the first, each cycle the spline. */
+static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, const double *q, int rows,
+                            const double *q0, const FollowCsv *csv, const char *what, char *msg, size_t msglen)
+{
+    FollowTable tb;
+    char err[256];
+    int n = m->devs->dev[d].model.dof, e;
+    if (follow_table_init(&tb, t, q, rows, n, err, sizeof err) < 0) return FAIL(IRL_ERR_MATH, "%s: %s", what, err);
+    FollowSample s;
+    double T = t[rows - 1] - t[0], t0 = m->t;
+    e = follow_table_eval(&tb, t[0], &s) < 0 ? FAIL(IRL_ERR_MATH, "%s: the spline cannot be evaluated", what) : 0;
+    if (!e) e = follow_match(m, d, &s, q0, what, csv, msg, msglen);
+    if (!e) {
+        s.t = t0;
+        follow_begin(&m->dev[d].follow, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, t0, "starts moving from rest");
+    }
+    long K = follow_cycles(m, T);
+    for (long k = 1; k <= K && !e; k++) {
+        double tau = k == K ? T : (double)k * m->dt;
+        if (follow_table_eval(&tb, t[0] + tau, &s) < 0) e = FAIL(IRL_ERR_MATH, "%s: the spline cannot be evaluated", what);
+        s.t = t0 + (double)k * m->dt;
+        if (!e) e = follow_put(m, d, &s, msg, msglen);
+    }
+    follow_table_free(&tb);
+    return e ? e : follow_finish(m, d, &s, msg, msglen);
+}
+
+/* MOVE FOLLOW table: operands rows x (t, JOINT) (shape: rows). */
+static int exec_follow_table(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW];
+    double q0[PLANNER_MAX_AXES];
+    int d = follow_device(m, st, what, q0, msg, msglen);
+    if (d < 0) return -d;
+    int rows = (int)st->shape, n = m->devs->dev[d].model.dof, w = 1 + 1 + 12;
+    if (rows < 1 || st->nops < rows * w) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    if (rows < FOLLOW_MIN_ROWS) return FAIL(IRL_ERR_MATH, "%s: a table needs at least %d samples, got %d", what,
+                                            FOLLOW_MIN_ROWS, rows);
+    double *t = malloc((size_t)rows * (size_t)(1 + n) * sizeof *t);
+    if (!t) return FAIL(IRL_ERR_MATH, "%s: out of memory", what);
+    double *q = t + rows;
+    int e = 0;
+    for (int i = 0; i < rows && !e; i++) {
+        const Value *r = st->ops + (size_t)i * (size_t)w;
+        t[i] = r[0].r;
+        if (r[1].i != n)
+            e = FAIL(IRL_ERR_JOINT_COUNT, "%s: sample %d's JOINT has %lld axes, device %s has %d", what, i + 1,
+                     (long long)r[1].i, m->devs->dev[d].name, n);
+        for (int a = 0; a < n && !e; a++) q[(size_t)i * (size_t)n + (size_t)a] = r[2 + a].r;
+    }
+    int bad = e ? -1 : follow_table_bad_row(t, rows);
+    if (bad >= 0)
+        e = bad == 0 || !isfinite(t[bad])
+                ? FAIL(IRL_ERR_MATH, "%s: sample %d: its time is not a finite number", what, bad + 1)
+                : FAIL(IRL_ERR_MATH, "%s: sample %d: t = %.9g s is not after sample %d's %.9g s: the times must "
+                       "increase", what, bad + 1, t[bad], bad, t[bad - 1]);
+    if (!e) e = follow_run_table(m, d, st, t, q, rows, q0, NULL, what, msg, msglen);
+    free(t);
+    return e;
+}
+
+/* MOVE FOLLOW "file.csv": the operand is the STRING's index. */
+static int exec_follow_csv(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW_CSV];
+    double q0[PLANNER_MAX_AXES];
+    int d = follow_device(m, st, what, q0, msg, msglen);
+    if (d < 0) return -d;
+    int64_t k = st->nops >= 1 ? st->ops[0].i : -1;
+    if (k < 0 || k >= m->chunk->nkstr) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    FollowCsv csv;
+    char err[1400];
+    if (follow_csv_read(&csv, st->src.file, m->chunk->kstr[k].text, m->devs->dev[d].model.dof, err, sizeof err) < 0)
+        return FAIL(IRL_ERR_DEVICE, "%s: %s", what, err);
+    int e = follow_run_table(m, d, st, csv.t, csv.q, csv.rows, q0, &csv, what, msg, msglen);
+    follow_csv_free(&csv);
+    return e;
+}
+
+/* MOVE FOLLOW f FOR T, called by the compiled loop (opcodes.h): operands T, t, state, then f's result (q, q̇, q̈:
+ * shape values each). State -1: start; the door answers 1 (evaluate f at t into the result and call again) or 0
+ * (done). */
+static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW_FN];
+    int na = (int)st->shape;
+    if (na < 1 || na > PLANNER_MAX_AXES || st->nops != 3 + 3 * na)
+        return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    Value *op = args + (nargs - st->nops), *state = &op[2];
+    const Value *res = op + 3;
+    double T = op[0].r;
+    int d;
+    FollowStream *fs;
+    if (state->i == -1) {
+        double q0[PLANNER_MAX_AXES];
+        if ((d = follow_device(m, st, what, q0, msg, msglen)) < 0) return -d;
+        if (!(T > 0) || !isfinite(T))
+            return FAIL(IRL_ERR_MATH, "%s: the duration after FOR must be finite and > 0, got %g s", what, T);
+        fs = &m->dev[d].follow;
+        memcpy(fs->start.q, q0, sizeof q0); /* where it stands, for the match of sample 0 */
+        fs->start.t = m->t;
+        m->follow_k = 0;
+        op[1].r = 0;
+        state->i = 1;
+        return 0;
+    }
+    if ((d = device_of(m, st, what, msg, msglen)) < 0) return -d;
+    fs = &m->dev[d].follow;
+    int n = m->devs->dev[d].model.dof;
+    if (na != n)
+        return FAIL(IRL_ERR_JOINT_COUNT, "%s: the function gives %d axes, device %s has %d", what, na,
+                    m->devs->dev[d].name, n);
+    FollowSample s;
+    for (int a = 0; a < n; a++) s.q[a] = res[a].r, s.qd[a] = res[n + a].r, s.qdd[a] = res[2 * n + a].r;
+    long k = m->follow_k, K = follow_cycles(m, T);
+    int e;
+    s.t = fs->start.t + (double)k * m->dt;
+    if (k == 0) {
+        if ((e = follow_match(m, d, &s, fs->start.q, what, NULL, msg, msglen))) return e;
+        follow_begin(fs, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, s.t, "starts moving from rest");
+    } else if ((e = follow_put(m, d, &s, msg, msglen))) {
+        return e;
+    }
+    if (k >= K) {
+        state->i = 0;
+        return follow_finish(m, d, &s, msg, msglen);
+    }
+    m->follow_k = ++k;
+    op[1].r = k == K ? T : (double)k * m->dt;
+    return 0;
+}
+
 /* A motion statement's own error e (found while planning ahead) takes effect when the run reaches the statement:
  * the motion queued before it runs to its end first (dry-run, settle_errors). An error of that motion, or of the
  * clock, replaces e. */
@@ -805,6 +1048,9 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     case MK_WAIT: return exec_wait(m, &st, msg, msglen);
     case MK_WAIT_FOR: return exec_wait_for(m, args, &st, msg, msglen);
     case MK_PULSE: return exec_pulse(m, &st, msg, msglen);
+    case MK_MOVE_FOLLOW: return settle(m, exec_follow_table(m, &st, msg, msglen), msg, msglen);
+    case MK_MOVE_FOLLOW_CSV: return settle(m, exec_follow_csv(m, &st, msg, msglen), msg, msglen);
+    case MK_MOVE_FOLLOW_FN: return settle(m, exec_follow_fn(m, args, nargs, &st, msg, msglen), msg, msglen);
     default: return refuse(kind, msg, msglen);
     }
 }

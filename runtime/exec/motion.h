@@ -16,6 +16,7 @@
 #include "exec/checks.h"
 #include "chunk.h"
 #include "exec/devices.h"
+#include "motion/follow.h"
 #include "motion/gmove.h"
 #include "motion/planner.h"
 
@@ -55,6 +56,7 @@ typedef struct {
     int planner_ok;
     MotionGmove gm;
     MotionFrames frames[MOTION_FRAMES]; /* by segment id modulo MOTION_FRAMES */
+    FollowStream follow;             /* MOVE FOLLOW's samples, ahead of the cycle */
 } MotionDevice;
 
 /* Advance the clock by one cycle. Returns 0, or an error code (errcodes.h) with a message. */
@@ -76,6 +78,7 @@ typedef struct Motion {
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
     int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
     double max_time;     /* the dry-run's bound on simulated time (--max-time), s; 0: none (online) */
+    long follow_k;       /* MOVE FOLLOW f FOR T: the sample the function is evaluated for next */
     long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */

@@ -23,6 +23,13 @@ typedef struct {
     double q[64];
 } RunStart;
 
+/* --actual-start NAME=q1,...[;qd1,...] (SI): where the closed loop's simulated machine starts */
+typedef struct {
+    char dev[RUN_NAME_LEN];
+    int n, nd;               /* values given for q and for qd (0: at rest) */
+    double q[64], qd[64];
+} RunActualStart;
+
 /* --input NAME=VALUE@T: the input takes VALUE from program time T on */
 typedef struct {
     char name[RUN_NAME_LEN];
@@ -57,6 +64,10 @@ typedef struct RunOptions {
     RunDeviceBind bind[RUN_MAX_BIND];
     int nstart;
     RunStart start[RUN_MAX_BIND];
+    int nactual;            /* --actual-start (closed loop only) */
+    RunActualStart actual[RUN_MAX_BIND];
+    int controller_continuous; /* --controller-rate continuous: the controller acts inside the ODE (closed_loop.h);
+                                * 0: sampled once per cycle, held (the default, --controller-rate cycle) */
     int ninput, capinput;
     RunInput *input;        /* owned */
     int ncsv;
