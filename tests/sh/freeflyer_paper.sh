@@ -20,7 +20,7 @@ run() { # name, extra options...
     local name=$1; shift
     (cd programs && "$IRL" run "${opts[@]}" "$@" --out "$tmp/$name" freeflyer_paper.irl) >"$tmp/$name.out" 2>&1
     [ $? = 1 ] || fail "$name: exit status, expected 1 (the paper's trajectory starts at full speed: the jerk check)"
-    grep -q 'freeflyer_paper.irl:37:3: error: ff axis 3 (elbow) jerk -4934.78 rad/s^3' "$tmp/$name.out" ||
+    grep -q 'freeflyer_paper.irl:37:3: error: ff axis 3 (elbow) jerk -282742 deg/s^3' "$tmp/$name.out" ||
         fail "$name: $(cat "$tmp/$name.out")"
 }
 run vm --controller-rate continuous
