@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -200,4 +201,47 @@ void osal_interrupt_release(void)
     sigaction(SIGINT, &osal_old_int, NULL);
     sigaction(SIGTERM, &osal_old_term, NULL);
     osal_catching = 0;
+}
+
+/* ---- Coroutines. ---- */
+
+/* makecontext passes ints: the coroutine's address in two halves. */
+static void coro_entry(unsigned hi, unsigned lo)
+{
+    OsalCoro *co = (OsalCoro *)(uintptr_t)((uint64_t)hi << 32 | lo);
+    co->fn(co->arg);
+    co->done = 1;
+    swapcontext(&co->ctx, &co->caller);
+}
+
+int osal_coro_init(OsalCoro *co, size_t stack, void (*fn)(void *), void *arg)
+{
+    memset(co, 0, sizeof *co);
+    co->stack = malloc(stack);
+    if (!co->stack || getcontext(&co->ctx) != 0) {
+        free(co->stack);
+        co->stack = NULL;
+        return -1;
+    }
+    co->fn = fn;
+    co->arg = arg;
+    co->ctx.uc_stack.ss_sp = co->stack;
+    co->ctx.uc_stack.ss_size = stack;
+    co->ctx.uc_link = NULL;
+    uint64_t p = (uint64_t)(uintptr_t)co;
+    makecontext(&co->ctx, (void (*)(void))coro_entry, 2, (unsigned)(p >> 32), (unsigned)(p & 0xffffffffu));
+    return 0;
+}
+
+void osal_coro_resume(OsalCoro *co)
+{
+    if (!co->done) swapcontext(&co->caller, &co->ctx);
+}
+
+void osal_coro_yield(OsalCoro *co) { swapcontext(&co->ctx, &co->caller); }
+
+void osal_coro_free(OsalCoro *co)
+{
+    free(co->stack);
+    co->stack = NULL;
 }

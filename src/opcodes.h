@@ -173,7 +173,13 @@ enum {
     X(GETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "R[A..A+C) := SYS[B..B+C) (a system variable or part of it)") \
     X(SETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "SYS[B..B+C) := R[A..A+C) (not of a read-only variable)")     \
     X(MOTION, OPK_RUN, OPK_MOTION, OPK_COUNT, OPF_CHECK,                                                       \
-      "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")
+      "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")                            \
+    /* tasks and interrupts (runtime/vm/tasks.h) */                                                           \
+    X(START, OPK_NONE, OPK_ROUTINE, OPK_NONE, OPF_CHECK,                                                       \
+      "start routine B (a TASK: no parameters, no result) beside the others (running already: ERR_TASK)")      \
+    X(ENABLE, OPK_UIMM, OPK_ROUTINE, OPK_ROUTINE, OPF_CHECK,                                                   \
+      "enable the interrupt whose condition is FUNCTION B, handler PROCEDURE C, priority A")                   \
+    X(DISABLE, OPK_NONE, OPK_ROUTINE, OPK_NONE, 0, "disable the interrupt whose condition is FUNCTION B")
 
 typedef enum {
 #define X(name, ka, kb, kc, flags, doc) OP_##name,
@@ -316,7 +322,11 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(PULSE, "PULSE")                   \
     X(IO_READ, "reading an IO point")   \
     X(IO_WRITE, "setting an IO point")  \
-    X(SYNC, "reading $TIME")
+    X(SYNC, "reading $TIME")                \
+    /* tasks, events, interrupts */         \
+    X(SIGNAL, "SIGNAL")                     \
+    X(WAIT_EVENT, "WAIT on an EVENT")       \
+    X(BRAKE, "BRAKE")
 
 typedef enum {
 #define X(name, text) MK_##name,
@@ -339,7 +349,11 @@ extern const char *const irl_motion_names[MK_COUNT];
  *   then one REAL slot per given WITH parameter in id order, then the operands: MOVE target [via];
  *   GMOVE TO g / HOLD t / PROFILE the table's rows (t, G); WAIT t; WAIT FOR cond [timeout]; PULSE t.
  * WAIT FOR is compiled as a loop: the door writes 1 into the cond slot when the wait is over, 0 after one cycle
- * (the code then re-evaluates the condition and calls again). */
+ * (the code then re-evaluates the condition and calls again).
+ * SIGNAL: the header only (the code then adds one to the EVENT's slot).   BRAKE: the header (device in R[A+1]).
+ * WAIT_EVENT: header (R[A+1] state as for WAIT FOR, R[A+2] 1 when a TIMEOUT is given), then the EVENT's count
+ * (reloaded before each call; the door writes 1 there when the wait is over, 0 after one cycle), the EVENT's
+ * name (STRING), the timeout [s]; the code then takes one from the EVENT's slot. */
 #define MOTION_HDR 4
 enum { MOTION_OPND_NONE = 0, MOTION_OPND_JOINT = 1, MOTION_OPND_POSE = 2, MOTION_OPND_POSITION = 3 };
 #define IRL_MOTION_PARAMS(X) \

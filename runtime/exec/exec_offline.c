@@ -145,6 +145,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         sd->ik_status = MODEL_EUNREACH;
         planner_reset(&md->planner, sp->q);
         ex->motion.fail_src = (SampleSrc){sp->src.file, sp->src.line, sp->src.col};
+        ex->motion.fail_dev = d;
         snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s on this statement's path (%s:%d:%d); motion "
                  "stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
         return IRL_ERR_IK;

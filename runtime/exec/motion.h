@@ -80,7 +80,19 @@ typedef struct Motion {
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */
     int wait_io;         /* the input the WAIT FOR condition read last (-1: none), for the hint */
+    /* tasks (runtime/vm/tasks.h) */
+    int task;            /* the task executing (-1: no scheduler; a drain then waits for every device) */
+    int others;          /* other running tasks and enabled interrupts: a wait on an EVENT can still end */
+    int owner[SAMPLE_MAX_DEVICES];           /* the task whose motion a device has queued (-1: none) */
+    SampleSrc owner_src[SAMPLE_MAX_DEVICES]; /* that task's last motion statement on the device */
+    int fail_dev;        /* set by the cycle with fail_src: the device whose motion failed (-1: unknown) */
+    int in_cond;         /* an INTERRUPT's condition is being evaluated at a cycle boundary: inputs and $TIME are
+                          * read as they are, without stopping look-ahead; nothing else may run */
 } Motion;
+
+/* motion_execute's result when an interrupt's handler ran while the statement waited: the task continues after
+ * the statement (the VM skips to its end). */
+#define MOTION_SKIPPED (-1000000)
 
 /* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
 int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt, double time_scale, char *err,
