@@ -137,10 +137,11 @@ decl
     | error ';'                { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
     /* tasks, events, interrupts: EVENT names ; | TASK ... ENDTASK ; | INTERRUPT name [PRIORITY n] WHEN c DO p ; */
     | EVENT idlist ';'         { Node *n = mk(pc, D_EVENT, @1); n->list = $2; $$ = one(pc, n); }
-    | TASK IDENT ';' decls BEGIN stmts handler ENDTASK ';'
-        { Node *n = mk(pc, N_ROUTINE, @2); n->name = $2; n->flags = NF_TASK; n->body = $6;
-          if ($7.present) { n->flags |= NF_HANDLER; n->handler = $7.list; }
-          $$ = one(pc, syn_routine_decls(pc, n, $4)); }
+    | TASK IDENT params ';' decls BEGIN stmts handler ENDTASK ';'
+        { Node *n = mk(pc, N_ROUTINE, @2); n->name = $2; n->flags = NF_TASK; n->body = $7;
+          if ($3.count) syn_error(pc, L(pc, @3), "a TASK takes no parameters (it shares the program's variables)");
+          if ($8.present) { n->flags |= NF_HANDLER; n->handler = $8.list; }
+          $$ = one(pc, syn_routine_decls(pc, n, $5)); }
     | INTERRUPT IDENT IDENT expr DO IDENT ';'
         { Node *n = mk(pc, D_INTERRUPT, @2); n->name = $2; n->a = $4; n->c = mk_name(pc, $6, @6);
           syn_contextual(pc, $3, "WHEN", "PRIORITY", @3); $$ = one(pc, n); }
@@ -546,9 +547,15 @@ static Node *syn_routine_decls(SyntaxCtx *pc, Node *routine, NodeList decls)
         Node *d = decls.items[i];
         switch (d->kind) {
         case N_ROUTINE:
-            syn_error(pc, d->loc, "%s '%s' is declared inside '%s': procedures and functions are declared at "
-                      "program level only", d->flags & NF_FUNCTION ? "function" : "procedure", d->name,
-                      routine->name);
+            syn_error(pc, d->loc, "%s '%s' is declared inside '%s': %s are declared at program level only",
+                      d->flags & NF_TASK ? "TASK" : d->flags & NF_FUNCTION ? "function" : "procedure", d->name,
+                      routine->name, d->flags & NF_TASK ? "tasks" : "procedures and functions");
+            break;
+        /* tasks, events, interrupts */
+        case D_EVENT:
+        case D_INTERRUPT:
+            syn_error(pc, d->loc, "%s declared inside '%s': events and interrupts are declared at program level only",
+                      d->kind == D_EVENT ? "EVENT" : "INTERRUPT", routine->name);
             break;
         case D_IMPORT:
             syn_error(pc, d->loc, "IMPORT inside '%s': imports belong at program or library level", routine->name);

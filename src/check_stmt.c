@@ -451,11 +451,7 @@ static void stmt(Checker *c, Node *n) {
     case S_START: named(c, n, TY_VOID, "START needs a TASK"); return;
     case S_ENABLE: named(c, n, TY_ERROR, "ENABLE needs an INTERRUPT"); return;
     case S_DISABLE: named(c, n, TY_ERROR, "DISABLE needs an INTERRUPT"); return;
-    case S_BRAKE:
-        named(c, n, TY_DEVICE, "BRAKE needs a DEVICE");
-        ck_error(c, n->loc, "BRAKE is not supported yet: a controlled stop of %s needs a stop profile in the planner",
-                 n->a->name);
-        return;
+    case S_BRAKE: named(c, n, TY_DEVICE, "BRAKE needs a DEVICE"); return;
     default:
         ck_error(c, n->loc, "unexpected %s in a statement list", ast_kind_name(n->kind));
         return;

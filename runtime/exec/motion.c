@@ -96,6 +96,7 @@ size_t motion_pending(const Motion *m)
     for (int i = 0; m->devs && i < m->devs->ndev; i++) {
         n += planner_pending(&m->dev[i].planner);
         n += (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
+        n += m->dev[i].brake.state != 0;
     }
     return n;
 }
@@ -140,7 +141,8 @@ static size_t pending_mine(const Motion *m)
     size_t n = 0;
     for (int i = 0; m->devs && i < m->devs->ndev; i++)
         if (drains(m, i))
-            n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
+            n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail) +
+                 (m->dev[i].brake.state != 0);
     return n;
 }
 
@@ -843,12 +845,35 @@ static int settle(Motion *m, int e, char *msg, size_t msglen)
     return d ? d : e;
 }
 
-/* BRAKE dev: the compiler refuses it for now (a controlled stop needs the planner's stop profile); a hand-made
- * .irlc gets the run-time refusal. */
+/* BRAKE dev: the device's controlled stop from its last setpoint starts with the next cycle (exec_offline.c's
+ * setpoint step samples it); its queued motion is dropped now, and a later MOVE starts where the stop ends. The
+ * statement does not wait for the stop (a drain of the device does). */
 static int exec_brake(Motion *m, const Stmt *st, char *msg, size_t msglen)
 {
-    (void)m, (void)st;
-    return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE is not supported yet");
+    int d = device_of(m, st, "BRAKE", msg, msglen);
+    if (d < 0) return -d;
+    MotionGmove *gm = &m->dev[d].gm;
+    if (gm->on && (gm->have_end || gm->head > gm->tail))
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s under GMOVE: bring it to rest with GMOVE TO 1 G",
+                    m->devs->dev[d].name);
+    MotionBrake *b = &m->dev[d].brake;
+    const ModelDesc *desc = &m->devs->dev[d].model.desc;
+    int n = m->devs->dev[d].model.dof;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    for (int i = 0; i < n; i++) {
+        const ModelAxisLimits *l = &desc->joint[i].limits;
+        b->ax[i] = (SafetyAxis){l->min, l->max, l->vmax, l->amax, l->jmax, INFINITY};
+    }
+    safety_ramp_begin(&b->ramp, b->ax, n, m->dt, b->q, b->qd, b->qdd);
+    SafetyRamp end = b->ramp;
+    while (safety_ramp_next(&end, q, qd)) {}
+    planner_reset(&m->dev[d].planner, q);
+    b->state = 1;
+    b->src = st->src;
+    if (m->checks)
+        checks_note_text(m->checks, d, m->t, st->src, "BRAKE %s: controlled stop from t = %.6g s, at rest %.6g s "
+                         "later", m->devs->dev[d].name, m->t, (double)b->ramp.steps * m->dt);
+    return 0;
 }
 
 /* Refuses the statement by name: no motion side is wired (a tool running the VM alone). */

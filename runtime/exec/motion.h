@@ -18,6 +18,7 @@
 #include "exec/devices.h"
 #include "motion/gmove.h"
 #include "motion/planner.h"
+#include "online/online_safety.h"
 
 #define MOTION_QUEUE 16       /* planner segments per device */
 #define MOTION_GMOVE_QUEUE 4  /* GMOVE segments per device */
@@ -50,11 +51,22 @@ typedef struct {
     double base[7], tool[7];
 } MotionFrames;
 
+/* BRAKE: the device's controlled stop, the online mode's stop ramp (online_safety.h: jerk-limited within the axes'
+ * limits, all axes at rest together), which replaces the planner's setpoints until it is at rest. */
+typedef struct {
+    int state;           /* 0 none, 1 asked for by BRAKE (the next cycle starts it), 2 stopping */
+    SampleSrc src;       /* the BRAKE statement */
+    SafetyAxis ax[PLANNER_MAX_AXES];
+    SafetyRamp ramp;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES]; /* the last setpoint of the cycle */
+} MotionBrake;
+
 typedef struct {
     Planner planner;
     int planner_ok;
     MotionGmove gm;
     MotionFrames frames[MOTION_FRAMES]; /* by segment id modulo MOTION_FRAMES */
+    MotionBrake brake;
 } MotionDevice;
 
 /* Advance the clock by one cycle. Returns 0, or an error code (errcodes.h) with a message. */
