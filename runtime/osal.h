@@ -84,9 +84,12 @@ void osal_interrupt_release(void);
 typedef struct OsalCoro {
     ucontext_t ctx, caller;
     void *stack;
+    size_t size;
     void (*fn)(void *);
     void *arg;
-    int done; /* fn has returned */
+    int done;                  /* fn has returned */
+    const void *caller_bottom; /* the resumer's stack (the sanitizer's fiber annotations) */
+    size_t caller_size;
 } OsalCoro;
 
 /* Prepare co to run fn(arg) on a stack of `stack` bytes: 0, or -1 when out of memory. */

@@ -28,6 +28,7 @@ typedef struct {
     long turn;           /* the last cycle it ran in */
     OsalCoro co;
     int failed;          /* an interrupt's condition or handler failed (reported): the task ends with VM_ERROR */
+    int prio;            /* the PRIORITY of the handler it is running (-1: none); only a higher one interrupts it */
     int err;             /* a cycle's error handed to it (0: none) */
     char msg[VM_MSG_LEN];
     SampleSrc fail_src;
@@ -137,8 +138,10 @@ static int failed(Task *t, char *msg, size_t msglen)
 }
 
 /* Runs the handlers of the interrupts task k enabled whose condition has risen since the last cycle, higher
- * PRIORITY first (then declaration order). 0: none ran; MOTION_SKIPPED: one or more ran, the statement the task
- * was executing is abandoned; -IRL_ERR_USER: the run ends (an unhandled error in a handler, reported, or HALT). */
+ * PRIORITY first (then declaration order). While a handler runs, only an interrupt of a higher PRIORITY
+ * interrupts it (an edge of another one is passed over), so handlers nest at most once per priority.
+ * 0: none ran; MOTION_SKIPPED: one or more ran, the statement the task was executing is abandoned;
+ * -IRL_ERR_USER: the run ends (an unhandled error in a handler, reported, or HALT). */
 static int interrupts(Tasks *ts, int k, char *msg, size_t msglen)
 {
     Task *t = &ts->task[k];
@@ -148,7 +151,7 @@ static int interrupts(Tasks *ts, int k, char *msg, size_t msglen)
         if (in->task != k) continue;
         int v = 0;
         if (eval_cond(t, in, &v) != VM_OK) return failed(t, msg, msglen);
-        if (v && !in->last && nf < 64) fired[nf++] = i;
+        if (v && !in->last && in->prio > t->prio && nf < 64) fired[nf++] = i;
         in->last = v;
     }
     if (!nf) return 0;
@@ -172,7 +175,10 @@ static int interrupts(Tasks *ts, int k, char *msg, size_t msglen)
                              "(line %d) ran in %s%s", routine_name(c, in->cond), ts->m->t,
                              routine_name(c, in->handler), h->line, k ? "task " : "the main body",
                              k ? routine_name(c, t->routine) : "");
+        int outer = t->prio;
+        t->prio = in->prio;
         int st = vm_exec(t->vm, in->handler, above_top(t->vm), NULL);
+        t->prio = outer;
         if (st != VM_OK) return failed(t, msg, msglen);
         if (t->vm->halted) return snprintf(msg, msglen, "HALT"), -IRL_ERR_USER;
     }
@@ -374,12 +380,13 @@ int tasks_run(Vm *vm)
     vm->tasks = &ts;
     int64_t region = VM_STACK_SLOTS / ts.ntask;
     vm->stack_end = region;
-    ts.task[0] = (Task){.vm = vm, .routine = 0, .base = 0, .state = T_RUNNING, .start_pc = -1};
+    ts.task[0] = (Task){.vm = vm, .routine = 0, .base = 0, .state = T_RUNNING, .start_pc = -1, .prio = -1};
     for (int k = 1; k < ts.ntask; k++) {
         Task *t = &ts.task[k];
         t->routine = routines[k - 1];
         t->base = region * k;
         t->start_pc = -1;
+        t->prio = -1;
         if (vm_init_task(&t->own, vm) != VM_OK) goto out;
         t->vm = &t->own;
         t->vm->stack_end = region * (k + 1);
