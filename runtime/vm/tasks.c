@@ -127,10 +127,14 @@ static int eval_cond(Task *t, const Intr *in, int *value)
     return st;
 }
 
-/* An interrupt's condition or handler failed with an unhandled error (reported): the task ends with it, and the
- * run with the task. */
-static int failed(Task *t, char *msg, size_t msglen)
+/* An interrupt's condition or handler failed with an unhandled error (reported by the VM; st VM_ENOMEM: no room
+ * for its frame, reported here): the task ends with it, and the run with the task. */
+static int failed(Task *t, int st, const char *what, char *msg, size_t msglen)
 {
+    if (st == VM_ENOMEM) {
+        fflush(t->vm->out);
+        fprintf(t->vm->err, "irl: runtime error: no room on the stack for %s (ERR_STACK)\n", what);
+    }
     t->failed = 1;
     t->vm->halted = 1;
     snprintf(msg, msglen, "an interrupt failed");
@@ -150,7 +154,8 @@ static int interrupts(Tasks *ts, int k, char *msg, size_t msglen)
         Intr *in = &ts->intr[i];
         if (in->task != k) continue;
         int v = 0;
-        if (eval_cond(t, in, &v) != VM_OK) return failed(t, msg, msglen);
+        int st = eval_cond(t, in, &v);
+        if (st != VM_OK) return failed(t, st, "an interrupt's condition", msg, msglen);
         if (v && !in->last && in->prio > t->prio && nf < 64) fired[nf++] = i;
         in->last = v;
     }
@@ -179,7 +184,7 @@ static int interrupts(Tasks *ts, int k, char *msg, size_t msglen)
         t->prio = in->prio;
         int st = vm_exec(t->vm, in->handler, above_top(t->vm), NULL);
         t->prio = outer;
-        if (st != VM_OK) return failed(t, msg, msglen);
+        if (st != VM_OK) return failed(t, st, "an interrupt's handler", msg, msglen);
         if (t->vm->halted) return snprintf(msg, msglen, "HALT"), -IRL_ERR_USER;
     }
     return MOTION_SKIPPED;
@@ -285,9 +290,16 @@ int tasks_op(Vm *vm, Instr ins, int pc, char *msg, size_t msglen)
         in->prio = (int)INSTR_A(ins);
         /* an edge from here: a condition already true fires only once it has been false */
         note_others(ts);
-        if (eval_cond(&ts->task[ts->cur], in, &in->last) != VM_OK)
-            return snprintf(msg, msglen, "the interrupt's condition failed"), IRL_ERR_USER;
-        return 0;
+        /* an error in the condition is the ENABLE's own: raised there, where ON ERROR may take it */
+        vm->quiet = 1;
+        int st = eval_cond(&ts->task[ts->cur], in, &in->last);
+        vm->quiet = 0;
+        if (st == VM_OK) return 0;
+        in->task = -1;
+        note_others(ts);
+        if (st == VM_ENOMEM) return snprintf(msg, msglen, "no room on the stack for the condition"), IRL_ERR_STACK;
+        snprintf(msg, msglen, "%s", vm->err_msg);
+        return vm->err_code > 0 ? vm->err_code : IRL_ERR_USER;
     }
     return snprintf(msg, msglen, "no such interrupt"), IRL_ERR_USER;
 }

@@ -178,7 +178,7 @@ static int unwind(Vm *vm, int pc)
             return r->handler;
         }
         if (vm->nframes == vm->floor + 1) {
-            report(vm);
+            if (!vm->quiet) report(vm);
             return -1;
         }
         vm->nframes--;

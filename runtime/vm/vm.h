@@ -51,6 +51,7 @@ typedef struct Vm {
     int64_t stack_end;       /* this context's frames stay below this slot */
     int halted;              /* HALT ran: the whole program ends */
     int owns;                /* vm_init allocated stack and sys (a task's Vm borrows them) */
+    int quiet;               /* an error unwound to the floor is not reported: vm_exec's caller raises it again */
     struct Tasks *tasks;     /* the scheduler, NULL when the program has no TASK and no INTERRUPT */
 } Vm;
 
