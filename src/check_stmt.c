@@ -436,15 +436,16 @@ static void stmt(Checker *c, Node *n) {
                      "and to WAIT FOR a condition)");
         return;
     }
-    case S_WAIT_FOR:
-        if (ck_expr(c, n->a)->kind == TY_EVENT) {
+    case S_WAIT_FOR: {
+        Type *t = ck_expr(c, n->a);
+        if (t->kind == TY_EVENT)
             ck_error(c, ck_start_loc(n->a), "%s is an EVENT: wait on it with WAIT %s, not WAIT FOR (which waits for a "
                      "BOOL condition)", n->a->name ? n->a->name : "the operand", n->a->name ? n->a->name : "ev");
-            return;
-        }
-        cond(c, n->a, "a WAIT FOR condition");
+        else if (!is_err(t) && t->kind != TY_BOOL)
+            ck_error(c, ck_start_loc(n->a), "a WAIT FOR condition must be BOOL, got %s", TN(t));
         if (n->b) ck_want_real(c, &n->b, dim_time(), "the WAIT FOR timeout");
         return;
+    }
     case S_PULSE: stmt_pulse(c, n); return;
     /* tasks, events, interrupts */
     case S_SIGNAL: named(c, n, TY_EVENT, "SIGNAL needs an EVENT"); return;
