@@ -454,7 +454,7 @@ dispatch:
         unsigned n = INSTR_B(ins);
         if (LIKELY(n == 1)) base[0] = RA;
         else if (n) memmove(base, &RA, n * sizeof(Value));
-        if (vm->nframes == floor + 1) goto done;
+        if (vm->nframes == floor + 1) goto done; /* the frame this run started */
         vm->nframes--;
         VmFrame *f = &vm->frames[vm->nframes - 1];
         base = stack + f->base;
