@@ -21,7 +21,7 @@ typedef struct {
     Vm own;              /* the context of a TASK (the main body uses the caller's Vm) */
     Vm *vm;
     int routine;
-    int64_t base;        /* its first frame's slot: the stack is split in equal regions, one per task */
+    int64_t base;        /* its first frame's slot: the stack is split in regions, one per task */
     int state;
     int status;          /* vm_exec's result once done */
     int32_t start_pc;    /* the START that started it (-1: the main body) */
@@ -390,18 +390,21 @@ int tasks_run(Vm *vm)
     ts.nintr = ni;
     for (int i = 0; i < ni; i++) ts.intr[i] = (Intr){.cond = conds[i], .handler = -1, .task = -1};
     vm->tasks = &ts;
-    int64_t region = VM_STACK_SLOTS / ts.ntask;
-    vm->stack_end = region;
+    /* the main body's region holds at least its frame (the globals); the tasks share the rest equally */
+    int64_t main_end = VM_STACK_SLOTS / ts.ntask, need = c->routines[0].frame_size;
+    if (main_end < need) main_end = need;
+    int64_t region = ts.ntask > 1 ? (VM_STACK_SLOTS - main_end) / (ts.ntask - 1) : 0;
+    vm->stack_end = main_end;
     ts.task[0] = (Task){.vm = vm, .routine = 0, .base = 0, .state = T_RUNNING, .start_pc = -1, .prio = -1};
     for (int k = 1; k < ts.ntask; k++) {
         Task *t = &ts.task[k];
         t->routine = routines[k - 1];
-        t->base = region * k;
+        t->base = main_end + region * (k - 1);
         t->start_pc = -1;
         t->prio = -1;
         if (vm_init_task(&t->own, vm) != VM_OK) goto out;
         t->vm = &t->own;
-        t->vm->stack_end = region * (k + 1);
+        t->vm->stack_end = t->base + region;
     }
     if (osal_coro_init(&ts.task[0].co, TASKS_CSTACK, task_main, &ts.task[0]) != 0) goto out;
     ts.m = vm->motion;
