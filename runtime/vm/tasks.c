@@ -115,7 +115,7 @@ static int64_t above_top(const Vm *vm)
     return f->base + vm->chunk->routines[f->routine].frame_size;
 }
 
-/* The condition's value now (an error in it ends the run: VM_ERROR, reported). */
+/* The condition's value now: VM_OK, or vm_exec's status for its error (reported unless the Vm is quiet). */
 static int eval_cond(Task *t, const Intr *in, int *value)
 {
     Value v = {0};
