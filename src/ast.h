@@ -37,6 +37,8 @@ typedef enum {
     TY_JOINT, TY_POSITION, TY_ORIENTATION, TY_POSE,
     TY_RECORD, TY_ARRAY,
     TY_DEVICE, TY_IO,
+    /* tasks and events */
+    TY_EVENT, /* a counting EVENT: one INT slot, changed only by SIGNAL and WAIT */
 } TypeKind;
 
 typedef struct Type Type;
@@ -70,6 +72,8 @@ typedef enum {
     SYM_DEVICE,    /* `index` = device number */
     SYM_IO,        /* `index` = I/O point number */
     SYM_BUILTIN,   /* built-in function or constructor: `index` = BuiltinId */
+    /* tasks, events, interrupts */
+    SYM_INTERRUPT, /* `decl` is its D_INTERRUPT, `index` its number in declaration order */
 } SymbolKind;
 
 typedef struct Node Node;
@@ -131,6 +135,14 @@ typedef enum {
     N_ELSIF,    /* one condition/body pair of an IF */
     N_WITH,     /* one `name := expr` motion parameter */
     N_PROGRAM,
+    /* tasks, events, interrupts */
+    S_SIGNAL,     /* a=E_NAME of the EVENT */
+    S_START,      /* a=E_NAME of the TASK */
+    S_ENABLE,     /* a=E_NAME of the INTERRUPT (S_DISABLE likewise) */
+    S_DISABLE,
+    S_BRAKE,      /* a=E_NAME of the DEVICE */
+    D_EVENT,      /* list=E_NAME names */
+    D_INTERRUPT,  /* name a=condition b=priority or NULL c=E_NAME of the handler PROCEDURE */
 } NodeKind;
 
 /* Operator codes beyond single characters. */
@@ -178,6 +190,8 @@ enum {
     NF_FUNCTION = 1 << 10, /* N_ROUTINE: a FUNCTION (has a return type in `b`) */
     NF_HAS_UNIT = 1 << 11, /* E_REAL/E_INT literal written with a unit */
     NF_HANDLER = 1 << 12,  /* N_ROUTINE/N_PROGRAM: has an ON ERROR part */
+    NF_TASK = 1 << 13,     /* N_ROUTINE: a TASK (no parameters, started with START) */
+    NF_EVENT = 1 << 14,    /* S_WAIT: the operand is an EVENT (set by the checker) */
 };
 
 /* Layout by kind (children a b c d, lists):
@@ -193,7 +207,7 @@ enum {
  *  S_RETURN a=value or NULL         S_RAISE a=code or NULL           S_PRINT list=values
  *  S_MOVE  flags=MoveKind|NF_INC a=device E_NAME or NULL b=target c=via (CIRC: via first) list=N_WITH
  *  S_GMOVE flags=GmoveKind a=device or NULL b=G or hold time or table list=N_WITH
- *  S_WAIT  a=duration               S_WAIT_FOR a=cond b=timeout or NULL      S_PULSE a=io b=duration
+ *  S_WAIT  a=duration or EVENT, b=timeout or NULL (flags NF_EVENT: an EVENT)   S_WAIT_FOR a=cond b=timeout or NULL      S_PULSE a=io b=duration
  *  N_WITH  name a=value
  *  D_CONST name a=value             D_VAR list=E_NAME names a=N_TYPEREF or NULL b=init or NULL
  *  D_TYPE  name a=N_TYPEREF         D_IMPORT name=path (resolved relative to the importing file)

@@ -124,7 +124,26 @@ static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
     return 1;
 }
 
-/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline, a FOLLOW or its planner. */
+/* BRAKE (motion.c planned the stop and dropped the queue): the device follows its stop ramp instead of the
+ * planner until it is at rest. */
+static void step_brake(ExecOffline *ex, Sample *s, int d)
+{
+    MotionBrake *b = &ex->motion.dev[d].brake;
+    SampleDevice *sd = &s->dev[d];
+    int n = ex->lay.dev[d].naxes;
+    double dt = ex->motion.dt, q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    if (!safety_ramp_next(&b->ramp, q, qd)) b->state = 0;
+    for (int i = 0; i < n; i++) {
+        sd->q[i] = q[i], sd->qd[i] = qd[i], sd->qdd[i] = (qd[i] - b->qd[i]) / dt, sd->jerk[i] = NAN;
+        b->q[i] = q[i], b->qdd[i] = sd->qdd[i], b->qd[i] = qd[i];
+    }
+    sd->src = b->src;
+    sd->seg = 0;
+    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
+    sd->sing_due = 1;
+}
+
+/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline, a BRAKE's ramp, a FOLLOW or its planner. */
 static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
 {
     SampleDevice *sd = &s->dev[d];
@@ -148,9 +167,15 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
     }
+    if (md->brake.state) {
+        step_brake(ex, s, d);
+        return 0;
+    }
     if (step_follow(ex, sd, d, t)) return 0;
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
+    for (int i = 0; i < n; i++) /* where a BRAKE would start from */
+        md->brake.q[i] = sp->q[i], md->brake.qd[i] = sp->qd[i], md->brake.qdd[i] = sp->qdd[i];
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
     sd->seg = sp->seg_id;
     /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the
@@ -165,6 +190,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         sd->ik_status = MODEL_EUNREACH;
         planner_reset(&md->planner, sp->q);
         ex->motion.fail_src = (SampleSrc){sp->src.file, sp->src.line, sp->src.col};
+        ex->motion.fail_dev = d;
         snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s on this statement's path (%s:%d:%d); motion "
                  "stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
         return IRL_ERR_IK;

@@ -27,6 +27,9 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
     m->dt = dt;
     m->time_scale = time_scale > 0 ? time_scale : 1.0;
     m->err_pc = -1;
+    m->task = -1;
+    m->fail_dev = -1;
+    for (int i = 0; i < SAMPLE_MAX_DEVICES; i++) m->owner[i] = -1;
     double k = m->time_scale;
     for (int i = 0; i < devs->ndev; i++) {
         Device *dv = &devs->dev[i];
@@ -100,6 +103,7 @@ size_t motion_pending(const Motion *m)
         n += planner_pending(&m->dev[i].planner);
         n += (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
         n += (size_t)follow_pending(&m->dev[i].follow);
+        n += m->dev[i].brake.state != 0;
     }
     return n;
 }
@@ -134,10 +138,26 @@ int motion_error_pc(Motion *m)
     return pc;
 }
 
+/* Is device d part of the executing task's drain? Every device without a scheduler; with one, those the task moved
+ * last (another task's motion goes on while this one waits). */
+static int drains(const Motion *m, int d) { return m->task < 0 || m->owner[d] == m->task; }
+
+/* Segments queued and not finished on the devices the executing task waits for. */
+static size_t pending_mine(const Motion *m)
+{
+    size_t n = 0;
+    for (int i = 0; m->devs && i < m->devs->ndev; i++)
+        if (drains(m, i))
+            n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail) +
+                 (m->dev[i].brake.state != 0);
+    return n;
+}
+
 int motion_drain(Motion *m, char *msg, size_t msglen)
 {
-    for (int i = 0; m->devs && i < m->devs->ndev; i++) planner_flush(&m->dev[i].planner);
-    while (motion_pending(m) > 0) {
+    for (int i = 0; m->devs && i < m->devs->ndev; i++)
+        if (drains(m, i)) planner_flush(&m->dev[i].planner);
+    while (pending_mine(m) > 0) {
         int e = run_cycle(m, msg, msglen);
         if (e) return e;
     }
@@ -493,12 +513,31 @@ static Pose cart_operand(const Value *v, int shape, const Pose *last)
 
 static int operand_slots(int shape) { return shape == MOTION_OPND_JOINT ? 1 + 12 : shape == MOTION_OPND_POSE ? 7 : 3; }
 
+/* The executing task takes device d for a motion statement at src: ERR_TASK while another task's motion on it is
+ * queued or running, naming both statements. */
+static int take_device(Motion *m, int d, SampleSrc src, const char *what, char *msg, size_t msglen)
+{
+    if (m->task < 0) return 0;
+    int o = m->owner[d];
+    size_t busy = planner_pending(&m->dev[d].planner) + (size_t)(m->dev[d].gm.head - m->dev[d].gm.tail);
+    if (o >= 0 && o != m->task && busy > 0) {
+        const SampleSrc *w = &m->owner_src[d];
+        return FAIL(IRL_ERR_TASK, "%s: device %s is moved by two tasks at once: this statement and %s:%d:%d, whose "
+                    "motion is still running", what, m->devs->dev[d].name, w->file ? w->file : "?", w->line, w->col);
+    }
+    m->owner[d] = m->task;
+    m->owner_src[d] = src;
+    return 0;
+}
+
 static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size_t msglen)
 {
     const char *what = irl_motion_names[kind];
     int d = device_of(m, st, what, msg, msglen);
     if (d < 0) return -d;
-    int e = leave_gmove(m, d, what, msg, msglen);
+    int e = take_device(m, d, st->src, what, msg, msglen);
+    if (e) return e;
+    e = leave_gmove(m, d, what, msg, msglen);
     if (e) return e;
     Planner *p = &m->dev[d].planner;
     Model *mo = &m->devs->dev[d].model;
@@ -622,7 +661,8 @@ static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, siz
     if (!gm->on) return FAIL(IRL_ERR_DEVICE, "%s needs a centrifuge device; %s is not one", what,
                              m->devs->dev[d].name);
     if (m->time_scale != 1.0) return FAIL(IRL_ERR_NOT_SUPPORTED, "%s cannot be run with --time-scale", what);
-    int e;
+    int e = take_device(m, d, st->src, what, msg, msglen);
+    if (e) return e;
     Planner *p = &m->dev[d].planner;
     planner_flush(p);
     while (planner_pending(p) > 0)
@@ -731,7 +771,7 @@ static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size
         return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR timed out after %g s", st->ops[1].r);
     int timeless = m->nsync == m->wait_nsync;
     m->wait_nsync = m->nsync;
-    if (!(st->shape & 1) && timeless && io_settled(m)) {
+    if (!(st->shape & 1) && timeless && io_settled(m) && m->others == 0) {
         const char *in = m->wait_io >= 0 ? m->devs->io[m->wait_io].name : "NAME";
         return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR can never end: its condition is false at t = %.6g s and nothing can "
                     "change it any more (no input stimulus is due, no PULSE is running, the condition does not read "
@@ -740,6 +780,35 @@ static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size
     }
     int e = run_cycle(m, msg, msglen);
     cond->i = 0;
+    return e;
+}
+
+/* WAIT ev [TIMEOUT t]: called once per look at the EVENT's count by the compiled loop (opcodes.h), like WAIT FOR.
+ * Without a TIMEOUT, a count of 0 that no other task and no interrupt can raise fails at once. */
+static int exec_wait_event(Motion *m, Value *args, const Stmt *st, char *msg, size_t msglen)
+{
+    if (st->nops < 2) return FAIL(IRL_ERR_USER, "WAIT on an EVENT: malformed operands");
+    Value *count = (Value *)st->ops, *state = &args[1];
+    int64_t id = st->ops[1].i;
+    const char *name = id >= 0 && id < m->chunk->nkstr ? m->chunk->kstr[id].text : "?";
+    if (state->i == -1) { /* first look: reach the programmed point, then start timing */
+        int e = motion_drain(m, msg, msglen);
+        if (e) return e;
+        state->r = m->t;
+        count->i = 0;
+        return 0;
+    }
+    if (count->i > 0) {
+        count->i = 1; /* the wait is over: the code takes one */
+        return 0;
+    }
+    if ((st->shape & 1) && st->nops >= 3 && m->t - state->r >= st->ops[2].r - 1e-12)
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT %s timed out after %g s", name, st->ops[2].r);
+    if (!(st->shape & 1) && m->others == 0)
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT %s can never end: its count is 0 at t = %.6g s and no other task runs and "
+                    "no interrupt is enabled that could SIGNAL it", name, m->t);
+    int e = run_cycle(m, msg, msglen);
+    count->i = 0;
     return e;
 }
 
@@ -765,7 +834,7 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     DevicesIo *p = &m->devs->io[io];
     int input = p->kind == 0 || p->kind == 2;
     if (kind == MK_IO_READ) {
-        if (input) {
+        if (input && !m->in_cond) {
             m->wait_io = io;
             int e = motion_drain(m, msg, msglen);
             if (e) return e;
@@ -1019,6 +1088,41 @@ static int settle(Motion *m, int e, char *msg, size_t msglen)
     return d ? d : e;
 }
 
+/* BRAKE dev: the device's controlled stop from its last setpoint starts with the next cycle (exec_offline.c's
+ * setpoint step samples it); its queued motion is dropped now, and a later MOVE starts where the stop ends. The
+ * statement does not wait for the stop (a drain of the device does). */
+static int exec_brake(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    int d = device_of(m, st, "BRAKE", msg, msglen);
+    if (d < 0) return -d;
+    MotionGmove *gm = &m->dev[d].gm;
+    if (gm->on && (gm->have_end || gm->head > gm->tail))
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s under GMOVE: bring it to rest with GMOVE TO 1 G",
+                    m->devs->dev[d].name);
+    const FollowStream *fs = &m->dev[d].follow;
+    if (fs->open || follow_pending(fs))
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s during a MOVE FOLLOW is not supported yet",
+                    m->devs->dev[d].name);
+    MotionBrake *b = &m->dev[d].brake;
+    const ModelDesc *desc = &m->devs->dev[d].model.desc;
+    int n = m->devs->dev[d].model.dof;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    for (int i = 0; i < n; i++) {
+        const ModelAxisLimits *l = &desc->joint[i].limits;
+        b->ax[i] = (SafetyAxis){l->min, l->max, l->vmax, l->amax, l->jmax, INFINITY};
+    }
+    safety_ramp_begin(&b->ramp, b->ax, n, m->dt, b->q, b->qd, b->qdd);
+    SafetyRamp end = b->ramp;
+    while (safety_ramp_next(&end, q, qd)) {}
+    planner_reset(&m->dev[d].planner, q);
+    b->state = 1;
+    b->src = st->src;
+    if (m->checks)
+        checks_note_text(m->checks, d, m->t, st->src, "BRAKE %s: controlled stop from t = %.6g s, at rest %.6g s "
+                         "later", m->devs->dev[d].name, m->t, (double)b->ramp.steps * m->dt);
+    return 0;
+}
+
 /* Refuses the statement by name: no motion side is wired (a tool running the VM alone). */
 static int refuse(MotionKind kind, char *msg, size_t msglen)
 {
@@ -1030,6 +1134,13 @@ static int refuse(MotionKind kind, char *msg, size_t msglen)
 int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen)
 {
     if (!m || !m->cycle) return refuse(kind, msg, msglen);
+    if (m->in_cond && kind != MK_IO_READ && kind != MK_SYNC)
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s in an INTERRUPT's condition: a condition only reads values",
+                    (unsigned)kind < MK_COUNT ? irl_motion_names[kind] : "a motion statement");
+    if (m->in_cond) { /* read as they are now: the cycle boundary is the point of the program */
+        if (kind == MK_SYNC) m->nsync++;
+        if (kind == MK_SYNC) return 0;
+    }
     if (kind == MK_IO_READ || kind == MK_IO_WRITE) return exec_io(m, kind, args, nargs, msg, msglen);
     if (kind == MK_SYNC) {
         m->nsync++;
@@ -1051,6 +1162,10 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     case MK_MOVE_FOLLOW: return settle(m, exec_follow_table(m, &st, msg, msglen), msg, msglen);
     case MK_MOVE_FOLLOW_CSV: return settle(m, exec_follow_csv(m, &st, msg, msglen), msg, msglen);
     case MK_MOVE_FOLLOW_FN: return settle(m, exec_follow_fn(m, args, nargs, &st, msg, msglen), msg, msglen);
+    /* tasks, events, interrupts */
+    case MK_SIGNAL: return motion_drain(m, msg, msglen);
+    case MK_WAIT_EVENT: return exec_wait_event(m, args, &st, msg, msglen);
+    case MK_BRAKE: return exec_brake(m, &st, msg, msglen);
     default: return refuse(kind, msg, msglen);
     }
 }
