@@ -149,7 +149,7 @@ static size_t pending_mine(const Motion *m)
     for (int i = 0; m->devs && i < m->devs->ndev; i++)
         if (drains(m, i))
             n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail) +
-                 (m->dev[i].brake.state != 0);
+                 (size_t)follow_pending(&m->dev[i].follow) + (m->dev[i].brake.state != 0);
     return n;
 }
 
@@ -519,7 +519,8 @@ static int take_device(Motion *m, int d, SampleSrc src, const char *what, char *
 {
     if (m->task < 0) return 0;
     int o = m->owner[d];
-    size_t busy = planner_pending(&m->dev[d].planner) + (size_t)(m->dev[d].gm.head - m->dev[d].gm.tail);
+    size_t busy = planner_pending(&m->dev[d].planner) + (size_t)(m->dev[d].gm.head - m->dev[d].gm.tail) +
+                  (size_t)follow_pending(&m->dev[d].follow) + (m->dev[d].brake.state != 0);
     if (o >= 0 && o != m->task && busy > 0) {
         const SampleSrc *w = &m->owner_src[d];
         return FAIL(IRL_ERR_TASK, "%s: device %s is moved by two tasks at once: this statement and %s:%d:%d, whose "
@@ -860,6 +861,7 @@ static int follow_device(Motion *m, const Stmt *st, const char *what, double *q0
 {
     int d = device_of(m, st, what, msg, msglen), e;
     if (d < 0) return d;
+    if ((e = take_device(m, d, st->src, what, msg, msglen))) return -e;
     if ((e = leave_gmove(m, d, what, msg, msglen))) return -e;
     if (m->time_scale != 1.0)
         return -FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
@@ -1042,7 +1044,7 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
         fs = &m->dev[d].follow;
         memcpy(fs->start.q, q0, sizeof q0); /* where it stands, for the match of sample 0 */
         fs->start.t = m->t;
-        m->follow_k = 0;
+        m->dev[d].follow_k = 0;
         op[1].r = 0;
         state->i = 1;
         return 0;
@@ -1055,7 +1057,7 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
                     m->devs->dev[d].name, n);
     FollowSample s;
     for (int a = 0; a < n; a++) s.q[a] = res[a].r, s.qd[a] = res[n + a].r, s.qdd[a] = res[2 * n + a].r;
-    long k = m->follow_k, K = follow_cycles(m, T);
+    long k = m->dev[d].follow_k, K = follow_cycles(m, T);
     int e;
     s.t = fs->start.t + (double)k * m->dt;
     if (k == 0) {
@@ -1069,7 +1071,7 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
         state->i = 0;
         return follow_finish(m, d, &s, msg, msglen);
     }
-    m->follow_k = ++k;
+    m->dev[d].follow_k = ++k;
     op[1].r = k == K ? T : (double)k * m->dt;
     return 0;
 }

@@ -68,6 +68,7 @@ typedef struct {
     MotionGmove gm;
     MotionFrames frames[MOTION_FRAMES]; /* by segment id modulo MOTION_FRAMES */
     FollowStream follow;             /* MOVE FOLLOW's samples, ahead of the cycle */
+    long follow_k;                   /* MOVE FOLLOW f FOR T: the sample the function is evaluated for next */
     MotionBrake brake;
 } MotionDevice;
 
@@ -90,7 +91,6 @@ typedef struct Motion {
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
     int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
     double max_time;     /* the dry-run's bound on simulated time (--max-time), s; 0: none (online) */
-    long follow_k;       /* MOVE FOLLOW f FOR T: the sample the function is evaluated for next */
     long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */
