@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 
 /* Built-in back-ends. While models/centrifuge.c does not exist yet the centrifuge reference is weak (NULL, skipped)
@@ -490,9 +491,9 @@ static void sym3_eigenvalues(const double A[9], double e[3])
     for (int k = 0; k < 9; k++) B[k] = (A[k] - (k % 4 == 0 ? q : 0)) / p;
     double r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
                 B[2] * (B[3] * B[7] - B[4] * B[6])) / 2;
-    double phi = acos(fmin(1, fmax(-1, r))) / 3;
-    e[2] = q + 2 * p * cos(phi);
-    e[0] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    double phi = dm_acos(fmin(1, fmax(-1, r))) / 3;
+    e[2] = q + 2 * p * dm_cos(phi);
+    e[0] = q + 2 * p * dm_cos(phi + 2 * M_PI / 3);
     e[1] = 3 * q - e[0] - e[2];
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "syntax.h"
 #include "units.h"
@@ -157,7 +158,7 @@ static bool mvec3(MCtx *m, Node *n, Dim want, const char *what, double out[3])
 /* Elementary rotations, row-major. */
 static void mrot_axis(double R[9], int axis, double a)
 {
-    double c = cos(a), s = sin(a);
+    double c = dm_cos(a), s = dm_sin(a);
     m3_identity(R);
     int i = (axis + 1) % 3, j = (axis + 2) % 3;
     R[3 * i + i] = c;
