@@ -380,7 +380,8 @@ static const char *centrifuge_output_unit(void *st, int i)
 static int centrifuge_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
 {
     const Centrifuge *s = st;
-    double c1 = dm_cos(q[0]), s1 = dm_sin(q[0]), A03[9], Jw[9], f[3], f3[3];
+    double c1, s1, A03[9], Jw[9], f[3], f3[3];
+    dm_sincos(q[0], &s1, &c1);
     double aE[3] = {s->a1 * (-s1 * qdd[0] - c1 * qd[0] * qd[0]), s->a1 * (c1 * qdd[0] - s1 * qd[0] * qd[0]), 0.0};
     v3_sub(f, aE, s->gvec);
     centrifuge_link_rotation(q, 2, A03);

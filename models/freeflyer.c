@@ -312,7 +312,9 @@ static int freeflyer_semi_inverse(void *st, const double *q, const double *qd, d
 /* Rz(phi) R0 */
 static void rot_z(double R[9], double phi, const double *R0)
 {
-    double c = dm_cos(phi), sn = dm_sin(phi), Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
+    double c, sn;
+    dm_sincos(phi, &sn, &c);
+    double Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
     if (!R0) {
         memcpy(R, Rz, sizeof Rz);
         return;

@@ -11,7 +11,8 @@
 /* r = Rot(phi) v */
 static void rot2(double r[2], double phi, const double v[2])
 {
-    double c = dm_cos(phi), s = dm_sin(phi);
+    double c, s;
+    dm_sincos(phi, &s, &c);
     r[0] = c * v[0] - s * v[1];
     r[1] = s * v[0] + c * v[1];
 }

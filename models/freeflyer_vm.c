@@ -19,7 +19,8 @@ static void turned(const FreeflyerVm *vm, const double *q, double w[][FREEFLYER_
     double phi = 0.0;
     for (int k = 0; k < vm->n; k++) {
         phi += q[k];
-        double c = dm_cos(phi), s = dm_sin(phi);
+        double c, s;
+        dm_sincos(phi, &s, &c);
         for (int i = 0; i < vm->n; i++) {
             const double *v = vm->V[i][k];
             w[i][k][0] = c * v[0] - s * v[1];

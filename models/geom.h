@@ -74,7 +74,9 @@ static inline void m3_transpose(double T[9], const double A[9])
 /* Rodrigues: rotation by angle about the unit axis e. */
 static inline void m3_axis_angle(double R[9], const double e[3], double angle)
 {
-    double c = dm_cos(angle), s = dm_sin(angle), v = 1.0 - c;
+    double c, s;
+    dm_sincos(angle, &s, &c);
+    double v = 1.0 - c;
     double x = e[0], y = e[1], z = e[2];
     R[0] = c + x * x * v;     R[1] = x * y * v - z * s; R[2] = x * z * v + y * s;
     R[3] = y * x * v + z * s; R[4] = c + y * y * v;     R[5] = y * z * v - x * s;

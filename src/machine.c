@@ -158,7 +158,8 @@ static bool mvec3(MCtx *m, Node *n, Dim want, const char *what, double out[3])
 /* Elementary rotations, row-major. */
 static void mrot_axis(double R[9], int axis, double a)
 {
-    double c = dm_cos(a), s = dm_sin(a);
+    double c, s;
+    dm_sincos(a, &s, &c);
     m3_identity(R);
     int i = (axis + 1) % 3, j = (axis + 2) % 3;
     R[3 * i + i] = c;

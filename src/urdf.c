@@ -126,7 +126,8 @@ static int urdf_required(Urdf *u, xmlNode *n, const char *name, double *v)
 /* URDF rpy: fixed-axis roll (x), pitch (y), yaw (z): R = Rz(yaw) Ry(pitch) Rx(roll). */
 static void urdf_rpy(double R[9], const double rpy[3])
 {
-    double cr = dm_cos(rpy[0]), sr = dm_sin(rpy[0]), cp = dm_cos(rpy[1]), sp = dm_sin(rpy[1]), cy = dm_cos(rpy[2]), sy = dm_sin(rpy[2]);
+    double cr, sr, cp, sp, cy, sy;
+    dm_sincos(rpy[0], &sr, &cr), dm_sincos(rpy[1], &sp, &cp), dm_sincos(rpy[2], &sy, &cy);
     R[0] = cy * cp; R[1] = cy * sp * sr - sy * cr; R[2] = cy * sp * cr + sy * sr;
     R[3] = sy * cp; R[4] = sy * sp * sr + cy * cr; R[5] = sy * sp * cr - cy * sr;
     R[6] = -sp;     R[7] = cp * sr;                R[8] = cp * cr;

@@ -242,14 +242,15 @@ static void spin_wd(const GmovePiece *p, double tau, double wd[5])
     if (p->reverse) { x = 1.0 - x; sgn = -1.0; }
     if (x < 0.0) x = 0.0;
     if (x > 1.0) x = 1.0;
-    double Tj = 1.0, sj = 1.0;
+    double Tj = 1.0, sj = 1.0, xp[8] = {1.0}; /* xp[i] = x^i: products, a fraction of pow's cost */
+    for (int i = 1; i < 8; i++) xp[i] = xp[i - 1] * x;
     for (int j = 0; j < 5; j++) {
         double s = 0.0;
         for (int k = 3; k >= 0; k--) {
             int e = k + 4;
             double f = 1.0;
             for (int i = 0; i < j; i++) f *= e - i;
-            s += p->b[k] * f * dm_pow(x, e - j);
+            s += p->b[k] * f * xp[e - j];
         }
         wd[j] = sj * s / Tj;
         Tj *= T;
@@ -263,10 +264,11 @@ static double spin_angle(const GmovePiece *p, double tau)
     double x = tau / p->T;
     if (x < 0.0) x = 0.0;
     if (x > 1.0) x = 1.0;
-    double Q1 = 0.0, Qx = 0.0, xr = p->reverse ? 1.0 - x : x;
+    double Q1 = 0.0, Qx = 0.0, xr = p->reverse ? 1.0 - x : x, xe = xr * xr * xr * xr; /* xr^(k + 5) below */
     for (int k = 0; k < 4; k++) {
+        xe *= xr;
         Q1 += p->b[k] / (k + 5);
-        Qx += p->b[k] * dm_pow(xr, k + 5) / (k + 5);
+        Qx += p->b[k] * xe / (k + 5);
     }
     return p->T * (p->reverse ? Q1 - Qx : Qx);
 }

@@ -95,8 +95,8 @@ static inline __attribute__((always_inline)) void planner_path_pose_ext(const Pl
             c = g->radius * (t[0] * cu - t[1] * su);
             d = g->radius * (t[1] * cu + t[0] * su);
         } else {
-            c = g->radius * dm_cos(a);
-            d = g->radius * dm_sin(a);
+            dm_sincos(a, &d, &c);
+            c *= g->radius, d *= g->radius;
         }
         x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
         y = g->centre[1] + c * g->e1[1] + d * g->e2[1];

@@ -181,8 +181,7 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
     if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
     for (int k = 0; k <= PLANNER_TRIG; k++) {
         double ak = g->phi * k / PLANNER_TRIG;   /* the expression planner_path_pose_ext repeats, to the bit */
-        g->trig[k][0] = dm_cos(ak);
-        g->trig[k][1] = dm_sin(ak);
+        dm_sincos(ak, &g->trig[k][1], &g->trig[k][0]);
     }
     g->ntrig = PLANNER_TRIG;
     return 0;
