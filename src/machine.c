@@ -483,7 +483,7 @@ static void mjoint_items(MCtx *m, Node *blk, int idx)
     }
     char why[384];
     int which, st = model_body_check(d, idx, why, sizeof why);
-    Node *body_at = strncmp(why, "mass", 4) == 0 || !inertia_at ? mass_at : inertia_at;
+    Node *body_at = (strncmp(why, "mass", 4) == 0 && mass_at) || !inertia_at ? mass_at : inertia_at;
     SrcLoc at = body_at ? body_at->a->loc : blk->loc;
     if (st < 0) merr(m, at, "joint '%s': %s", blk->name, why);
     if (model_limits_check(d, idx, &which, why, sizeof why) < 0)
