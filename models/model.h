@@ -324,7 +324,7 @@ int model_friction_check(const ModelDesc *d, char *err, size_t errlen);
 
 /* Physical plausibility of joint i of d (docs/MODELS.md, "Validation"): its body (mass >= 0; inertia finite,
  * symmetric, positive semi-definite, principal moments obeying the triangle inequality A + B >= C within
- * MODEL_TRIANGLE_TOL of C; a body of zero mass carries no inertia but a rotor's about its joint axis; the freeflyer
+ * MODEL_TRIANGLE_TOL of C; a body with inertia has a mass > 0, a massless one none; the freeflyer
  * back-end, planar, reads izz alone) and its limits (speed, acceleration, jerk, effort > 0 and not below
  * MODEL_LIMIT_FLOOR in SI: INFINITY is "none"). 0, or MODEL_EINVAL with the reason, its values and units in why (no
  * file or joint name: the caller adds them). */

@@ -1,6 +1,7 @@
 /* closed_loop.c — the closed-loop dry-run engine: controller at the cycle rate (or inside the ODE), actuators,
  * and the plant integrated by GSL's odeiv2 driver between cycles. */
 #include "plant/closed_loop.h"
+#include "plant/ode_control.h"
 #include "spd_solve.h"
 #include "output/display.h"
 
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+
+#include "dmath.h"
 
 /* printf into err (may be NULL). */
 static int fail(char *err, size_t errlen, int st, const char *fmt, ...)
@@ -27,7 +30,7 @@ static double friction(const ClosedLoop *cl, int j, double qd)
 {
     const ClosedLoopConfig *c = &cl->cfg;
     double f = c->viscous[j] * qd;
-    if (c->coulomb[j] != 0) f += c->coulomb[j] * tanh(qd / CLOSED_LOOP_COULOMB_V);
+    if (c->coulomb[j] != 0) f += c->coulomb[j] * dm_tanh(qd / CLOSED_LOOP_COULOMB_V);
     return f;
 }
 
@@ -190,6 +193,10 @@ int closed_loop_init(ClosedLoop *cl, Model *m, const ClosedLoopGains *g, const C
     cl->sys = (gsl_odeiv2_system){rhs, NULL, (size_t)cl->ny, cl};
     cl->drv = gsl_odeiv2_driver_alloc_y_new(&cl->sys, T, cl->cycle / 4, cl->cfg.epsabs, cl->cfg.epsrel);
     if (!cl->drv) return fail(err, errlen, MODEL_ENOMEM, "closed loop: out of memory");
+    if (ode_control_install(cl->drv, cl->cfg.epsabs, cl->cfg.epsrel) != GSL_SUCCESS) {
+        closed_loop_free(cl);
+        return fail(err, errlen, MODEL_ENOMEM, "closed loop: out of memory");
+    }
     if (gsl_odeiv2_driver_set_hmax(cl->drv, cl->cycle) != GSL_SUCCESS) {
         closed_loop_free(cl);
         return fail(err, errlen, MODEL_EINVAL, "closed loop: bad cycle time");

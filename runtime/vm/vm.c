@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "vm/builtins.h"
 #include "errcodes.h"
 #include "exec/motion.h"
@@ -463,7 +464,7 @@ dispatch:
     }
     CASE(BUILTIN) {
         if (LIKELY(INSTR_B(ins) == VB_SIN || INSTR_B(ins) == VB_COS)) { /* hot: no call through the table */
-            double a = RA.r, r = INSTR_B(ins) == VB_SIN ? sin(a) : cos(a);
+            double a = RA.r, r = INSTR_B(ins) == VB_SIN ? dm_sin(a) : dm_cos(a);
             if (LIKELY(isfinite(r) || !isfinite(a))) {
                 RA.r = r;
                 NEXT;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "online/drivers/driver.h"
 
 enum { SIM_SUBSTEPS = 10 };
@@ -121,7 +122,7 @@ static void sim_step(Sim *s)
             }
         } else {
             double x0 = s->x[i];
-            s->x[i] = s->tau > 0 ? s->sp[i] + (s->x[i] - s->sp[i]) * exp(-s->dt / s->tau) : s->sp[i];
+            s->x[i] = s->tau > 0 ? s->sp[i] + (s->x[i] - s->sp[i]) * dm_exp(-s->dt / s->tau) : s->sp[i];
             s->v[i] = (s->x[i] - x0) / s->dt;
         }
     }
