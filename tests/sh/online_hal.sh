@@ -96,7 +96,7 @@ PROGRAM io_pins;
   IO part : DIN 1;
   IO lamp : DOUT 2;
 BEGIN
-  WAIT FOR part TIMEOUT 3 s;
+  WAIT FOR part TIMEOUT 20 s;   { generous: halcmd itself may take seconds on a loaded machine }
   PRINT "part at", \$TIME;
   MOVE PTP JOINT(5 deg, 45 deg, -180 deg, 0, 45 deg, 0);
   lamp := TRUE;
