@@ -104,7 +104,7 @@ static int setup_driver(Online *on, char *err, size_t errlen)
                         on->axis_name[v.axis], on->q0[v.axis], on->axes[v.axis].min, on->axes[v.axis].max), -1;
     DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q0,
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
-                        .opts = on->drv_opts};
+                        .opts = on->drv_opts, .regmap = on->opt.regmap};
     if (on->drv->open(&cfg, &on->drv_state, &on->caps, err, errlen) < 0) return -1;
     if (on->drv->enable(on->drv_state, err, errlen) < 0) return -1;
     if (!on->caps.has_feedback) return 0;

@@ -4,7 +4,7 @@
  *
  * Built-in drivers (docs/ONLINE-DRIVERS.md): "sim" (virtual axes with a first- or second-order lag), "stream"
  * (one line of joint positions per cycle, the format LinuxCNC's halstreamer reads), "modbus" (Modbus TCP
- * drives through libmodbus; register map in modbus_map.h) and "hal" (a LinuxCNC HAL component writing to
+ * drives through libmodbus, laid out by a register map file: src/regmap.h) and "hal" (a LinuxCNC HAL component writing to
  * streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
@@ -32,6 +32,8 @@ typedef struct {
     const char (*axis_name)[DRIVER_NAME_LEN];   /* "arm.1", ... */
     const int *linear;                          /* 1: prismatic axis (m), 0: revolute (rad) */
     const char *opts;                           /* the options after "NAME:" ("" when none) */
+    const struct RegMap *regmap;                /* the register map the CLI read for the driver (src/regmap.h;
+                                                 * modbus), NULL none */
 } DriverConfig;
 
 /* What a driver can do, filled by open. */
