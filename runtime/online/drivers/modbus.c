@@ -68,6 +68,7 @@ typedef struct {
     int owed;                   /* a request timed out: its reply is still owed */
     int degraded;               /* after a timeout: the cycle's requests share a quarter of the cycle */
     int disabled_ok;            /* the drive confirmed the disable */
+    int live;                   /* the enable began and no disable followed yet: close disables first */
     char where[64];
     char fault_text[DRIVER_FAULT_LEN];
 } Modbus;
@@ -526,8 +527,8 @@ static int walk(Modbus *m, int on, int64_t until, char *err, size_t errlen)
             if (now - since[a] > limit || now > until) {
                 char st_txt[96], who[DRIVER_NAME_LEN + 8];
                 state_text(m, a, st_txt, sizeof st_txt);
-                return snprintf(err, errlen, "modbus: %s stays in %s %.3g s after '%s': it did not reach %s",
-                                axis_label(m, a, who, sizeof who), st_txt, (double)(now - since[a]) * 1e-9,
+                return snprintf(err, errlen, "modbus: %s stays in %s more than %.3g s after '%s': it did not reach %s",
+                                axis_label(m, a, who, sizeof who), st_txt, m->map.state_timeout,
                                 m->map.profile == REGMAP_PROFILE_IRL ? (on ? "enable" : "disable") : command_name(cw[a]),
                                 on ? (m->map.profile == REGMAP_PROFILE_IRL ? "enabled" : "Operation enabled")
                                    : "a state with the power stage off"), -1;
@@ -608,6 +609,18 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     return 0;
 }
 
+/* After a failed enable (message in err): the axes back to a power stage off, what that gave appended. -1. */
+static int switch_off(Modbus *m, char *err, size_t errlen)
+{
+    char why[DRIVER_FAULT_LEN];
+    size_t k = strlen(err);
+    m->live = 0;
+    if (walk(m, 0, osal_now() + (int64_t)((m->timeout + m->map.state_timeout) * 1e9), why, sizeof why) < 0 &&
+        k < errlen)
+        snprintf(err + k, errlen - k, "; switching the axes off failed too: %s", why);
+    return -1;
+}
+
 /* Enable: the setpoints at the axes' actual positions (the drive holds where it stands: a start elsewhere is
  * refused after the enable, without a jump), the mode of operation, then the state machine to Operation enabled,
  * confirmed by the statusword. */
@@ -633,18 +646,20 @@ static int modbus_enable(void *state, char *err, size_t errlen)
             if (obj(m, REGMAP_MODES)->write_fc != 23 && write_object(m, REGMAP_MODES, a) < 0)
                 return snprintf(err, errlen, "modbus: %s: cannot write the mode of operation: %s", m->where,
                                 modbus_strerror(errno)), -1;
-    if (walk(m, 1, until, err, errlen) < 0) return -1;
+    m->live = 1;
+    if (walk(m, 1, until, err, errlen) < 0) return switch_off(m, err, errlen);
     if (has(m, REGMAP_MODES_DISPLAY))
         for (int a = 0; a < (obj(m, REGMAP_MODES_DISPLAY)->stride ? m->n : 1); a++) {
             if (read_object(m, REGMAP_MODES_DISPLAY, a) < 0)
-                return snprintf(err, errlen, "modbus: %s: %s", m->where, modbus_strerror(errno)), -1;
+                return snprintf(err, errlen, "modbus: %s: %s", m->where, modbus_strerror(errno)), switch_off(m, err, errlen);
             int shown = (int16_t)get_raw(m, m->r, REGMAP_MODES_DISPLAY, a);
             if (shown != m->mode)
                 return snprintf(err, errlen, "modbus: axis %s runs in mode %d, not %d (%s) as asked", m->axis_name[a],
                                 shown, m->mode, m->mode == REGMAP_MODE_CSP ? "cyclic synchronous position"
-                                                                           : "cyclic synchronous velocity"), -1;
+                                                                           : "cyclic synchronous velocity"),
+                       switch_off(m, err, errlen);
         }
-    if (parse_feedback(m) < 0) return snprintf(err, errlen, "%s", m->fault_text), -1;
+    if (parse_feedback(m) < 0) return snprintf(err, errlen, "%s", m->fault_text), switch_off(m, err, errlen);
     return 0;
 }
 
@@ -699,7 +714,7 @@ static void modbus_disable(void *state)
     Modbus *m = state;
     double t = fmax(m->timeout, 0.5);
     char err[DRIVER_FAULT_LEN];
-    m->disabled_ok = 0;
+    m->disabled_ok = 0, m->live = 0;
     if (!settle_owed(m, t)) return;
     set_timeout(m, t);
     m->owed = 0;
@@ -710,7 +725,13 @@ static int modbus_disable_confirmed(void *state) { return ((Modbus *)state)->dis
 
 static const char *modbus_fault(void *state) { return ((Modbus *)state)->fault_text; }
 
-static void modbus_close_(void *state) { free_modbus(state); }
+/* Close; a drive enabled and never disabled (the run refused after the enable) is disabled first. */
+static void modbus_close_(void *state)
+{
+    Modbus *m = state;
+    if (m->live) modbus_disable(m);
+    free_modbus(m);
+}
 
 const DriverType driver_modbus = {
     .name = "modbus", .keys = modbus_keys, .check = modbus_check, .open = modbus_open, .enable = modbus_enable,
