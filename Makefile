@@ -206,7 +206,7 @@ clean:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # libFuzzer targets (tests/fuzz/README.md): fuzz_frontend (scanner, parser, checker), fuzz_loader (.irlc reader and
-# verifier, checksum re-stamped), fuzz_machine (.irm and URDF readers), linked against the library built with clang
+# verifier, checksum re-stamped), fuzz_machine (.irm, URDF and register map readers), linked against the library built with clang
 # in $(BUILD_ROOT)/fuzz. `make fuzz` installs clang, builds them, runs each FUZZ_TIME seconds on its corpus (new
 # inputs in $(BUILD_ROOT)/fuzz/corpus_*, crashes as $(BUILD_ROOT)/fuzz/crash-*), then the byte-flip campaign.
 FUZZ_CC      ?= clang

@@ -101,16 +101,16 @@ static int key_of(Reader *r, const Word *w, const char *const *keys, Word *val)
     return err(r, w->col, "unknown setting '%.*s' (read=, write=, scale=, stride=, order=, expect=)", kn, w->s), -1;
 }
 
-/* "scale=NUMBERunit" (unit/s for a speed) into the object's angular or linear scale. */
-static void scale_of(Reader *r, const Word *v, int kind, RegMapObject *o)
+/* "scale=NUMBERunit" (unit/s for a speed) into the object's angular or linear scale. 0, or -1 after an error. */
+static int scale_of(Reader *r, const Word *v, int kind, RegMapObject *o)
 {
     char buf[48], *end;
-    if (v->len >= (int)sizeof buf) return err(r, v->col, "scale: '%.*s' is too long", v->len, v->s);
+    if (v->len >= (int)sizeof buf) return err(r, v->col, "scale: '%.*s' is too long", v->len, v->s), -1;
     snprintf(buf, sizeof buf, "%.*s", v->len, v->s);
     errno = 0;
     double x = strtod(buf, &end);
     if (end == buf || errno || !isfinite(x) || !(x > 0))
-        return err(r, v->col, "scale: '%s' must be a number > 0 with its unit (e.g. 1e-6rad, 0.001mm/s)", buf);
+        return err(r, v->col, "scale: '%s' must be a number > 0 with its unit (e.g. 1e-6rad, 0.001mm/s)", buf), -1;
     size_t ul = strlen(end);
     int per_s = ul > 2 && strcmp(end + ul - 2, "/s") == 0;
     if (per_s) end[ul - 2] = '\0';
@@ -119,14 +119,14 @@ static void scale_of(Reader *r, const Word *v, int kind, RegMapObject *o)
         if (per_s != (kind == KIND_VELOCITY))
             return err(r, v->col + (int)(end - buf), "scale: a %s's unit is %s%s, not '%s%s'",
                        kind == KIND_VELOCITY ? "speed" : "position", units[i].name, kind == KIND_VELOCITY ? "/s" : "",
-                       end, per_s ? "/s" : "");
+                       end, per_s ? "/s" : ""), -1;
         double *s = units[i].angle ? &o->scale_rad : &o->scale_m;
-        if (*s != 0) return err(r, v->col, "scale: a second %s scale", units[i].angle ? "angular" : "linear");
+        if (*s != 0) return err(r, v->col, "scale: a second %s scale", units[i].angle ? "angular" : "linear"), -1;
         *s = x * units[i].si;
-        return;
+        return 0;
     }
-    err(r, v->col + (int)(end - buf), "scale: unknown unit '%s%s' (rad, deg, m, mm, um%s)", end, per_s ? "/s" : "",
-        kind == KIND_VELOCITY ? ", each with /s" : "");
+    return err(r, v->col + (int)(end - buf), "scale: unknown unit '%s%s' (rad, deg, m, mm, um%s)", end,
+               per_s ? "/s" : "", kind == KIND_VELOCITY ? ", each with /s" : ""), -1;
 }
 
 /* An object line: NAME REGISTER TYPE key=value... */
@@ -178,7 +178,7 @@ static void object_line(Reader *r, int id, const Word *w, int nw)
         case 2:
             if (kind != KIND_POSITION && kind != KIND_VELOCITY)
                 return err(r, w[i].col, "%s takes no scale: it is not a position or a speed", objects[id].name);
-            scale_of(r, &v, kind, &fresh);
+            if (scale_of(r, &v, kind, &fresh) < 0) return;
             break;
         case 3:
             if (!objects[id].per_axis) return err(r, w[i].col, "%s is one for the drive: it has no stride", objects[id].name);
