@@ -13,7 +13,8 @@
  *   mode=csp|csv  the CiA 402 mode of operation, over the map's
  *
  * Enabling walks the drive's state machine (the map's profile: CiA 402, or the emulator's one bit) and is
- * confirmed by the statusword; each transition may take the map's state_timeout. A request that times out is a
+ * confirmed by the statusword; each transition may take the map's state_timeout. Before the first cycle a request
+ * may take max(timeout, 0.5 s). A request that times out is a
  * fault (the stop follows); from then on a cycle blocks at most a quarter of the cycle time: it first waits for the
  * late reply still owed, and sends its setpoint only once it came (requests do not pile up at a slow peer, and the
  * stop is not stretched); a setpoint not acknowledged is written unconfirmed (online.csv). The disable at the end
@@ -36,6 +37,7 @@
 #define MB_MAX_REQ 64       /* requests per cycle */
 #define MB_REGS 65536       /* the holding-register address space */
 #define MB_POLL_NS 1000000  /* between two statusword reads while the drive changes state */
+#define MB_SETUP_TIMEOUT 0.5 /* s, the least a request may take before the first cycle (opening, enabling) */
 
 /* CiA 402 statusword: the device states (IEC 61800-7-201, table "state coding") and controlword commands. */
 enum { ST_NOT_READY, ST_SWITCH_ON_DISABLED, ST_READY, ST_SWITCHED_ON, ST_ENABLED, ST_QUICK_STOP, ST_FAULT_REACTION,
@@ -560,7 +562,9 @@ static int open_fail(Modbus *m)
 static int identify(Modbus *m, char *err, size_t errlen)
 {
     if (has(m, REGMAP_MAGIC)) {
-        if (read_object(m, REGMAP_MAGIC, 0) < 0 || get_raw(m, m->r, REGMAP_MAGIC, 0) != obj(m, REGMAP_MAGIC)->expect)
+        if (read_object(m, REGMAP_MAGIC, 0) < 0)
+            return snprintf(err, errlen, "modbus: %s: cannot read the magic value: %s", m->where, modbus_strerror(errno)), -1;
+        if (get_raw(m, m->r, REGMAP_MAGIC, 0) != obj(m, REGMAP_MAGIC)->expect)
             return snprintf(err, errlen, "modbus: %s does not answer with the register map %s (magic 0x%x at register "
                             "%d)", m->where, m->map.file, (unsigned)obj(m, REGMAP_MAGIC)->expect,
                             obj(m, REGMAP_MAGIC)->reg), -1;
@@ -596,7 +600,7 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     m->ctx = modbus_new_tcp(o.host, (int)o.port);
     if (!m->ctx) return snprintf(err, errlen, "--driver modbus: %s: %s", m->where, modbus_strerror(errno)), open_fail(m);
     modbus_set_slave(m->ctx, (int)o.unit);
-    set_timeout(m, o.timeout);
+    set_timeout(m, fmax(o.timeout, MB_SETUP_TIMEOUT)); /* the cycle's timeout from the first cycle on */
     if (modbus_connect(m->ctx) < 0) {
         snprintf(err, errlen, "modbus: cannot connect to %s: %s", m->where, modbus_strerror(errno));
         modbus_free(m->ctx);
@@ -627,7 +631,8 @@ static int switch_off(Modbus *m, char *err, size_t errlen)
 static int modbus_enable(void *state, char *err, size_t errlen)
 {
     Modbus *m = state;
-    int64_t until = osal_now() + (int64_t)(4 * m->map.state_timeout * 1e9) + (int64_t)(8 * m->timeout * 1e9);
+    int64_t until = osal_now() + (int64_t)(4 * m->map.state_timeout * 1e9) +
+                    (int64_t)(8 * fmax(m->timeout, MB_SETUP_TIMEOUT) * 1e9);
     if (plan_run(m, DO_READS) < 0)
         return snprintf(err, errlen, "modbus: %s: cannot read the drive: %s", m->where, modbus_strerror(errno)), -1;
     for (int i = 0; i < m->n; i++) {
@@ -660,6 +665,7 @@ static int modbus_enable(void *state, char *err, size_t errlen)
                        switch_off(m, err, errlen);
         }
     if (parse_feedback(m) < 0) return snprintf(err, errlen, "%s", m->fault_text), switch_off(m, err, errlen);
+    set_timeout(m, m->timeout);
     return 0;
 }
 
@@ -718,6 +724,8 @@ static void modbus_disable(void *state)
     if (!settle_owed(m, t)) return;
     set_timeout(m, t);
     m->owed = 0;
+    /* the emulator's one control word: cleared whatever the status says (a faulted drive too) */
+    if (m->map.profile == REGMAP_PROFILE_IRL && command(m, 0, 0) < 0) return;
     m->disabled_ok = walk(m, 0, osal_now() + (int64_t)((t + m->map.state_timeout) * 1e9), err, sizeof err) == 0;
 }
 
