@@ -20,26 +20,29 @@ enum { REGMAP_MODE_CSP = 8, REGMAP_MODE_CSV = 9 };
 
 typedef enum { REGMAP_INT16, REGMAP_UINT16, REGMAP_INT32, REGMAP_UINT32, REGMAP_FLOAT32, REGMAP_UINT64 } RegMapType;
 
-/* The objects a map may place; per axis unless marked drive-wide. */
-typedef enum {
-    REGMAP_CONTROLWORD,        /* write: the device control (CiA 402 0x6040) */
-    REGMAP_STATUSWORD,         /* read: the device state (0x6041) */
-    REGMAP_MODES,              /* write: modes of operation (0x6060) */
-    REGMAP_MODES_DISPLAY,      /* read: modes of operation display (0x6061) */
-    REGMAP_TARGET_POSITION,    /* write: position setpoint (0x607A), SI via scale */
-    REGMAP_TARGET_VELOCITY,    /* write: speed setpoint (0x60FF) */
-    REGMAP_POSITION_ACTUAL,    /* read: actual position (0x6064) */
-    REGMAP_VELOCITY_ACTUAL,    /* read: actual speed (0x606C) */
-    REGMAP_ERROR_CODE,         /* read: the drive's error code (0x603F) */
-    REGMAP_MAGIC,              /* drive-wide, read: a fixed value that identifies the layout (expect=) */
-    REGMAP_AXIS_COUNT,         /* drive-wide, read: how many axes the drive has */
-    REGMAP_FAULT_CODE,         /* drive-wide, read: the irl profile's fault code */
-    REGMAP_FAULT_AXIS,         /* drive-wide, read: the axis the fault is on (1-based; 0 the drive) */
-    REGMAP_CYCLE_COUNTER,      /* drive-wide, write: incremented every cycle (the drive's watchdog watches it) */
-    REGMAP_DIGITAL_OUTPUTS,    /* drive-wide, write: the program's outputs, bit c = channel c */
-    REGMAP_DIGITAL_INPUTS,     /* drive-wide, read: the inputs the program reads, bit c = channel c */
-    REGMAP_NOBJECTS
-} RegMapObjectId;
+/* The objects a map may place, one list for the enum, the reader's table and the driver's messages:
+ * X(ID, name in the file, per axis, read (R) / written (W), P position / V speed / B digital I/O / N plain). */
+#define REGMAP_OBJECTS(X)                                                                                          \
+    X(CONTROLWORD, "controlword", 1, W, N)           /* the device control (CiA 402 0x6040) */                    \
+    X(STATUSWORD, "statusword", 1, R, N)             /* the device state (0x6041) */                              \
+    X(MODES, "modes_of_operation", 1, W, N)          /* 0x6060 */                                                 \
+    X(MODES_DISPLAY, "modes_display", 1, R, N)       /* 0x6061 */                                                 \
+    X(TARGET_POSITION, "target_position", 1, W, P)   /* the position setpoint (0x607A), SI via scale */           \
+    X(TARGET_VELOCITY, "target_velocity", 1, W, V)   /* the speed setpoint (0x60FF) */                            \
+    X(POSITION_ACTUAL, "position_actual", 1, R, P)   /* 0x6064 */                                                 \
+    X(VELOCITY_ACTUAL, "velocity_actual", 1, R, V)   /* 0x606C */                                                 \
+    X(ERROR_CODE, "error_code", 1, R, N)             /* the drive's error code (0x603F) */                        \
+    X(MAGIC, "magic", 0, R, N)                       /* a fixed value that identifies the layout (expect=) */     \
+    X(AXIS_COUNT, "axis_count", 0, R, N)             /* how many axes the drive has */                            \
+    X(FAULT_CODE, "fault_code", 0, R, N)             /* the irl profile's fault code */                           \
+    X(FAULT_AXIS, "fault_axis", 0, R, N)             /* the axis the fault is on (1-based; 0 the drive) */        \
+    X(CYCLE_COUNTER, "cycle_counter", 0, W, N)       /* incremented every cycle (the drive's watchdog) */         \
+    X(DIGITAL_OUTPUTS, "digital_outputs", 0, W, B)   /* the program's outputs, bit c = channel c */               \
+    X(DIGITAL_INPUTS, "digital_inputs", 0, R, B)     /* the inputs the program reads, bit c = channel c */
+
+#define REGMAP_ENUM_(id, name, axis, way, kind) REGMAP_##id,
+typedef enum { REGMAP_OBJECTS(REGMAP_ENUM_) REGMAP_NOBJECTS } RegMapObjectId;
+#undef REGMAP_ENUM_
 
 typedef struct {
     int present;

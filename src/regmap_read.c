@@ -12,30 +12,17 @@
 
 #define WORD_MAX 24 /* words on one line */
 
-/* What an object is: its name, whether it is per axis, which ways it goes, whether it carries a position or a
- * speed (then it needs a scale), and which types it may have. */
-enum { DIR_READ = 1, DIR_WRITE = 2 };
-enum { KIND_PLAIN, KIND_POSITION, KIND_VELOCITY, KIND_BITS };
+/* What an object is (regmap.h's list): its name, whether it is per axis, which way it goes (R read, W written),
+ * what it carries (P a position, V a speed: both need a scale; B digital I/O; N a plain word or number). */
+enum { DIR_R = 1, DIR_W = 2 };
+enum { KIND_N, KIND_P, KIND_V, KIND_B };
 static const struct {
     const char *name;
     int per_axis, dir, kind;
 } objects[REGMAP_NOBJECTS] = {
-    [REGMAP_CONTROLWORD] = {"controlword", 1, DIR_WRITE, KIND_PLAIN},
-    [REGMAP_STATUSWORD] = {"statusword", 1, DIR_READ, KIND_PLAIN},
-    [REGMAP_MODES] = {"modes_of_operation", 1, DIR_WRITE, KIND_PLAIN},
-    [REGMAP_MODES_DISPLAY] = {"modes_display", 1, DIR_READ, KIND_PLAIN},
-    [REGMAP_TARGET_POSITION] = {"target_position", 1, DIR_WRITE, KIND_POSITION},
-    [REGMAP_TARGET_VELOCITY] = {"target_velocity", 1, DIR_WRITE, KIND_VELOCITY},
-    [REGMAP_POSITION_ACTUAL] = {"position_actual", 1, DIR_READ, KIND_POSITION},
-    [REGMAP_VELOCITY_ACTUAL] = {"velocity_actual", 1, DIR_READ, KIND_VELOCITY},
-    [REGMAP_ERROR_CODE] = {"error_code", 1, DIR_READ, KIND_PLAIN},
-    [REGMAP_MAGIC] = {"magic", 0, DIR_READ, KIND_PLAIN},
-    [REGMAP_AXIS_COUNT] = {"axis_count", 0, DIR_READ, KIND_PLAIN},
-    [REGMAP_FAULT_CODE] = {"fault_code", 0, DIR_READ, KIND_PLAIN},
-    [REGMAP_FAULT_AXIS] = {"fault_axis", 0, DIR_READ, KIND_PLAIN},
-    [REGMAP_CYCLE_COUNTER] = {"cycle_counter", 0, DIR_WRITE, KIND_PLAIN},
-    [REGMAP_DIGITAL_OUTPUTS] = {"digital_outputs", 0, DIR_WRITE, KIND_BITS},
-    [REGMAP_DIGITAL_INPUTS] = {"digital_inputs", 0, DIR_READ, KIND_BITS},
+#define ROW_(id, n, axis, way, kind) [REGMAP_##id] = {n, axis, DIR_##way, KIND_##kind},
+    REGMAP_OBJECTS(ROW_)
+#undef ROW_
 };
 
 static const char *const type_names[] = {"int16", "uint16", "int32", "uint32", "float32", "uint64"};
@@ -116,9 +103,9 @@ static int scale_of(Reader *r, const Word *v, int kind, RegMapObject *o)
     if (per_s) end[ul - 2] = '\0';
     for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
         if (strcmp(end, units[i].name) != 0) continue;
-        if (per_s != (kind == KIND_VELOCITY))
+        if (per_s != (kind == KIND_V))
             return err(r, v->col + (int)(end - buf), "scale: a %s's unit is %s%s, not '%s%s'",
-                       kind == KIND_VELOCITY ? "speed" : "position", units[i].name, kind == KIND_VELOCITY ? "/s" : "",
+                       kind == KIND_V ? "speed" : "position", units[i].name, kind == KIND_V ? "/s" : "",
                        end, per_s ? "/s" : ""), -1;
         double *s = units[i].angle ? &o->scale_rad : &o->scale_m;
         if (*s != 0) return err(r, v->col, "scale: a second %s scale", units[i].angle ? "angular" : "linear"), -1;
@@ -126,7 +113,7 @@ static int scale_of(Reader *r, const Word *v, int kind, RegMapObject *o)
         return 0;
     }
     return err(r, v->col + (int)(end - buf), "scale: unknown unit '%s%s' (rad, deg, m, mm, um%s)", end,
-               per_s ? "/s" : "", kind == KIND_VELOCITY ? ", each with /s" : ""), -1;
+               per_s ? "/s" : "", kind == KIND_V ? ", each with /s" : ""), -1;
 }
 
 /* An object line: NAME REGISTER TYPE key=value... */
@@ -147,10 +134,10 @@ static void object_line(Reader *r, int id, const Word *w, int nw)
     for (int i = 0; i < (int)(sizeof type_names / sizeof *type_names); i++)
         if (word_is(&w[2], type_names[i])) t = i;
     if (t < 0) return err(r, w[2].col, "unknown type '%.*s' (int16, uint16, int32, uint32, float32, uint64)", w[2].len, w[2].s);
-    if ((t == REGMAP_UINT64) != (kind == KIND_BITS))
+    if ((t == REGMAP_UINT64) != (kind == KIND_B))
         return err(r, w[2].col, "%s cannot be %s (%s)", objects[id].name, type_names[t],
-                   kind == KIND_BITS ? "digital I/O is uint64, 4 registers" : "uint64 is for digital I/O only");
-    if (t == REGMAP_FLOAT32 && kind == KIND_PLAIN)
+                   kind == KIND_B ? "digital I/O is uint64, 4 registers" : "uint64 is for digital I/O only");
+    if (t == REGMAP_FLOAT32 && kind == KIND_N)
         return err(r, w[2].col, "%s cannot be float32: it is a word of bits or a whole number", objects[id].name);
     fresh.type = (RegMapType)t;
     static const char *const keys[] = {"read", "write", "scale", "stride", "order", "expect", NULL};
@@ -159,14 +146,14 @@ static void object_line(Reader *r, int id, const Word *w, int nw)
         long x;
         switch (key_of(r, &w[i], keys, &v)) {
         case 0:
-            if (!(dir & DIR_READ)) return err(r, w[i].col, "%s is written, not read", objects[id].name);
+            if (!(dir & DIR_R)) return err(r, w[i].col, "%s is written, not read", objects[id].name);
             if (whole(r, &v, 0, 255, "read", &x) < 0) return;
             if (x != 3 && x != 23)
                 return err(r, v.col, "read: function %ld; a holding register is read with 3 or 23", x);
             fresh.read_fc = (int)x;
             break;
         case 1:
-            if (!(dir & DIR_WRITE)) return err(r, w[i].col, "%s is read, not written", objects[id].name);
+            if (!(dir & DIR_W)) return err(r, w[i].col, "%s is read, not written", objects[id].name);
             if (whole(r, &v, 0, 255, "write", &x) < 0) return;
             if (x != 6 && x != 16 && x != 23)
                 return err(r, v.col, "write: function %ld; a holding register is written with 6, 16 or 23", x);
@@ -176,7 +163,7 @@ static void object_line(Reader *r, int id, const Word *w, int nw)
             fresh.write_fc = (int)x;
             break;
         case 2:
-            if (kind != KIND_POSITION && kind != KIND_VELOCITY)
+            if (kind != KIND_P && kind != KIND_V)
                 return err(r, w[i].col, "%s takes no scale: it is not a position or a speed", objects[id].name);
             if (scale_of(r, &v, kind, &fresh) < 0) return;
             break;
@@ -199,12 +186,12 @@ static void object_line(Reader *r, int id, const Word *w, int nw)
         }
     }
     int col_end = w[nw - 1].col + w[nw - 1].len;
-    if ((dir & DIR_READ) && !fresh.read_fc) return err(r, col_end, "%s: say how it is read (read=3 or read=23)", objects[id].name);
-    if ((dir & DIR_WRITE) && !fresh.write_fc)
+    if ((dir & DIR_R) && !fresh.read_fc) return err(r, col_end, "%s: say how it is read (read=3 or read=23)", objects[id].name);
+    if ((dir & DIR_W) && !fresh.write_fc)
         return err(r, col_end, "%s: say how it is written (write=6, 16 or 23)", objects[id].name);
-    if ((kind == KIND_POSITION || kind == KIND_VELOCITY) && !fresh.scale_rad && !fresh.scale_m)
+    if ((kind == KIND_P || kind == KIND_V) && !fresh.scale_rad && !fresh.scale_m)
         return err(r, col_end, "%s: give its scale with a unit (e.g. scale=1e-6rad%s; one angular and one linear "
-                   "for both kinds of axis)", objects[id].name, kind == KIND_VELOCITY ? "/s" : "");
+                   "for both kinds of axis)", objects[id].name, kind == KIND_V ? "/s" : "");
     if (id == REGMAP_MAGIC && !fresh.has_expect) return err(r, col_end, "magic: give the value it must hold (expect=N)");
     *o = fresh;
 }

@@ -260,7 +260,8 @@ typedef struct {
 static int span_cmp(const void *x, const void *y)
 {
     const Span *p = x, *q = y;
-    return p->a < q->a ? -1 : p->a > q->a;
+    if (p->a != q->a) return p->a < q->a ? -1 : 1;
+    return p->id != q->id ? (p->id < q->id ? -1 : 1) : (p->axis > q->axis) - (p->axis < q->axis);
 }
 
 /* Is the object part of every cycle? Writes: all but the state machine's (unless in function 23's block);
@@ -274,12 +275,13 @@ static int cyclic(const Modbus *m, int id, int write)
     return id != REGMAP_MAGIC && id != REGMAP_AXIS_COUNT && id != REGMAP_MODES_DISPLAY;
 }
 
-/* The registers every cycle writes (write 1) or reads, sorted. Their count. */
-static int collect(const Modbus *m, int write, Span *s)
+/* The registers every cycle writes (write 1) or reads, or (all 1) every register written at all, sorted. Their
+ * count. */
+static int collect(const Modbus *m, int write, int all, Span *s)
 {
     int k = 0;
     for (int id = 0; id < REGMAP_NOBJECTS; id++) {
-        if (!cyclic(m, id, write)) continue;
+        if (all ? !(obj(m, id)->present && obj(m, id)->write_fc) : !cyclic(m, id, write)) continue;
         const RegMapObject *o = obj(m, id);
         for (int a = 0; a < (o->stride ? m->n : 1); a++)
             s[k++] = (Span){addr(m, id, a), type_regs(o->type), write ? o->write_fc : o->read_fc, id, a};
@@ -297,22 +299,24 @@ static int add_req(Modbus *m, Req q, char *err, size_t errlen)
     return 0;
 }
 
-static const char *const object_names[REGMAP_NOBJECTS] = {
-    "controlword", "statusword", "modes_of_operation", "modes_display", "target_position", "target_velocity",
-    "position_actual", "velocity_actual", "error_code", "magic", "axis_count", "fault_code", "fault_axis",
-    "cycle_counter", "digital_outputs", "digital_inputs"};
+#define NAME_(id, n, axis, way, kind) [REGMAP_##id] = n,
+static const char *const object_names[REGMAP_NOBJECTS] = {REGMAP_OBJECTS(NAME_)};
+#undef NAME_
 
 /* The cycle's requests: function 23's block (its writes one contiguous run of at most 121 registers, its reads one
  * span of at most 125), write runs of 16 (at most 123 registers) and 6, read spans of 3 (at most 125). */
 static int plan(Modbus *m, char *err, size_t errlen)
 {
     Span s[REGMAP_NOBJECTS * DRIVER_MAX_AXES];
-    int k = collect(m, 1, s);
+    int k = collect(m, 1, 1, s);
+    for (int i = 1; i < k; i++) /* a cycle's write would overwrite another object */
+        if (s[i].a < s[i - 1].a + s[i - 1].n)
+            return snprintf(err, errlen, "modbus: the map %s writes register %d twice: %s (axis %d) and %s (axis %d)",
+                            m->map.file, s[i].a, object_names[s[i - 1].id], s[i - 1].axis + 1, object_names[s[i].id],
+                            s[i].axis + 1), -1;
+    k = collect(m, 1, 0, s);
     Req r23 = {.fc = 23, .waddr = -1, .raddr = -1};
     for (int i = 0; i < k; i++) {
-        if (i && s[i].a < s[i - 1].a + s[i - 1].n)
-            return snprintf(err, errlen, "modbus: the map %s writes register %d twice: %s and %s (axis %d)",
-                            m->map.file, s[i].a, object_names[s[i - 1].id], object_names[s[i].id], s[i].axis + 1), -1;
         if (s[i].fc == 23) {
             if (r23.waddr >= 0 && s[i].a != r23.waddr + r23.wn)
                 return snprintf(err, errlen, "modbus: the map %s: the objects written with function 23 are not one "
@@ -328,7 +332,7 @@ static int plan(Modbus *m, char *err, size_t errlen)
             else if (add_req(m, (Req){.fc = 16, .waddr = s[i].a, .wn = s[i].n}, err, errlen) < 0) return -1;
         }
     }
-    k = collect(m, 0, s);
+    k = collect(m, 0, 0, s);
     for (int i = 0; i < k; i++) {
         if (s[i].fc == 23) {
             if (r23.raddr < 0) r23.raddr = s[i].a;
