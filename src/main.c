@@ -222,7 +222,7 @@ static int cmd_run(int argc, char **argv)
         vm.trace_ctx = stderr;
     }
     DeviceMachine *machines = NULL;
-    static RegMap regmap;
+    RegMap regmap;
     status = ro.online ? exec_online_check(&ro) : EX_OK; /* a usage error before any file is read */
     if (status == EX_OK && ro.online) status = read_regmap(&ro, &regmap);
     if (status == EX_OK) status = bind_devices(&c, path, &ro, &machines);

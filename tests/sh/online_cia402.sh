@@ -9,7 +9,7 @@
 #   2. the same drive in cyclic synchronous velocity (mode=csv): it runs in mode 9 and follows;
 #   3. a drive fault mid-run (axis 2): a controlled stop, exit 1, online.json says why, the disable confirmed;
 #   4. an axis that never reaches Operation enabled: the run does not start, the message names the axis and its
-#      state, and the axes already enabled are switched off again;
+#      state, and the axes already enabled are switched off again; a drive that powers up in Fault is reset;
 #   5. bad map files: errors with file:line:col, exit 65 (66 for a missing file); objects sharing a register;
 #   6. drives/emulator.map named explicitly, against irl's own emulator: the run completes as with the built-in map.
 # Every peer ends by itself (--timeout) and is killed by pid on the way out. Needs $IRL, $BUILD.
@@ -95,6 +95,17 @@ grep -qF "$want" "$tmp/rf.err" || note "refuse: message $(head -3 "$tmp/rf.err")
 grep -q "^sp," "$tmp/refuse.log" && [ "$(grep -c '^sp,' "$tmp/refuse.log")" != 1 ] && note "refuse: cyclic setpoints were sent"
 checks+=(+ json "$tmp/rf/online.json" "j['status'] == 'not_started' and 'axis arm.3 stays in Switched on' in j['reason']"
          + states "$tmp/refuse.log" 1,2,3,4,5,6 "Switched on" "Ready to switch on")
+
+# 4b. a drive that powers up in Fault: the enable resets it (bit 7's rising edge) and goes on to Operation enabled
+start_peer reset --start-in-fault
+"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+    --no-plots --out "$tmp/rs" lin_short.irl >/dev/null 2>"$tmp/rs.err"
+rc=$?; end_peer
+[ $rc = 0 ] || note "reset: exit $rc: $(head -3 "$tmp/rs.err")"
+awk -F, '/^state,/ { s[$2] = s[$2] "/" $3 } END { for (a = 1; a <= 6; a++) if (s[a] !~ /^\/Fault\/Switch on disabled\/Ready/) bad = 1
+         exit bad }' "$tmp/reset.log" || note "reset: states $(grep -m 8 '^state' "$tmp/reset.log" | tr '\n' ' ')"
+checks+=(+ states "$tmp/reset.log" 1,2,3,4,5,6 "Operation enabled" "Ready to switch on"
+         + json "$tmp/rs/online.json" 'j["complete"] and j["disabled_confirmed"] is True')
 
 # 5. bad maps: each error with file:line:col
 bad_map() { # $1 name, $2 expected message (file:line:col: error: ...), stdin: the map

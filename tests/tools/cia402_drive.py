@@ -17,7 +17,7 @@ Operation enabled an axis follows the target position exactly (CSP) or integrate
 wall time (CSV); otherwise it stands.
 
   cia402_drive.py --port-file F [--axes N] [--start c1,c2,...] [--timeout T] [--log FILE] [--transition-delay T]
-                  [--fault-at T --fault-axis A] [--refuse-enable A]
+                  [--fault-at T --fault-axis A] [--refuse-enable A] [--start-in-fault]
 
   --start          the actual positions at power-up, in counts (0.0001 degree)
   --log FILE       one line per write of the target block ("sp,c1,...,cN": target position counts) and per
@@ -25,6 +25,7 @@ wall time (CSV); otherwise it stands.
   --fault-at T     T s after every axis reached Operation enabled, axis A (--fault-axis, 1-based) goes to Fault
                    reaction active, then Fault 10 ms later, error code 0x2310 (continuous over current)
   --refuse-enable  axis A never leaves Switched on for Operation enabled (as with safe torque off active)
+  --start-in-fault every axis powers up in Fault (error code 0x5530: a memory error), cleared by a fault reset
 Exit status 0 after --timeout (default 30 s); 2 usage.
 """
 import argparse
@@ -68,6 +69,9 @@ class Drive(ModbusSequentialDataBlock):
         super().__init__(0, [0] * 2000)
         self.o, self.t_update = o, time.monotonic()
         self.axes = [Axis(o.start[a] if a < len(o.start) else 0) for a in range(o.axes)]
+        if o.start_in_fault:
+            for ax in self.axes:
+                ax.pending, ax.error = FAULT, 0x5530
         self.t_enabled = None
         self.log = open(o.log, "w") if o.log else None
         self.update()
@@ -192,6 +196,7 @@ def main():
     p.add_argument("--fault-at", type=float)
     p.add_argument("--fault-axis", type=int, default=1)
     p.add_argument("--refuse-enable", type=int, default=0)
+    p.add_argument("--start-in-fault", action="store_true")
     o = p.parse_args()
     o.start = [int(x) for x in o.start.split(",")] if o.start else []
     if not 1 <= o.axes <= 32 or not 1 <= o.fault_axis <= o.axes:

@@ -4,8 +4,8 @@
  *
  * Built-in drivers (docs/ONLINE-DRIVERS.md): "sim" (virtual axes with a first- or second-order lag), "stream"
  * (one line of joint positions per cycle, the format LinuxCNC's halstreamer reads), "modbus" (Modbus TCP
- * drives through libmodbus, laid out by a register map file: src/regmap.h) and "hal" (a LinuxCNC HAL component writing to
- * streamer's shared-memory stream).
+ * drives through libmodbus, laid out by a register map file: src/regmap.h) and "hal" (a LinuxCNC HAL component
+ * writing to streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
  *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, enable

@@ -469,8 +469,10 @@ static int command(Modbus *m, int axis, uint16_t cw)
 }
 
 /* The controlword that moves a CiA 402 axis from state st toward Operation enabled (on 1) or a power stage off
- * (on 0); -1 nothing to do but wait (or done). A fault is reset on a rising edge of bit 7: 0 first, then 0x80. */
-static int next_command(int st, int on, uint16_t last)
+ * (on 0), after `last` (-1: none written yet); -1 nothing to do but wait (or done). A fault is reset on a rising
+ * edge of bit 7: when what the drive holds is unknown 0 first, then 0x80, held (one reset: a fault that stays
+ * runs into the state timeout). */
+static int next_command(int st, int on, int last)
 {
     if (!on) return st == ST_SWITCHED_ON || st == ST_ENABLED ? CW_SHUTDOWN : st == ST_QUICK_STOP ? CW_DISABLE_VOLTAGE : -1;
     switch (st) {
@@ -478,7 +480,7 @@ static int next_command(int st, int on, uint16_t last)
     case ST_READY: return CW_SWITCH_ON;
     case ST_SWITCHED_ON: return CW_ENABLE_OPERATION;
     case ST_QUICK_STOP: return CW_DISABLE_VOLTAGE;
-    case ST_FAULT: return last & CW_FAULT_RESET ? CW_DISABLE_VOLTAGE : CW_FAULT_RESET;
+    case ST_FAULT: return last < 0 ? CW_DISABLE_VOLTAGE : CW_FAULT_RESET;
     default: return -1;
     }
 }
@@ -522,7 +524,7 @@ static int walk(Modbus *m, int on, int64_t until, char *err, size_t errlen)
             int st = m->map.profile == REGMAP_PROFILE_IRL ? (int)statusword(m, a) : cia_state(statusword(m, a));
             if (st != last_st[a]) last_st[a] = st, since[a] = now;
             int want = m->map.profile == REGMAP_PROFILE_IRL ? (on ? MODBUS_MAP_CTL_ENABLE : 0)
-                                                             : next_command(st, on, cw[a] < 0 ? 0 : (uint16_t)cw[a]);
+                                                             : next_command(st, on, cw[a]);
             if (m->map.profile == REGMAP_PROFILE_IRL && on && faulted(m, a)) want = MODBUS_MAP_CTL_RESET;
             if (want >= 0 && want != cw[a]) {
                 if (command(m, a, (uint16_t)want) < 0)
