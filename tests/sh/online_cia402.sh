@@ -7,7 +7,8 @@
 #      whose run rows are the dry-run's trace, and the disable at the end took every axis to Ready to switch on,
 #      confirmed (online.json "disabled_confirmed": true);
 #   2. the same drive in cyclic synchronous velocity (mode=csv): it runs in mode 9 and follows;
-#   3. a drive fault mid-run (axis 2): a controlled stop, exit 1, online.json says why, the disable confirmed;
+#   3. a drive fault mid-run (axis 2): a controlled stop, exit 1, online.json says why, the disable confirmed; a
+#      peer whose replies come late: a driver fault, a stop whose cycles block a bounded time, the disable confirmed;
 #   4. an axis that never reaches Operation enabled: the run does not start, the message names the axis and its
 #      state, and the axes already enabled are switched off again; a drive that powers up in Fault is reset;
 #   5. bad map files: errors with file:line:col, exit 65 (66 for a missing file); objects sharing a register;
@@ -83,6 +84,30 @@ grep -q "error code 0x2310" "$tmp/df.err" || note "fault: no error code in $(hea
 checks+=(+ stopped "$tmp/df" driver_fault "axis arm.2 reports a fault"
          + json "$tmp/df/online.json" "j['status'] == 'stopped' and j['disabled_confirmed'] is True and 'axis arm.2 reports a fault' in j['stop']['message']"
          + states "$tmp/fault.log" 2 "Fault" "Fault" + states "$tmp/fault.log" 1,3,4,5,6 "Operation enabled" "Ready to switch on")
+
+# 3b. a slow peer: from 0.3 s after the enable every reply comes 30 ms late (the cycle's requests may take 20 ms
+# together): a driver fault, and the stop that follows blocks each cycle a quarter of the 4 ms cycle at most, so
+# its rows span their ramp time plus at most 50 ms of wall time; the disable still confirmed
+start_peer slow --delay 0.03 --delay-at 0.3
+"$IRL" run --online --driver modbus:port="$port",map="$map" --cycle 4ms --max-missed 1000000 --no-plots \
+    --out "$tmp/sl" lin_short.irl >/dev/null 2>"$tmp/sl.err"
+rc=$?; end_peer
+[ $rc = 1 ] || note "slow: exit $rc"
+grep -q "online stop: driver fault: modbus: 127.0.0.1:$port: no reply in time" "$tmp/sl.err" \
+    || note "slow: message $(head -3 "$tmp/sl.err")"
+checks+=(+ json "$tmp/sl/online.json" 'j["status"] == "stopped" and j["disabled_confirmed"] is True and j["stop_ramp"] > 0 or print(j["status"], j["disabled_confirmed"], j["stop_ramp"], j["stop"])'
+         + states "$tmp/slow.log" 1,2,3,4,5,6 "Operation enabled" "Ready to switch on")
+msg=$(python3 - "$tmp/sl/online.csv" "$tmp/sl/online.json" <<'EOF2'
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["state"] == "stop"]
+span = float(rows[-1]["wall"]) - float(rows[0]["wall"]) if rows else 0
+if not rows or span > 0.004 * len(rows) + 0.05:
+    j = json.load(open(sys.argv[2]))
+    print("the stop's %d rows took %.3f s of wall time; %s" % (len(rows), span, {k: j[k] for k in (
+        "status", "stop", "disabled_confirmed", "stop_ramp")}))
+EOF2
+)
+[ -z "$msg" ] || note "slow: $msg"
 
 # 4. axis 3 stays in Switched on (enable operation refused): no start, the axes switched off again
 start_peer refuse --refuse-enable 3

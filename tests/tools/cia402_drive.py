@@ -17,7 +17,7 @@ Operation enabled an axis follows the target position exactly (CSP) or integrate
 wall time (CSV); otherwise it stands.
 
   cia402_drive.py --port-file F [--axes N] [--start c1,c2,...] [--timeout T] [--log FILE] [--transition-delay T]
-                  [--fault-at T --fault-axis A] [--refuse-enable A] [--start-in-fault]
+                  [--fault-at T --fault-axis A] [--refuse-enable A] [--start-in-fault] [--delay T --delay-at T]
 
   --start          the actual positions at power-up, in counts (0.0001 degree)
   --log FILE       one line per write of the target block ("sp,c1,...,cN": target position counts) and per
@@ -26,6 +26,8 @@ wall time (CSV); otherwise it stands.
                    reaction active, then Fault 10 ms later, error code 0x2310 (continuous over current)
   --refuse-enable  axis A never leaves Switched on for Operation enabled (as with safe torque off active)
   --start-in-fault every axis powers up in Fault (error code 0x5530: a memory error), cleared by a fault reset
+  --delay T        a slow peer: from --delay-at T s after every axis reached Operation enabled, each read is
+                   answered T s late (the server blocks meanwhile: later requests wait their turn)
 Exit status 0 after --timeout (default 30 s); 2 usage.
 """
 import argparse
@@ -143,6 +145,8 @@ class Drive(ModbusSequentialDataBlock):
 
     def getValues(self, address, count=1):
         self.update()
+        if self.o.delay and self.t_enabled is not None and time.monotonic() - self.t_enabled >= self.o.delay_at:
+            time.sleep(self.o.delay)
         return super().getValues(address, count)
 
     def setValues(self, address, values):
@@ -197,6 +201,8 @@ def main():
     p.add_argument("--fault-axis", type=int, default=1)
     p.add_argument("--refuse-enable", type=int, default=0)
     p.add_argument("--start-in-fault", action="store_true")
+    p.add_argument("--delay", type=float, default=0)
+    p.add_argument("--delay-at", type=float, default=0)
     o = p.parse_args()
     o.start = [int(x) for x in o.start.split(",")] if o.start else []
     if not 1 <= o.axes <= 32 or not 1 <= o.fault_axis <= o.axes:

@@ -8,7 +8,8 @@
  *   host=ADDR     the drive's address (default 127.0.0.1)
  *   port=N        its TCP port (default 502)
  *   unit=N        Modbus unit identifier (default 1)
- *   timeout=T     how long a request may take before it is a fault (default 20 ms, at least 2 cycles)
+ *   timeout=T     how long a cycle's requests may take together before it is a fault (default 20 ms, at least
+ *                 2 cycles)
  *   map=FILE      the register map (read by the CLI; default: the emulator's, drives/emulator.map)
  *   mode=csp|csv  the CiA 402 mode of operation, over the map's
  *
@@ -710,14 +711,24 @@ static int modbus_write(void *state, const double *q, const double *qd, uint64_t
     if (has(m, REGMAP_DIGITAL_OUTPUTS)) put_raw(m, m->w, REGMAP_DIGITAL_OUTPUTS, 0, dout);
     if (has(m, REGMAP_CYCLE_COUNTER))
         put_raw(m, m->w, REGMAP_CYCLE_COUNTER, 0, (get_raw(m, m->w, REGMAP_CYCLE_COUNTER, 0) + 1) & 0xffff);
-    if (m->degraded) set_timeout(m, budget / 2 / m->nreq);
-    for (int i = 0; i < m->nreq; i++)
+    int64_t t0 = osal_now();
+    double total = m->degraded ? budget / 2 : m->timeout; /* the cycle's requests together */
+    for (int i = 0; i < m->nreq; i++) {
+        double left = total - (double)(osal_now() - t0) * 1e-9;
+        if (left <= 0) { /* the time is up before this request: not sent, nothing owed */
+            errno = ETIMEDOUT;
+            set_io_fault(m, "no reply in time");
+            m->degraded = 1;
+            return -1;
+        }
+        if (m->nreq > 1 || m->degraded) set_timeout(m, left);
         if (transfer(m, &m->req[i]) < 0) {
             int timed_out = errno == ETIMEDOUT;
             set_io_fault(m, timed_out ? "no reply in time" : "request failed");
             if (timed_out) m->owed = 1, m->degraded = 1;
             return -1;
         }
+    }
     return parse_feedback(m);
 }
 
