@@ -13,10 +13,12 @@
 #include "diag.h"
 #include "disasm.h"
 #include "exec/exec_offline.h"
+#include "online/drivers/driver.h"
 #include "online/exec_online.h"
 #include "frontend.h"
 #include "exec/run_options.h"
 #include "model_cli.h"
+#include "regmap_read.h"
 #include "output/trace_cli.h"
 #include "vm/vm.h"
 
@@ -171,6 +173,24 @@ static int bind_devices(const Chunk *c, const char *path, RunOptions *ro, Device
     return rc == BIND_OK ? EX_OK : rc == BIND_EIO ? EX_NOINPUT_ : EX_COMPILE;
 }
 
+/* The modbus driver's register map (--driver modbus:map=FILE; without it the emulator's, built in) into *map
+ * for the runtime, which gets it in ro->regmap. The other drivers take none. */
+static int read_regmap(RunOptions *ro, RegMap *map)
+{
+    const char *colon = strchr(ro->driver, ':');
+    if (strncmp(ro->driver, "modbus", 6) != 0 || (ro->driver[6] && ro->driver[6] != ':')) return EX_OK;
+    char path[4096];
+    Diag diag;
+    diag_init(&diag, stderr);
+    int rc = colon && driver_opt(colon + 1, "map", path, sizeof path)
+                 ? regmap_load(path, map, &diag)
+                 : regmap_load_text(regmap_emulator_file, regmap_emulator_text, strlen(regmap_emulator_text), map, &diag);
+    diag_free(&diag);
+    if (rc != REGMAP_OK) return rc == REGMAP_EIO ? EX_NOINPUT_ : EX_COMPILE;
+    ro->regmap = map;
+    return EX_OK;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     int trace = 0, n;
@@ -206,7 +226,9 @@ static int cmd_run(int argc, char **argv)
         vm.trace_ctx = stderr;
     }
     DeviceMachine *machines = NULL;
+    RegMap regmap;
     status = ro.online ? exec_online_check(&ro) : EX_OK; /* a usage error before any file is read */
+    if (status == EX_OK && ro.online) status = read_regmap(&ro, &regmap);
     if (status == EX_OK) status = bind_devices(&c, path, &ro, &machines);
     if (status != EX_OK) {
         /* nothing ran */

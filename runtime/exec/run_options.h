@@ -79,6 +79,8 @@ typedef struct RunOptions {
     int force;              /* --force: online without the pre-flight dry-run (main.c) */
     int approach;           /* --approach: axes standing away from the start are moved there first (exec_online.h) */
     const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */
+    const struct RegMap *regmap; /* the modbus driver's register map, as the CLI read it (src/regmap_read.c;
+                                  * borrowed); NULL for the other drivers */
     const char *following_error; /* --following-error E or E1,...,En (SI; borrowed, checked against the axes);
                                   * NULL = each axis's speed limit times RUN_FERR_TIME */
     double watchdog;        /* --watchdog T: longest time at rest without a setpoint; default 1 s */

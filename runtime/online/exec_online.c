@@ -155,7 +155,7 @@ static int setup_driver(Online *on, char *err, size_t errlen)
     memcpy(on->q_enable, on->q0, sizeof on->q_enable);
     DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q_enable,
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
-                        .opts = on->drv_opts};
+                        .opts = on->drv_opts, .regmap = on->opt.regmap};
     if (on->drv->open(&cfg, &on->drv_state, &on->caps, err, errlen) < 0) return -1;
     if (on->caps.confirms == DRIVER_CONFIRMS_TAKEN) online_log_confirm_later(&on->lg, on->drv->taken, on->drv_state);
     if (on->opt.approach && !on->caps.has_feedback)

@@ -1,7 +1,7 @@
 /* fuzz_machine.c — libFuzzer target for the machine-description readers: an input that starts with '<' (after
- * blanks) is a URDF file (src/urdf.c, libxml2), anything else a machine file (.irm, src/machine.c: parsed by the
- * irl parser, evaluated with units into a ModelDesc). Messages are discarded; the only failures are crashes,
- * sanitizer reports, leaks and hangs.
+ * blanks) is a URDF file (src/urdf.c, libxml2), anything else both a machine file (.irm, src/machine.c: parsed by
+ * the irl parser, evaluated with units into a ModelDesc) and a drive's register map (src/regmap_read.c). Messages
+ * are discarded; the only failures are crashes, sanitizer reports, leaks and hangs.
  *   make fuzz-build && build/fuzz/fuzz_machine build/fuzz/corpus_machine tests/fuzz/corpus_machine */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "machine.h"
+#include "regmap_read.h"
 #include "urdf.h"
 
 /* urdf_read takes a path: the input goes through an anonymous in-memory file, named by /proc/self/fd. */
@@ -38,6 +39,10 @@ static void read_irm(const uint8_t *data, size_t size)
     diag_init(&diag, devnull);
     ModelDesc desc;
     machine_load_text("fuzz.irm", (const char *)data, size, &desc, &diag);
+    diag_free(&diag);
+    diag_init(&diag, devnull);
+    RegMap map;
+    regmap_load_text("fuzz.map", (const char *)data, size, &map, &diag);
     diag_free(&diag);
 }
 

@@ -25,6 +25,11 @@ Several checks in one call (Python starts once), separated by '+':  online_check
   micro   ONLINE_CSV                     the actual positions are whole micro-units (the Modbus registers)
   speeds  ONLINE_CSV AMAX                no written speed changed by more than AMAX x cycle (1 % slack) from one
                                          row to the next: what the limit re-check lets through
+  drive   ONLINE_CSV DRIVE_LOG SCALE     what the CiA 402 drive (tests/tools/cia402_drive.py) logged as received:
+                                         after the enable's (the start), one target line per online.csv row, each
+                                         the row's positions as whole counts of SCALE rad (rounded to nearest)
+  states  DRIVE_LOG AXES FIRST LAST      each of the drive's axes AXES (1-based, comma-separated) passed through
+                                         state FIRST, and its last state is LAST (names as the drive logs them)
   json    FILE EXPR                      the Python expression EXPR holds, with j = the JSON file's content
 """
 import csv
@@ -223,13 +228,44 @@ def speeds(online, amax):
     return None
 
 
+def drive(online, log, scale):
+    oh, on = rows_of(online)
+    oq = cols(oh, 'q')
+    scale = float(scale)
+    sp = [[int(x) for x in l.strip().split(',')[1:]] for l in open(log) if l.startswith('sp,')]
+    if len(sp) != len(on) + 1:
+        return '%d target lines received after the enable, online.csv has %d rows' % (len(sp) - 1, len(on))
+    counts = lambda r: [round(float(r[i]) / scale) for i in oq]
+    if sp[0] != counts(on[0]):
+        return 'the enable wrote %s, the start is %s' % (sp[0], counts(on[0]))
+    for n, (got, r) in enumerate(zip(sp[1:], on), 2):
+        if got != counts(r):
+            return 'online.csv line %d (cycle %s, %s): the drive received %s, the row is %s' % (
+                n, r[1], r[3], got, counts(r))
+    return None
+
+
+def states(log, axes, first, last):
+    seen, final = {}, {}
+    for l in open(log):
+        f = l.strip().split(',')
+        if f[0] == 'state':
+            seen.setdefault(f[1], set()).add(f[2])
+            final[f[1]] = f[2]
+    for a in axes.split(','):
+        if first not in seen.get(a, ()) or final.get(a) != last:
+            return 'axis %s: passed through %s, ended in %s (expected %s ... %s)' % (
+                a, sorted(seen.get(a, ())), final.get(a), first, last)
+    return None
+
+
 def json_expr(path, expr):
     j = json.load(open(path))
     return None if eval(expr, {'j': j, 'abs': abs}) else '%s: %s is false' % (path, expr)
 
 
 COMMANDS = {'same': same, 'stream': stream, 'ramp': ramp, 'stopped': stopped, 'lag': lag, 'micro': micro,
-            'json': json_expr, 'speeds': speeds, 'approach': approach}
+            'json': json_expr, 'speeds': speeds, 'approach': approach, 'drive': drive, 'states': states}
 
 
 def main(argv):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layers.sh — the dependency rule of docs/ARCHITECTURE.md, read from the sources: models/ includes nothing of src/
-# or runtime/; runtime/ includes of src/ only the bytecode format (chunk.h, opcodes.h, errcodes.h), never a reader
-# or the parser; the compiler's files in src/ include no runtime header (only the CLI's wiring, main.c and bind.*,
+# or runtime/; runtime/ includes of src/ only the formats both sides share (the bytecode: chunk.h, opcodes.h,
+# errcodes.h; a drive's register map as plain data: regmap.h), never a reader or the parser; the compiler's files in src/ include no runtime header (only the CLI's wiring, main.c and bind.*,
 # does); no back-end is named in runtime/ (its GMOVE planner reaches the centrifuge's map maths, centrifuge.h, and
 # nothing else); and only runtime/osal.c makes thread, clock, sleep, futex, signal, scheduling or memory-locking
 # calls. Needs nothing but the sources.
@@ -31,8 +31,8 @@ while read -r f h; do
     f=${f%:}
     case "$(home "$h")" in
         src) case "$h" in
-                chunk.h | opcodes.h | errcodes.h) ;;
-                *) note "$f includes src/$h: the runtime knows the bytecode format only" ;;
+                chunk.h | opcodes.h | errcodes.h | regmap.h) ;;
+                *) note "$f includes src/$h: the runtime knows the shared formats only (bytecode, register map)" ;;
              esac ;;
         grammar) note "$f includes $h: the runtime never reaches the parser" ;;
         models) [ "$h" = centrifuge.h ] && [ "$f" != runtime/motion/gmove.h ] && note "$f includes $h: a back-end's header" ;;

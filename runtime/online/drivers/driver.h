@@ -4,8 +4,8 @@
  *
  * Built-in drivers (docs/ONLINE-DRIVERS.md): "sim" (virtual axes with a first- or second-order lag), "stream"
  * (one line of joint positions per cycle, the format LinuxCNC's halstreamer reads), "modbus" (Modbus TCP
- * drives through libmodbus; register map in modbus_map.h) and "hal" (a LinuxCNC HAL component writing to
- * streamer's shared-memory stream).
+ * drives through libmodbus, laid out by a register map file: src/regmap.h) and "hal" (a LinuxCNC HAL component
+ * writing to streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
  *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, actual (when
@@ -35,6 +35,8 @@ typedef struct {
     const char (*axis_name)[DRIVER_NAME_LEN];   /* "arm.1", ... */
     const int *linear;                          /* 1: prismatic axis (m), 0: revolute (rad) */
     const char *opts;                           /* the options after "NAME:" ("" when none) */
+    const struct RegMap *regmap;                /* the register map the CLI read for the driver (src/regmap.h;
+                                                 * modbus), NULL none */
 } DriverConfig;
 
 /* What a driver can do, filled by open. */

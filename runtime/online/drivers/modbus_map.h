@@ -1,5 +1,6 @@
-/* modbus_map.h — the Modbus TCP register map shared by the "modbus" driver (modbus.c) and the drive emulator of
- * the tests (tests/tools/drive_emulator.c). Everything is in holding registers (16 bits), in two areas so that one
+/* modbus_map.h — the register layout of the drive emulator of the tests (tests/tools/drive_emulator.c), which
+ * drives/emulator.map describes to the "modbus" driver (modbus.c takes from here only the emulator's status bits
+ * and fault names, for its "irl" profile). Everything is in holding registers (16 bits), in two areas so that one
  * "write and read registers" request (function 23) per cycle sends the setpoints and returns the feedback:
  *
  *   write area (controller -> drive), from register 0:
