@@ -97,7 +97,7 @@ for what in refuse approach; do
     [ $rc = 1 ] || note "emulator $what: exit $rc"
     grep -q "; disabled$" "$tmp/$what.emu" || note "emulator $what: the drive ended $(cat "$tmp/$what.emu")"
 done
-grep -q "axis arm.2 stands 0.1[0-9]* rad from the program's start" "$tmp/refuse.err" \
+grep -q "axis arm.2 stands 0.2 rad from the program's start" "$tmp/refuse.err" \
     || note "emulator refuse: $(head -2 "$tmp/refuse.err")"
 grep -q "the modbus driver cannot tell where the axes stand before it enables them.*nothing was enabled" \
     "$tmp/approach.err" || note "modbus --approach: $(head -2 "$tmp/approach.err")"
