@@ -38,8 +38,7 @@ typedef struct RunOptions {
     int no_plots;           /* --no-plots */
     int no_html;            /* --no-html: no report.html (nor the per-cycle reduction it needs) */
     int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
-    int trace_h5;           /* --trace h5: trace.h5 (output/trace_h5.h) instead of --trace csv's trace.csv (default);
-                             * the plots, which read the CSV, are then not drawn */
+    int trace_h5;           /* --trace h5 (default): trace.h5 (output/trace_h5.h); 0 = --trace csv: trace.csv */
     int closed_loop;        /* --closed-loop: simulate the machine following the setpoints (closed_loop.h) */
     int controller;         /* --controller ct|pid: RUN_CONTROLLER_CT (default) or RUN_CONTROLLER_PID */
     double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */
