@@ -1,14 +1,18 @@
 /* trace_h5.c — the HDF5 trace (trace_h5.h): its writer, fed one row of values per cycle by trace.c, and its
  * reader that prints it back as the CSV trace. Only this file calls libhdf5.
  *
- * Compressing is most of the writer's cost (deflate: about 20 instructions per value), so a writer thread does it:
- * rows fill one of two blocks while the thread writes the other. The library (a serial build) is called by one
- * thread at a time: the writer thread between open and close, the caller's thread outside. */
+ * Compressing is most of the writer's cost, so a writer thread does it: rows fill one of two blocks while the
+ * thread writes the other. The library (a serial build) is called by one thread at a time: the writer thread
+ * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk) and written as
+ * they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate filters, which every reader
+ * undoes: libhdf5's filters through zlib cost 2.5 times as many instructions (docs/RUNNING.md). */
 #include "output/trace_h5.h"
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <hdf5.h>
+#include <libdeflate.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,8 +22,15 @@
 
 #define FORMAT_NAME "irl-trace 1"
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pack_chunk stores a double's bytes in memory order as the file's little-endian ones"
+#endif
+
 enum { WR_IDLE, WR_BUSY, WR_QUIT };
-#define DEFLATE_LEVEL 1 /* measured (docs/RUNNING.md): higher levels save about 1 % more for 2-3 times the time */
+#define DEFLATE_LEVEL 1     /* libdeflate's fastest (docs/RUNNING.md: level 2 costs 1.6 times as much for 2 %) */
+#define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
+#define NOISE_SAMPLE 1024   /* bytes of a byte plane that judge it */
+#define STORE_GAIN 0.1      /* the saving per stored byte that deflate's time is worth (docs/RUNNING.md) */
 
 struct TraceH5 {
     hid_t file, ds;
@@ -34,11 +45,22 @@ struct TraceH5 {
     _Atomic int failed;   /* a call into the library failed */
     char why[512];        /* trace_h5_incomplete's reason; "" = complete */
     char err[256];        /* the first failure */
+    struct libdeflate_compressor *z; /* the writer's (one thread at a time, as the library) */
+    uint8_t *plane;       /* one column's chunk regrouped into byte planes, CHUNK_BYTES */
+    uint8_t *packed;      /* its stored form, packed_cap bytes */
+    size_t packed_cap;
+    double clogc[NOISE_SAMPLE + 1]; /* c log2 c */
 };
 
 /* {====================================================================== writer */
 
 static void *writer(void *arg);
+
+static void free_writer(TraceH5 *h)
+{
+    if (h->z) libdeflate_free_compressor(h->z);
+    free(h->buf[0]), free(h->plane), free(h->packed), free(h);
+}
 
 /* Record the first failure. */
 static void fail(TraceH5 *h, const char *what)
@@ -179,15 +201,13 @@ static hid_t create_dataset(TraceH5 *h)
     hsize_t dim[2] = {0, (hsize_t)h->ncols}, maxdim[2] = {H5S_UNLIMITED, (hsize_t)h->ncols};
     hsize_t chunk[2] = {TRACE_H5_CHUNK, 1};
     hid_t sp = H5Screate_simple(2, dim, maxdim), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     H5Pset_chunk(dcpl, 2, chunk);
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, DEFLATE_LEVEL);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     H5Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
-    H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, 1.0); /* whole chunks go straight to the file */
-    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, dapl);
-    H5Pclose(dapl), H5Pclose(dcpl), H5Sclose(sp);
+    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl), H5Sclose(sp);
     return ds;
 }
 
@@ -196,9 +216,17 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
     TraceH5 *h = calloc(1, sizeof *h);
-    if (h) h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
-    if (!h || !h->buf[0]) {
-        if (h) free(h);
+    if (h) {
+        h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
+        h->z = libdeflate_alloc_compressor(DEFLATE_LEVEL);
+        h->plane = malloc(CHUNK_BYTES);
+        if (h->z) h->packed_cap = 2 + 5 * (CHUNK_BYTES / 65535 + 1) + CHUNK_BYTES +
+                                  libdeflate_deflate_compress_bound(h->z, CHUNK_BYTES) + 4;
+        h->packed = malloc(h->packed_cap ? h->packed_cap : 1);
+    }
+    for (int c = 1; h && c <= NOISE_SAMPLE; c++) h->clogc[c] = c * log2(c);
+    if (!h || !h->buf[0] || !h->z || !h->plane || !h->packed) {
+        if (h) free_writer(h);
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
     }
@@ -206,7 +234,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (h->file < 0) {
         snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
-        free(h->buf[0]), free(h);
+        free_writer(h);
         return NULL;
     }
     h->buf[1] = h->buf[0] + (size_t)ncols * TRACE_H5_CHUNK;
@@ -230,7 +258,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         snprintf(err, errlen, "%s", h->err);
         if (h->ds >= 0) H5Dclose(h->ds);
         H5Fclose(h->file);
-        free(h->buf[0]), free(h);
+        free_writer(h);
         return NULL;
     }
     char why[160];
@@ -239,22 +267,95 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     return h;
 }
 
-/* Append n rows of block b to /trace: one write per column, each a whole chunk. */
-static void write_block(TraceH5 *h, const double *b, long nrows)
+/* The order-0 entropy of the first NOISE_SAMPLE bytes of the byte plane at p (n bytes of data), bits per byte:
+ * what deflate could save on it, roughly. */
+static double plane_bits(const TraceH5 *h, const uint8_t *p, long n)
+{
+    int m = n < NOISE_SAMPLE ? (int)n : NOISE_SAMPLE;
+    if (m == 0) return 0;
+    uint16_t count[256] = {0};
+    for (int i = 0; i < m; i++) count[p[i]]++;
+    double sum = 0; /* of c log2 c: the entropy is log2 m - sum / m */
+    for (int v = 0; v < 256; v++) sum += h->clogc[count[v]];
+    return log2(m) - sum / m;
+}
+
+/* How many leading byte planes to store rather than deflate: the prefix over which deflate's estimated saving
+ * (1 - bits / 8 of a plane) falls furthest short of STORE_GAIN, the saving worth its time. */
+static int planes_to_store(const TraceH5 *h, const uint8_t *pl, long n)
+{
+    double acc = 0, best = 0;
+    int nbest = 0;
+    for (int k = 0; k < 8; k++) {
+        acc += 1 - plane_bits(h, pl + k * TRACE_H5_CHUNK, n) / 8 - STORE_GAIN;
+        if (acc < best) best = acc, nbest = k + 1;
+    }
+    return nbest;
+}
+
+/* Transpose the 8 x 8 bytes of x (word j, byte k = bits 8k..8k+7): byte j of x[k] becomes byte k of x[j]. */
+static void transpose8(uint64_t x[8])
+{
+    static const uint64_t m32 = 0x00000000FFFFFFFFull, m16 = 0x0000FFFF0000FFFFull, m8 = 0x00FF00FF00FF00FFull;
+    for (int j = 0; j < 4; j++) { /* swap the 4-byte blocks off the diagonal, then the 2-byte ones, then bytes */
+        uint64_t a = x[j], b = x[j + 4];
+        x[j] = (a & m32) | (b << 32), x[j + 4] = (a >> 32) | (b & ~m32);
+    }
+    for (int j = 0; j < 8; j += (j & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
+        uint64_t a = x[j], b = x[j + 2];
+        x[j] = (a & m16) | ((b & m16) << 16), x[j + 2] = ((a >> 16) & m16) | (b & ~m16);
+    }
+    for (int j = 0; j < 8; j += 2) {
+        uint64_t a = x[j], b = x[j + 1];
+        x[j] = (a & m8) | ((b & m8) << 8), x[j + 1] = ((a >> 8) & m8) | (b & ~m8);
+    }
+}
+
+/* Pack one column's chunk (n values; the rows past n are zeros) into h->packed as the shuffle and deflate filters
+ * store it: byte k of every value together, k = 0 the least significant (the shuffle filter's order for the file's
+ * little-endian doubles), then a zlib stream (RFC 1950). The low bytes of a varying channel's mantissa are noise
+ * that deflate cannot shrink but pays the most for: the leading planes whose sample is noise go in stored blocks
+ * (RFC 1951 3.2.4: a copy), libdeflate compresses the rest into the blocks that follow. Returns the size. */
+static size_t pack_chunk(TraceH5 *h, const double *col, long n)
+{
+    uint8_t *pl = h->plane, *o = h->packed;
+    for (long i = 0; i < TRACE_H5_CHUNK; i += 8) { /* 8 values at a time: 8 bytes of each of the 8 planes */
+        uint64_t x[8];
+        memcpy(x, col + i, sizeof x);
+        transpose8(x);
+        for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK + i, &x[k], 8);
+    }
+    size_t stored = (size_t)planes_to_store(h, pl, n) * TRACE_H5_CHUNK;
+    *o++ = 0x78, *o++ = 0x01; /* deflate, 32 KB window, fastest; the check bits make it a multiple of 31 */
+    for (size_t off = 0; off < stored;) {
+        size_t len = stored - off < 65535 ? stored - off : 65535;
+        *o++ = off + len == CHUNK_BYTES; /* BFINAL when nothing follows, BTYPE 00 (stored) */
+        *o++ = (uint8_t)len, *o++ = (uint8_t)(len >> 8), *o++ = (uint8_t)~len, *o++ = (uint8_t)(~len >> 8);
+        memcpy(o, pl + off, len), o += len, off += len;
+    }
+    if (stored < CHUNK_BYTES) { /* stored blocks end on a byte boundary: the compressed ones may follow */
+        size_t z = libdeflate_deflate_compress(h->z, pl + stored, CHUNK_BYTES - stored, o,
+                                               h->packed_cap - 4 - (size_t)(o - h->packed));
+        if (!z) return fail(h, "compressing /trace"), 0;
+        o += z;
+    }
+    uint32_t a = libdeflate_adler32(1, pl, CHUNK_BYTES);
+    *o++ = (uint8_t)(a >> 24), *o++ = (uint8_t)(a >> 16), *o++ = (uint8_t)(a >> 8), *o++ = (uint8_t)a;
+    return (size_t)(o - h->packed);
+}
+
+/* Append n rows of block b to /trace: one chunk per column, packed here and written as it is. */
+static void write_block(TraceH5 *h, double *b, long nrows)
 {
     if (!nrows || atomic_load(&h->failed)) return;
     hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
-    hid_t fs = H5Dget_space(h->ds);
-    hsize_t n = (hsize_t)nrows, mdim[2] = {n, 1};
-    hid_t ms = H5Screate_simple(2, mdim, NULL); /* the file's rank: the library then maps whole chunks, not points */
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
-        hsize_t start[2] = {(hsize_t)h->written, (hsize_t)c}, count[2] = {n, 1};
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dwrite(h->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, b + (size_t)c * TRACE_H5_CHUNK) < 0)
-            fail(h, "writing /trace");
+        hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
+        memset(b + (size_t)c * TRACE_H5_CHUNK + nrows, 0, (size_t)(TRACE_H5_CHUNK - nrows) * sizeof *b); /* past the end */
+        size_t size = pack_chunk(h, b + (size_t)c * TRACE_H5_CHUNK, nrows);
+        if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
-    H5Sclose(ms), H5Sclose(fs);
     h->written += nrows;
 }
 
@@ -324,7 +425,7 @@ int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
     if (H5Fclose(h->file) < 0) fail(h, "closing the file");
     int rc = h->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", h->err);
-    free(h->buf[0]), free(h);
+    free_writer(h);
     return rc;
 }
 

@@ -1,5 +1,6 @@
 /* test_trace.c — trace.csv: number formatting against printf, header, determinism, the thinned copy the figures
- * read, and the cost of a row. */
+ * read, trace.h5's values bit for bit, and the cost of a row. */
+#include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <time.h>
 
 #include "output/trace.h"
+#include "output/trace_h5.h"
 #include "utest.h"
 
 /* A deterministic pseudo-random stream (xorshift64*). */
@@ -205,6 +207,58 @@ UTEST(thinned_copy)
     remove(csv), remove(h5), remove(thin1), remove(thin2);
 }
 
+/* Fill cycle i as fill() does, with noise in every bit of some values, exact zeros, -0, NaN and infinities. */
+static void fill_rough(long i)
+{
+    fill(i);
+    uint64_t st = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+    for (int j = 0; j < 6; j++) {
+        st ^= st >> 12, st ^= st << 25, st ^= st >> 27;
+        double r = (double)(st >> 11) / 9007199254740992.0;
+        smp.dev[0].tau[j] = j == 0 ? r : j == 1 ? (i % 7 ? 0.0 : -0.0) : j == 2 ? (i % 5 ? NAN : -INFINITY)
+                          : j == 3 ? 1e300 * r : j == 4 ? 1e-300 * r : (double)(i / 3000);
+    }
+}
+
+/* trace.h5's /trace holds every value bit for bit as trace_values gives it, read back through libhdf5's own
+ * shuffle and deflate filters, over several blocks and a last partial one, with the writer thread and
+ * rows skipped by `every`. */
+UTEST(h5_bits)
+{
+    setup();
+    const char *path = "/tmp/irl_test_trace_bits.h5";
+    const long cycles = 3 * (2 * TRACE_H5_CHUNK + 1234), every = 3, rows = cycles / every;
+    Trace tr;
+    char err[256];
+    TraceOptions o = {.every = every, .format = TRACE_H5};
+    CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
+    for (long i = 0; i < cycles; i++) {
+        fill_rough(i);
+        CHECK(trace_row(&tr, &smp) == 0);
+    }
+    CHECK(trace_close(&tr, err, sizeof err) == 0);
+    int nc = trace_column_count(&lay);
+    double *got = malloc((size_t)rows * (size_t)nc * sizeof *got), *want = malloc((size_t)nc * sizeof *want);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = f >= 0 ? H5Dopen2(f, "trace", H5P_DEFAULT) : -1;
+    hid_t sp = ds >= 0 ? H5Dget_space(ds) : -1;
+    hsize_t dim[2] = {0, 0};
+    CHECK(sp >= 0 && H5Sget_simple_extent_dims(sp, dim, NULL) == 2 && dim[0] == (hsize_t)rows &&
+          dim[1] == (hsize_t)nc);
+    CHECK(got && want && ds >= 0 && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    long bad = 0;
+    for (long i = 0; i < rows && got && want; i++) {
+        fill_rough(i * every);
+        trace_values(&lay, &smp, want);
+        bad += memcmp(got + i * nc, want, (size_t)nc * sizeof *want) != 0;
+    }
+    CHECK(bad == 0);
+    if (sp >= 0) H5Sclose(sp);
+    if (ds >= 0) H5Dclose(ds);
+    if (f >= 0) H5Fclose(f);
+    free(got), free(want);
+    remove(path);
+}
+
 /* Cost of one row of a 6-axis device with a pose (the dry-run target: well under 5 us). */
 UTEST(row_cost)
 {
@@ -239,6 +293,7 @@ int main(void)
     RUN(format_vs_printf);
     RUN(header_rows_determinism);
     RUN(thinned_copy);
+    RUN(h5_bits);
     RUN(row_cost);
     return utest_done();
 }
