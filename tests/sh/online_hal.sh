@@ -114,7 +114,7 @@ for f in irl-servo.hal irl-wire.hal; do
     awk -v f="$f" '$0 ~ "^# " f ":" { on = 1 } on && /^```/ { exit } on' "$root/docs/ONLINE-DRIVERS.md" >"$tmp/$f"
     [ -s "$tmp/$f" ] || { echo "FAIL docs/ONLINE-DRIVERS.md has no $f"; exit 1; }
 done
-"$IRL" run --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
+"$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
 
 (cd "$tmp" && as halcmd -f irl-servo.hal) >"$tmp/servo.log" 2>&1 || { echo "FAIL irl-servo.hal: $(tail -3 "$tmp/servo.log")"; exit 1; }
 rtapi=$(ps -eo pid=,ppid=,comm= | awk -v p="$PPID" '$2 == p && $3 == "rtapi_app" { print $1 }' | head -1)
@@ -132,7 +132,7 @@ run_irl() {
     local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl} extra=${5:-}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
-    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
+    (cd "$root" && "$IRL" run --trace csv --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
         "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
@@ -315,7 +315,7 @@ for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf stre
 done
 for spec in hal hal:channel=3; do
     d="$tmp/ns.${spec#*:}"
-    (cd "$root" && timeout 30 "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
+    (cd "$root" && timeout 30 "$IRL" run --trace csv --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
         programs/lin_circ.irl >/dev/null 2>"$d.err")
     rc=$?
     [ $rc = 1 ] || note "$spec with a 5-pin stream: exit $rc"

@@ -15,7 +15,7 @@ mask='glibc.cpu.hwcaps=-AVX2,-FMA,-FMA4,-AVX512F'
 for p in demo lin_circ pick_place stewart_flightsim; do
     for m in native masked; do
         env=(); [ $m = masked ] && env=(GLIBC_TUNABLES=$mask)
-        (cd "$root/programs" && env "${env[@]}" "$IRL" run --no-plots --out "$tmp/$p.$m" $p.irl >/dev/null 2>&1)
+        (cd "$root/programs" && env "${env[@]}" "$IRL" run --trace csv --no-plots --out "$tmp/$p.$m" $p.irl >/dev/null 2>&1)
     done
     for o in trace.csv report.json; do
         [ -s "$tmp/$p.native/$o" ] || { note "$p: no $o"; continue; }
