@@ -51,8 +51,11 @@ PY
 }
 
 # 1. SIGINT, then SIGTERM, in the middle of the move
+#    (SIGTERM's run writes the default trace.h5, whose writer thread must not swallow the signal; its CSV comes from
+#    `irl trace --csv`)
 for sig in INT TERM; do
-    "$IRL" run --trace csv --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
+    fmt=csv; [ $sig = TERM ] && fmt=h5
+    "$IRL" run --trace $fmt --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
     pid=$!
     # signal once the axes have moved for a while (200 logged cycles; the signals are taken from then on)
     for _ in $(seq 250); do [ "$(cat "$tmp/$sig/online.csv" 2>/dev/null | wc -l)" -gt 200 ] && break; sleep 0.02; done
@@ -60,6 +63,7 @@ for sig in INT TERM; do
     wait "$pid"; rc=$?; pid=""
     [ $rc = 1 ] || note "SIG$sig: exit $rc"
     grep -q "runtime error: online stop: E-stop (SIG$sig) at t = " "$tmp/$sig.err" || note "SIG$sig: $(head -3 "$tmp/$sig.err")"
+    [ $fmt = h5 ] && { "$IRL" trace "$tmp/$sig/trace.h5" --csv >"$tmp/$sig/trace.csv" || note "SIG$sig: irl trace exit $?"; }
     checks+=(stopped "$tmp/$sig" signal "E-stop (SIG$sig)" $vmax $amax +
              json "$tmp/$sig/online.json" 'j["status"] == "stopped"' +)
     ramp_jerk "$tmp/$sig" >"$tmp/$sig.jerk" || note "SIG$sig: $(cat "$tmp/$sig.jerk")"
