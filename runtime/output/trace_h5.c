@@ -5,7 +5,7 @@
  * thread writes the other. The library (a serial build) is called by one thread at a time: the writer thread
  * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk) and written as
  * they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate filters, which every reader
- * undoes: libhdf5's filters through zlib cost 2.5 times as many instructions (docs/RUNNING.md). */
+ * undoes: libhdf5's filters through zlib cost almost 4 times the instructions (docs/RUNNING.md). */
 #include "output/trace_h5.h"
 
 #include <errno.h>
@@ -27,10 +27,10 @@
 #endif
 
 enum { WR_IDLE, WR_BUSY, WR_QUIT };
-#define DEFLATE_LEVEL 1     /* libdeflate's fastest (docs/RUNNING.md: level 2 costs 1.6 times as much for 2 %) */
+#define DEFLATE_LEVEL 1     /* libdeflate's fastest (docs/RUNNING.md: level 2 costs 1.7 times as much for 2 %) */
 #define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
 #define NOISE_SAMPLE 1024   /* bytes of a byte plane that judge it */
-#define STORE_GAIN 0.1      /* the saving per stored byte that deflate's time is worth (docs/RUNNING.md) */
+#define STORE_GAIN 0.1      /* deflate a byte plane only if it saves more than this share of it (RUNNING.md) */
 
 struct TraceH5 {
     hid_t file, ds;
@@ -314,7 +314,7 @@ static void transpose8(uint64_t x[8])
 /* Pack one column's chunk (n values; the rows past n are zeros) into h->packed as the shuffle and deflate filters
  * store it: byte k of every value together, k = 0 the least significant (the shuffle filter's order for the file's
  * little-endian doubles), then a zlib stream (RFC 1950). The low bytes of a varying channel's mantissa are noise
- * that deflate cannot shrink but pays the most for: the leading planes whose sample is noise go in stored blocks
+ * that deflate cannot shrink but pays the most for: the leading planes planes_to_store picks go in stored blocks
  * (RFC 1951 3.2.4: a copy), libdeflate compresses the rest into the blocks that follow. Returns the size. */
 static size_t pack_chunk(TraceH5 *h, const double *col, long n)
 {
