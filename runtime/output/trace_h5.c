@@ -344,7 +344,8 @@ static size_t pack_chunk(TraceH5 *h, const double *col, long n)
     return (size_t)(o - h->packed);
 }
 
-/* Append n rows of block b to /trace: one chunk per column, packed here and written as it is. */
+/* Append nrows rows of block b to /trace: one chunk per column (its rows past nrows zeroed), packed here and written
+ * as it is. */
 static void write_block(TraceH5 *h, double *b, long nrows)
 {
     if (!nrows || atomic_load(&h->failed)) return;
@@ -352,8 +353,9 @@ static void write_block(TraceH5 *h, double *b, long nrows)
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
         hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
-        memset(b + (size_t)c * TRACE_H5_CHUNK + nrows, 0, (size_t)(TRACE_H5_CHUNK - nrows) * sizeof *b); /* past the end */
-        size_t size = pack_chunk(h, b + (size_t)c * TRACE_H5_CHUNK, nrows);
+        double *col = b + (size_t)c * TRACE_H5_CHUNK;
+        memset(col + nrows, 0, (size_t)(TRACE_H5_CHUNK - nrows) * sizeof *col); /* the rows past the end */
+        size_t size = pack_chunk(h, col, nrows);
         if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
     h->written += nrows;
