@@ -35,7 +35,8 @@ enum { WR_IDLE, WR_BUSY, WR_QUIT };
 struct TraceH5 {
     hid_t file, ds;
     int ncols;
-    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows, column-major: column c at buf[k][c * TRACE_H5_CHUNK] */
+    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows as they came (row r at buf[k][r * ncols]): the writer
+                           * thread regroups them by column, the cycle only copies a row */
     int cur;              /* the block being filled */
     long nbuf, written;   /* rows in the current block, rows in the file */
     long pend_rows;       /* rows of the other block, handed to the writer thread */
@@ -311,17 +312,17 @@ static void transpose8(uint64_t x[8])
     }
 }
 
-/* Pack one column's chunk (n values; the rows past n are zeros) into h->packed as the shuffle and deflate filters
+/* Pack column c of block b (n rows; the rows past n are zeros) into h->packed as the shuffle and deflate filters
  * store it: byte k of every value together, k = 0 the least significant (the shuffle filter's order for the file's
  * little-endian doubles), then a zlib stream (RFC 1950). The low bytes of a varying channel's mantissa are noise
  * that deflate cannot shrink but pays the most for: the leading planes planes_to_store picks go in stored blocks
  * (RFC 1951 3.2.4: a copy), libdeflate compresses the rest into the blocks that follow. Returns the size. */
-static size_t pack_chunk(TraceH5 *h, const double *col, long n)
+static size_t pack_chunk(TraceH5 *h, const double *b, int c, long n)
 {
     uint8_t *pl = h->plane, *o = h->packed;
     for (long i = 0; i < TRACE_H5_CHUNK; i += 8) { /* 8 values at a time: 8 bytes of each of the 8 planes */
         uint64_t x[8];
-        memcpy(x, col + i, sizeof x);
+        for (int j = 0; j < 8; j++) memcpy(&x[j], b + (size_t)(i + j) * h->ncols + c, sizeof x[j]);
         transpose8(x);
         for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK + i, &x[k], 8);
     }
@@ -344,18 +345,17 @@ static size_t pack_chunk(TraceH5 *h, const double *col, long n)
     return (size_t)(o - h->packed);
 }
 
-/* Append nrows rows of block b to /trace: one chunk per column (its rows past nrows zeroed), packed here and written
- * as it is. */
+/* Append nrows rows of block b to /trace: one chunk per column (the rows past nrows zeroed), packed here and
+ * written as it is. */
 static void write_block(TraceH5 *h, double *b, long nrows)
 {
     if (!nrows || atomic_load(&h->failed)) return;
     hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
+    memset(b + (size_t)nrows * h->ncols, 0, (size_t)(TRACE_H5_CHUNK - nrows) * h->ncols * sizeof *b);
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
         hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
-        double *col = b + (size_t)c * TRACE_H5_CHUNK;
-        memset(col + nrows, 0, (size_t)(TRACE_H5_CHUNK - nrows) * sizeof *col); /* the rows past the end */
-        size_t size = pack_chunk(h, col, nrows);
+        size_t size = pack_chunk(h, b, c, nrows);
         if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
     h->written += nrows;
@@ -400,8 +400,7 @@ static void hand_off(TraceH5 *h)
 
 int trace_h5_row(TraceH5 *h, const double *vals)
 {
-    double *p = h->buf[h->cur] + h->nbuf;
-    for (int c = 0; c < h->ncols; c++) p[(size_t)c * TRACE_H5_CHUNK] = vals[c];
+    memcpy(h->buf[h->cur] + (size_t)h->nbuf * h->ncols, vals, (size_t)h->ncols * sizeof *vals);
     if (++h->nbuf == TRACE_H5_CHUNK) hand_off(h);
     return atomic_load_explicit(&h->failed, memory_order_relaxed) ? -1 : 0;
 }
