@@ -12,11 +12,11 @@ NPROC    := $(shell nproc 2>/dev/null || echo 2)
 # BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
 BUILD_ROOT ?= build
 CFG      ?= release
-PKGS     := gsl libxml-2.0 libmodbus hdf5 libdeflate
+PKGS     := gsl libxml-2.0 libmodbus hdf5 libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libxml2 is not linked: src/xml_loader.c loads it on the first URDF file (it brings ICU and libstdc++, ~1.5 ms of
 # start-up in every run otherwise), by the soname of the library the headers belong to.
-PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 libdeflate 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -ldeflate)
+PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 libisal 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -lisal)
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')
 

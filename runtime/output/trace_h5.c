@@ -3,16 +3,16 @@
  *
  * Compressing is most of the writer's cost, so a writer thread does it: rows fill one of two blocks while the
  * thread writes the other. The library (a serial build) is called by one thread at a time: the writer thread
- * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk) and written as
- * they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate filters, which every reader
- * undoes: libhdf5's filters through zlib cost almost 4 times the instructions (docs/RUNNING.md). */
+ * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk: the shuffle, then
+ * ISA-L's deflate) and written as they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate
+ * filters, which every reader undoes: libhdf5's filters through zlib cost 5 times the time (docs/RUNNING.md). */
 #include "output/trace_h5.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <hdf5.h>
-#include <libdeflate.h>
+#include <isa-l/igzip_lib.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -27,10 +27,8 @@
 #endif
 
 enum { WR_IDLE, WR_BUSY, WR_QUIT };
-#define DEFLATE_LEVEL 1     /* libdeflate's fastest (docs/RUNNING.md: level 2 costs 1.7 times as much for 2 %) */
+#define DEFLATE_LEVEL 1     /* ISA-L's level 1 (docs/RUNNING.md: level 3 takes twice the time for 1 % less) */
 #define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
-#define NOISE_SAMPLE 1024   /* bytes of a byte plane that judge it */
-#define STORE_GAIN 0.1      /* deflate a byte plane only if it saves more than this share of it (RUNNING.md) */
 
 struct TraceH5 {
     hid_t file, ds;
@@ -46,12 +44,12 @@ struct TraceH5 {
     _Atomic int failed;   /* a call into the library failed */
     char why[512];        /* trace_h5_incomplete's reason; "" = complete */
     char err[256];        /* the first failure */
-    struct libdeflate_compressor *z; /* the writer's (one thread at a time, as the library) */
-    uint8_t *plane;       /* one column's chunk regrouped into byte planes, CHUNK_BYTES */
-    uint8_t *packed;      /* its stored form, packed_cap bytes */
-    size_t packed_cap;
-    double clogc[NOISE_SAMPLE + 1]; /* c log2 c */
+    uint8_t *level_buf;   /* ISA-L's work area for DEFLATE_LEVEL, ISAL_DEF_LVL1_DEFAULT bytes */
+    uint8_t *plane;       /* a block regrouped into byte planes, column c's at plane[c * CHUNK_BYTES] */
+    uint8_t *packed;      /* one column's chunk as stored, PACKED_CAP bytes */
 };
+
+#define PACKED_CAP (2 * CHUNK_BYTES) /* above deflate's worst case (stored blocks, 5 bytes in 65535, and the frame) */
 
 /* {====================================================================== writer */
 
@@ -59,8 +57,7 @@ static void *writer(void *arg);
 
 static void free_writer(TraceH5 *h)
 {
-    if (h->z) libdeflate_free_compressor(h->z);
-    free(h->buf[0]), free(h->plane), free(h->packed), free(h);
+    free(h->buf[0]), free(h->level_buf), free(h->plane), free(h->packed), free(h);
 }
 
 /* Record the first failure. */
@@ -219,14 +216,11 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     TraceH5 *h = calloc(1, sizeof *h);
     if (h) {
         h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
-        h->z = libdeflate_alloc_compressor(DEFLATE_LEVEL);
-        h->plane = malloc(CHUNK_BYTES);
-        if (h->z) h->packed_cap = 2 + 5 * (CHUNK_BYTES / 65535 + 1) + CHUNK_BYTES +
-                                  libdeflate_deflate_compress_bound(h->z, CHUNK_BYTES) + 4;
-        h->packed = malloc(h->packed_cap ? h->packed_cap : 1);
+        h->level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+        h->plane = malloc((size_t)ncols * CHUNK_BYTES);
+        h->packed = malloc(PACKED_CAP);
     }
-    for (int c = 1; h && c <= NOISE_SAMPLE; c++) h->clogc[c] = c * log2(c);
-    if (!h || !h->buf[0] || !h->z || !h->plane || !h->packed) {
+    if (!h || !h->buf[0] || !h->level_buf || !h->plane || !h->packed) {
         if (h) free_writer(h);
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
@@ -268,32 +262,6 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     return h;
 }
 
-/* The order-0 entropy of the first NOISE_SAMPLE bytes of the byte plane at p (n bytes of data), bits per byte:
- * what deflate could save on it, roughly. */
-static double plane_bits(const TraceH5 *h, const uint8_t *p, long n)
-{
-    int m = n < NOISE_SAMPLE ? (int)n : NOISE_SAMPLE;
-    if (m == 0) return 0;
-    uint16_t count[256] = {0};
-    for (int i = 0; i < m; i++) count[p[i]]++;
-    double sum = 0; /* of c log2 c: the entropy is log2 m - sum / m */
-    for (int v = 0; v < 256; v++) sum += h->clogc[count[v]];
-    return log2(m) - sum / m;
-}
-
-/* How many leading byte planes to store rather than deflate: the prefix over which deflate's estimated saving
- * (1 - bits / 8 of a plane) falls furthest short of STORE_GAIN, the saving worth its time. */
-static int planes_to_store(const TraceH5 *h, const uint8_t *pl, long n)
-{
-    double acc = 0, best = 0;
-    int nbest = 0;
-    for (int k = 0; k < 8; k++) {
-        acc += 1 - plane_bits(h, pl + k * TRACE_H5_CHUNK, n) / 8 - STORE_GAIN;
-        if (acc < best) best = acc, nbest = k + 1;
-    }
-    return nbest;
-}
-
 /* Transpose the 8 x 8 bytes of x (word j, byte k = bits 8k..8k+7): byte j of x[k] becomes byte k of x[j]. */
 static void transpose8(uint64_t x[8])
 {
@@ -312,37 +280,36 @@ static void transpose8(uint64_t x[8])
     }
 }
 
-/* Pack column c of block b (n rows; the rows past n are zeros) into h->packed as the shuffle and deflate filters
- * store it: byte k of every value together, k = 0 the least significant (the shuffle filter's order for the file's
- * little-endian doubles), then a zlib stream (RFC 1950). The low bytes of a varying channel's mantissa are noise
- * that deflate cannot shrink but pays the most for: the leading planes planes_to_store picks go in stored blocks
- * (RFC 1951 3.2.4: a copy), libdeflate compresses the rest into the blocks that follow. Returns the size. */
-static size_t pack_chunk(TraceH5 *h, const double *b, int c, long n)
+/* Regroup block b (rows as they came, the rows past the data zeros) into h->plane as the shuffle filter orders
+ * each column's chunk: byte k of every value together, k = 0 the least significant (the order for the file's
+ * little-endian doubles). Eight rows at a time, so the block is read in order and the 8 x ncols plane stretches
+ * being written stay in the cache. */
+static void shuffle_block(TraceH5 *h, const double *b)
 {
-    uint8_t *pl = h->plane, *o = h->packed;
-    for (long i = 0; i < TRACE_H5_CHUNK; i += 8) { /* 8 values at a time: 8 bytes of each of the 8 planes */
-        uint64_t x[8];
-        for (int j = 0; j < 8; j++) memcpy(&x[j], b + (size_t)(i + j) * h->ncols + c, sizeof x[j]);
-        transpose8(x);
-        for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK + i, &x[k], 8);
+    for (long i = 0; i < TRACE_H5_CHUNK; i += 8) {
+        const double *rows = b + (size_t)i * h->ncols;
+        for (int c = 0; c < h->ncols; c++) {
+            uint64_t x[8];
+            for (int j = 0; j < 8; j++) memcpy(&x[j], rows + (size_t)j * h->ncols + c, sizeof x[j]);
+            transpose8(x);
+            uint8_t *pl = h->plane + (size_t)c * CHUNK_BYTES + i;
+            for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK, &x[k], 8);
+        }
     }
-    size_t stored = (size_t)planes_to_store(h, pl, n) * TRACE_H5_CHUNK;
-    *o++ = 0x78, *o++ = 0x01; /* deflate, 32 KB window, fastest; the check bits make it a multiple of 31 */
-    for (size_t off = 0; off < stored;) {
-        size_t len = stored - off < 65535 ? stored - off : 65535;
-        *o++ = off + len == CHUNK_BYTES; /* BFINAL when nothing follows, BTYPE 00 (stored) */
-        *o++ = (uint8_t)len, *o++ = (uint8_t)(len >> 8), *o++ = (uint8_t)~len, *o++ = (uint8_t)(~len >> 8);
-        memcpy(o, pl + off, len), o += len, off += len;
-    }
-    if (stored < CHUNK_BYTES) { /* stored blocks end on a byte boundary: the compressed ones may follow */
-        size_t z = libdeflate_deflate_compress(h->z, pl + stored, CHUNK_BYTES - stored, o,
-                                               h->packed_cap - 4 - (size_t)(o - h->packed));
-        if (!z) return fail(h, "compressing /trace"), 0;
-        o += z;
-    }
-    uint32_t a = libdeflate_adler32(1, pl, CHUNK_BYTES);
-    *o++ = (uint8_t)(a >> 24), *o++ = (uint8_t)(a >> 16), *o++ = (uint8_t)(a >> 8), *o++ = (uint8_t)a;
-    return (size_t)(o - h->packed);
+}
+
+/* Deflate column c's planes into h->packed, a zlib stream (RFC 1950) by ISA-L: the chunk as the deflate filter
+ * stores it. Returns the size, 0 after a failure. */
+static size_t pack_chunk(TraceH5 *h, int c)
+{
+    struct isal_zstream z;
+    isal_deflate_stateless_init(&z);
+    z.level = DEFLATE_LEVEL, z.level_buf = h->level_buf, z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+    z.gzip_flag = IGZIP_ZLIB, z.end_of_stream = 1, z.flush = NO_FLUSH;
+    z.next_in = h->plane + (size_t)c * CHUNK_BYTES, z.avail_in = CHUNK_BYTES;
+    z.next_out = h->packed, z.avail_out = PACKED_CAP;
+    if (isal_deflate_stateless(&z) != COMP_OK) return fail(h, "compressing /trace"), 0;
+    return z.total_out;
 }
 
 /* Append nrows rows of block b to /trace: one chunk per column (the rows past nrows zeroed), packed here and
@@ -353,9 +320,10 @@ static void write_block(TraceH5 *h, double *b, long nrows)
     hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
     memset(b + (size_t)nrows * h->ncols, 0, (size_t)(TRACE_H5_CHUNK - nrows) * h->ncols * sizeof *b);
+    shuffle_block(h, b);
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
         hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
-        size_t size = pack_chunk(h, b, c, nrows);
+        size_t size = pack_chunk(h, c);
         if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
     h->written += nrows;

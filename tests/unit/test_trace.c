@@ -215,8 +215,11 @@ static void fill_rough(long i)
     for (int j = 0; j < 6; j++) {
         st ^= st >> 12, st ^= st << 25, st ^= st >> 27;
         double r = (double)(st >> 11) / 9007199254740992.0;
+        uint64_t bits = (st * 2685821657736338717ull & 0x800FFFFFFFFFFFFFull) | (uint64_t)(1 + st % 2046) << 52;
+        double any; /* every bit random but a finite value's: a chunk deflate cannot shrink */
+        memcpy(&any, &bits, sizeof any);
         smp.dev[0].tau[j] = j == 0 ? r : j == 1 ? (i % 7 ? 0.0 : -0.0) : j == 2 ? (i % 5 ? NAN : -INFINITY)
-                          : j == 3 ? 1e300 * r : j == 4 ? 1e-300 * r : (double)(i / 3000);
+                          : j == 3 ? any : j == 4 ? 1e-300 * r : (double)(i / 3000);
     }
 }
 
