@@ -62,11 +62,11 @@ echo "steal during the 60 s runs: $(steal_since "$cpu0") % of the CPU time"
 sed 's/FOR i := 1 TO 11 DO/FOR i := 1 TO 740 DO/; s/PROGRAM lin_circ_60s/PROGRAM lin_circ_1h/' lin_circ_60s.irl >"$tmp/lin_circ_1h.irl"
 sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --trace csv --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
-read -r u m <"$tmp/time1h"
+read -r u m < <(tail -1 "$tmp/time1h") # the last line: time first notes the exit status 1 (--max-time 3600 s ends it)
 csv1h=$(stat -c %s "$tmp/h/trace.csv")
 echo "1 h LIN/CIRC, trace csv: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace.csv $((csv1h / 1000000)) MB"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
-read -r u m <"$tmp/time1h"
+read -r u m < <(tail -1 "$tmp/time1h") # the last line: time first notes the exit status 1 (--max-time 3600 s ends it)
 h51h=$(stat -c %s "$tmp/h/trace.h5")
 echo "1 h LIN/CIRC, trace h5 (the default): $u s CPU, max RSS $m KB, trace.h5 $((h51h / 1000000)) MB ($(awk -v h="$h51h" -v c="$csv1h" 'BEGIN { printf "%.1f", 100 * h / c }') % of the csv)"
 
