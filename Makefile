@@ -13,11 +13,11 @@ NPROC    := $(shell nproc 2>/dev/null || echo 2)
 BUILD_ROOT ?= build
 CFG      ?= release
 # SLEEF (libsleef-dev): the numerics' sin, cos, atan2, pow, ... (models/dmath.h), the same bits on any x86-64.
-PKGS     := gsl libxml-2.0 libmodbus hdf5 sleef
+PKGS     := gsl libxml-2.0 libmodbus hdf5 sleef libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libxml2 is not linked: src/xml_loader.c loads it on the first URDF file (it brings ICU and libstdc++, ~1.5 ms of
 # start-up in every run otherwise), by the soname of the library the headers belong to.
-PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 sleef 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -lsleef)
+PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 sleef libisal 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -lsleef -lisal)
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')
 

@@ -63,6 +63,11 @@ int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t sta
                       size_t whylen)
 {
     int rc;
+    sigset_t set, mask;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, &mask); /* the new thread inherits the caller's mask */
     pthread_attr_t at;
     pthread_attr_init(&at);
     if (stack) pthread_attr_setstacksize(&at, stack);
@@ -75,13 +80,14 @@ int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t sta
         pthread_attr_setschedpolicy(&at, SCHED_FIFO);
         pthread_attr_setschedparam(&at, &sp);
         rc = pthread_create(th, &at, fn, arg);
-        if (rc == 0) return pthread_attr_destroy(&at), 1;
+        if (rc == 0) return pthread_attr_destroy(&at), pthread_sigmask(SIG_SETMASK, &mask, NULL), 1;
         snprintf(why, whylen, "SCHED_FIFO %d not permitted (%s); the cycle thread runs under the normal policy",
                  sp.sched_priority, strerror(rc));
         pthread_attr_setinheritsched(&at, PTHREAD_INHERIT_SCHED); /* the same attributes, the caller's policy */
     }
     rc = pthread_create(th, &at, fn, arg);
     pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (rc == 0) return 0;
     snprintf(why, whylen, "cannot start a thread: %s", strerror(rc));
     return -1;

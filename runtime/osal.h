@@ -31,8 +31,9 @@ void osal_unlock_memory(void);
 
 /* Start fn(arg) in a new thread with a stack of `stack` bytes (0: the system's default). prio > 0 asks for
  * SCHED_FIFO at that priority; when the system refuses (no permission, no real-time budget) the thread runs under
- * the normal policy instead and why says so. Returns 1 started with SCHED_FIFO, 0 started with the normal policy,
- * -1 not started (why set). */
+ * the normal policy instead and why says so. The thread starts with SIGINT and SIGTERM blocked, so they reach the
+ * thread that catches them (osal_interrupt_catch) or waits for them (osal_signals_wait), never a worker. Returns 1
+ * started with SCHED_FIFO, 0 started with the normal policy, -1 not started (why set). */
 int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t stack, int prio, char *why,
                       size_t whylen);
 /* Wait for a thread started by osal_thread_start to end. */

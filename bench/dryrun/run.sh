@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/dryrun/run.sh IRL: dry-run speed of lin_circ_60s.irl (PUMA 560 LIN/CIRC at 1 ms) with no trace, the CSV
-# trace and the HDF5 trace (and the two traces' sizes per simulated minute): simulated seconds per wall-clock second and µs per cycle (medians of 7 runs, wall time to the
+# trace and the HDF5 trace, the default (and the two traces' sizes per simulated minute, and of the 1-hour
+# program): simulated seconds per wall-clock second and µs per cycle (medians of 7 runs, wall time to the
 # millisecond), pipelined over two threads (--threads 2, the default) and in one (--threads 1), runs of the two
 # alternating, with their CPU time and the hypervisor's steal over them;
 # and peak memory (max RSS) of a 1-hour program (the same path repeated) against the 60 s one: it must not grow
@@ -52,7 +53,7 @@ echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace --no-html
 measure "60 s LIN/CIRC, trace csv" lin_circ_60s.irl --trace csv
 size_csv=$(stat -c %s "$tmp/o/trace.csv")
-measure "60 s LIN/CIRC, trace h5" lin_circ_60s.irl --trace h5
+measure "60 s LIN/CIRC, trace h5 (default)" lin_circ_60s.irl --trace h5
 size_h5=$(stat -c %s "$tmp/o/trace.h5")
 sim=$(duration "$tmp/o" | cut -d' ' -f1)
 awk -v c="$size_csv" -v h="$size_h5" -v s="$sim" 'BEGIN {
@@ -60,12 +61,14 @@ awk -v c="$size_csv" -v h="$size_h5" -v s="$sim" 'BEGIN {
 echo "steal during the 60 s runs: $(steal_since "$cpu0") % of the CPU time"
 sed 's/FOR i := 1 TO 11 DO/FOR i := 1 TO 740 DO/; s/PROGRAM lin_circ_60s/PROGRAM lin_circ_1h/' lin_circ_60s.irl >"$tmp/lin_circ_1h.irl"
 sed -i 's|"../../models/|"'"$PWD"'/../../models/|' "$tmp/lin_circ_1h.irl"
+/usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --trace csv --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
+read -r u m < <(tail -1 "$tmp/time1h") # the last line: time first notes the exit status 1 (--max-time 3600 s ends it)
+csv1h=$(stat -c %s "$tmp/h/trace.csv")
+echo "1 h LIN/CIRC, trace csv: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace.csv $((csv1h / 1000000)) MB"
 /usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
-read -r u m <"$tmp/time1h"
-echo "1 h LIN/CIRC, trace: $(sed -n 's/^duration \([0-9.]*\) s.*/\1/p' "$tmp/h/report.txt") s simulated in $u s CPU, max RSS $m KB, trace $(du -m "$tmp/h/trace.csv" | cut -f1) MB on disk"
-/usr/bin/time -f "%U %M" -o "$tmp/time1h" "$IRL" run --no-plots --trace h5 --out "$tmp/h" "$tmp/lin_circ_1h.irl" >/dev/null 2>&1
-read -r u m <"$tmp/time1h"
-echo "1 h LIN/CIRC, trace h5: $u s CPU, max RSS $m KB, trace.h5 $(du -m "$tmp/h/trace.h5" | cut -f1) MB on disk"
+read -r u m < <(tail -1 "$tmp/time1h") # the last line: time first notes the exit status 1 (--max-time 3600 s ends it)
+h51h=$(stat -c %s "$tmp/h/trace.h5")
+echo "1 h LIN/CIRC, trace h5 (the default): $u s CPU, max RSS $m KB, trace.h5 $((h51h / 1000000)) MB ($(awk -v h="$h51h" -v c="$csv1h" 'BEGIN { printf "%.1f", 100 * h / c }') % of the csv)"
 
 measure_wall() { # $1 label, $2 program, rest: options (wall-clock time, medians of 3)
     local label=$1 prog=$2; shift 2
@@ -80,4 +83,4 @@ measure_wall() { # $1 label, $2 program, rest: options (wall-clock time, medians
         printf "%-28s %8.1f s simulated  %7.3f s wall  %8.0f sim s / wall s  %6.2f us/cycle  max RSS %d KB\n", l, s, w, s / w, 1e6 * w / n, m }'
 }
 measure_wall "10 min centrifuge, no trace" centrifuge_training_10min.irl --no-trace
-measure_wall "10 min centrifuge, trace" centrifuge_training_10min.irl
+measure_wall "10 min centrifuge, trace h5" centrifuge_training_10min.irl

@@ -717,6 +717,11 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
         ex->trace_meta = (TraceMeta){.program = ex->program, .version = IRL_VERSION, .cycle = o->cycle};
         TraceOptions to = {.digits = 12, .every = 1, .format = o->trace_h5 ? TRACE_H5 : TRACE_CSV,
                            .meta = &ex->trace_meta};
+        if (!o->no_plots && !o->out_temp) { /* the figures read a thinned copy, written as the trace is */
+            if (outdir_file(&ex->od, "plots.csv", 0, ex->plot_data, sizeof ex->plot_data, err, sizeof err) < 0)
+                goto fail;
+            to.thin_path = ex->plot_data, to.thin_rows = PLOT_MAX_POINTS;
+        }
         if (trace_open(&ex->tr, part, &ex->lay, &to, err, sizeof err) < 0) goto fail;
         ex->tracing = 1;
     }
@@ -859,8 +864,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         report_html_free(&ex->html); /* when write_reports stopped before the page */
         if (!checks_passed(&ex->ck)) status = EX_RUNTIME;
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
-        if (ex->tracing && !ex->opt->trace_h5 && !ex->opt->no_plots && !ex->opt->out_temp) {
-            PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
+        if (ex->tracing && ex->plot_data[0]) {
+            PlotOptions po = {.dir = ex->out_dir, .trace = ex->plot_data,
                               .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od,
                               .degrees = !ex->opt->display_si};
             int pr = plot_all(&ex->ck, &po, err, sizeof err);

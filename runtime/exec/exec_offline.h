@@ -2,7 +2,7 @@
  * --cycle seconds whenever the motion door (motion.h) needs time to pass. Each cycle samples every device's
  * timeline (planner or GMOVE), computes inverse dynamics, the model's outputs and the singularity measure,
  * fills the Sample (sample.h), runs the checks, writes a trace row and moves the progress bar. Nothing in it
- * reads a wall clock: the same program gives byte-identical trace.csv and report.json.
+ * reads a wall clock: the same program gives byte-identical traces and report.json.
  *
  * Wiring (src/main.c): exec_offline_begin after vm_init (it installs vm->motion), vm_run, then
  * exec_offline_end, which drains the queues, writes report.json/report.txt/plots into the output folder (outdir.h:
@@ -96,6 +96,7 @@ typedef struct ExecOffline {
     char stop_msg[VM_MSG_LEN];
     char out_dir[4096];
     char trace_path[4200];
+    char plot_data[4200];               /* plots.csv, the trace thinned for the figures; "" = no figures */
     char error[VM_MSG_LEN + 4300];      /* the run-time error that stopped the program, "" = none */
 } ExecOffline;
 

@@ -22,6 +22,7 @@ void run_options_init(RunOptions *o)
     o->rt_priority = 80;
     o->max_missed = 50;
     o->threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+    o->trace_h5 = 1;
 }
 
 void run_options_free(RunOptions *o)

@@ -47,8 +47,7 @@ typedef struct RunOptions {
     int display_si;         /* --display si: figures and report.txt in SI (radians); --display deg (default): revolute
                              * quantities in degrees there. The trace and report.json are SI either way */
     int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
-    int trace_h5;           /* --trace h5: trace.h5 (output/trace_h5.h) instead of --trace csv's trace.csv (default);
-                             * the plots, which read the CSV, are then not drawn */
+    int trace_h5;           /* --trace h5 (default): trace.h5 (output/trace_h5.h); 0 = --trace csv: trace.csv */
     int closed_loop;        /* --closed-loop: simulate the machine following the setpoints (closed_loop.h) */
     int controller;         /* --controller ct|pid: RUN_CONTROLLER_CT (default) or RUN_CONTROLLER_PID */
     double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */

@@ -766,59 +766,11 @@ static int run_gnuplot(const char *script, const char *log, int nfiles, int prog
 
 /* }====================================================================== */
 
-/* Copy the header and every n-th row (and the last) of a CSV: gnuplot then parses a small file per panel
- * instead of the whole trace. 0 or < 0. */
-static int thin_copy(const char *src, const char *dst, long every, char *err, size_t errlen)
-{
-    FILE *in = fopen(src, "r"), *out = in ? fopen(dst, "w") : NULL;
-    if (!in || !out) {
-        snprintf(err, errlen, "%s: %s", in ? dst : src, strerror(errno));
-        if (in) fclose(in);
-        return -1;
-    }
-    char *line = NULL, *last = NULL;
-    size_t cap = 0, lastcap = 0;
-    ssize_t len;
-    long row = -1; /* -1: the header */
-    int last_written = 1;
-    while ((len = getline(&line, &cap, in)) > 0) {
-        if (row < 0 || row % every == 0) {
-            fwrite(line, 1, (size_t)len, out);
-            last_written = 1;
-        } else {
-            if (lastcap < cap) free(last), last = malloc(cap), lastcap = last ? cap : 0;
-            if (last) memcpy(last, line, (size_t)len + 1);
-            last_written = 0;
-        }
-        row++;
-    }
-    if (!last_written && last) fputs(last, out);
-    free(line);
-    free(last);
-    fclose(in);
-    if (fclose(out) != 0) {
-        snprintf(err, errlen, "%s: write failed", dst);
-        return -1;
-    }
-    return 0;
-}
-
 int plot_all(const Checks *ck, const PlotOptions *opt, char *err, size_t errlen)
 {
     Figure fig[SAMPLE_MAX_DEVICES * PLOT_FIGURES_PER_DEVICE];
     int nfig = list_figures(ck, fig, SAMPLE_MAX_DEVICES * PLOT_FIGURES_PER_DEVICE);
     if (nfig == 0 || ck->ncycles == 0) return PLOT_OK;
-    PlotOptions o = *opt;
-    char thin[4096];
-    long rows = ck->ncycles / (o.trace_every > 0 ? o.trace_every : 1) + 1;
-    if (rows > PLOT_MAX_POINTS) {
-        snprintf(thin, sizeof thin, "%s/plots.csv", opt->dir);
-        if (opt->out) outdir_file(opt->out, "plots.csv", 0, thin, sizeof thin, err, errlen);
-        if (thin_copy(opt->trace, thin, (rows + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS, err, errlen) < 0)
-            return PLOT_FAILED;
-        o.trace = thin;
-    }
-    opt = &o;
     char script[4096], log[4096];
     snprintf(script, sizeof script, "%s/plots.gp", opt->dir);
     snprintf(log, sizeof log, "%s/plots.log", opt->dir);

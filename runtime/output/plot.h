@@ -1,4 +1,5 @@
-/* plot.h — the dry-run's figures: gnuplot, run as a child process on a generated script, reading trace.csv.
+/* plot.h — the dry-run's figures: gnuplot, run as a child process on a generated script, reading plots.csv (the
+ * trace thinned as it is written: trace.h TraceOptions.thin_path).
  *
  * One figure per quantity group per device — positions, speeds, accelerations, torques (forces), and the
  * model's own outputs (G, ...) — each as PNG (pngcairo, else png) and SVG, named DIR/<device>_<group>.png/.svg.
@@ -8,9 +9,9 @@
  * dashed lines (drawn when within the span of the panel's values beyond them or crossed, otherwise quoted in the
  * panel title so a far-away limit does not flatten the curves), violation intervals shaded red, the peak marked.
  * The script is kept as DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
- * absolute or as given) and gnuplot's messages go to DIR/plots.log. A trace longer than PLOT_MAX_POINTS rows is
- * first thinned into DIR/plots.csv (header, every n-th row and the last), which the figures then read; the
- * shaded violations and peak markers still come from the checks, which saw every cycle.
+ * absolute or as given) and gnuplot's messages go to DIR/plots.log. The figures read at most PLOT_MAX_POINTS rows
+ * of the trace (every 2^k-th row and the last, each as the CSV trace prints it, whichever format the full-rate
+ * trace has); the shaded violations and peak markers still come from the checks, which saw every cycle.
  *
  * The gnuplot program is `gnuplot` on PATH, or $IRL_GNUPLOT. When it is missing plot_all does not fail the
  * run: it returns PLOT_SKIPPED with the reason in err (the caller prints it as "warning: ..."). Nor does a gnuplot
@@ -30,8 +31,7 @@ enum { PLOT_OK = 0, PLOT_SKIPPED = 1, PLOT_TIMEOUT = 2, PLOT_FAILED = -1 };
 
 typedef struct {
     const char *dir;    /* where the figures, plots.gp and plots.log go */
-    const char *trace;  /* trace.csv to read */
-    long trace_every;   /* the trace's TraceOptions.every (1 = every cycle) */
+    const char *trace;  /* the CSV the figures read (plots.csv, or any trace.csv) */
     int png, svg;       /* formats wanted (both 0: both) */
     int progress;       /* 1: progress bar on stderr if it is a terminal */
     double timeout;     /* s of wall clock gnuplot may take; then it is killed (PLOT_TIMEOUT); <= 0: no bound */

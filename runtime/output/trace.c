@@ -1,5 +1,5 @@
-/* trace.c — the trace's columns and values (shared by the CSV and HDF5 writers), the streaming CSV writer, and
- * its fast deterministic number formatter. */
+/* trace.c — the trace's columns and values (shared by the CSV and HDF5 writers), the streaming CSV writer, its
+ * fast deterministic number formatter, and the thinned CSV copy the figures read (TraceOptions.thin_path). */
 #include "output/trace.h"
 
 #include "output/trace_h5.h"
@@ -274,12 +274,21 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
         goto fail;
     }
     trace_columns(lay, tr->cols);
+    tr->row_max = (size_t)tr->ncols * NUM_MAX + 32;
+    if (tr->opt.thin_path) {
+        tr->thin_cap = (tr->opt.thin_rows > 2 ? tr->opt.thin_rows : 2) - 1; /* the last row may come on top */
+        tr->thin_stride = 1;
+        tr->thin = malloc((size_t)tr->thin_cap * (size_t)tr->ncols * sizeof *tr->thin);
+        if (!tr->thin) {
+            snprintf(err, errlen, "trace: out of memory");
+            goto fail;
+        }
+    }
     if (tr->opt.format == TRACE_H5) {
         tr->h5 = trace_h5_open(path, lay, tr->cols, tr->ncols, &tr->opt, err, errlen);
         if (!tr->h5) goto fail;
         return 0;
     }
-    tr->row_max = (size_t)tr->ncols * NUM_MAX + 32;
     tr->cap = tr->row_max * 4 > BLOCK ? tr->row_max * 4 : BLOCK;
     tr->buf = malloc(tr->cap);
     if (!tr->buf) {
@@ -295,8 +304,8 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
     fputc('\n', tr->f);
     return 0;
 fail:
-    free(tr->buf), free(tr->cols), free(tr->vals);
-    tr->buf = NULL, tr->cols = NULL, tr->vals = NULL;
+    free(tr->buf), free(tr->cols), free(tr->vals), free(tr->thin);
+    tr->buf = NULL, tr->cols = NULL, tr->vals = NULL, tr->thin = NULL;
     return -1;
 }
 
@@ -307,19 +316,11 @@ static void flush_buf(Trace *tr)
     tr->len = 0;
 }
 
-int trace_row(Trace *tr, const Sample *s)
+/* One CSV row of values v at p (at most row_max bytes); returns its end. */
+static char *put_row(const Trace *tr, const double *v, char *p)
 {
-    if (tr->seen++ % tr->opt.every != 0) return tr->err ? -1 : 0;
-    trace_values(tr->lay, s, tr->vals);
-    tr->rows++;
-    if (tr->h5) {
-        if (trace_h5_row(tr->h5, tr->vals) < 0 && !tr->err) tr->err = EIO;
-        return tr->err ? -1 : 0;
-    }
-    if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
     int dg = tr->opt.digits, last = tr->ncols - 1; /* t first, line last (trace_columns) */
-    const double *v = tr->vals;
-    char *p = trace_put_value(tr->buf + tr->len, v[0], TRACE_KIND_TIME, dg);
+    p = trace_put_value(p, v[0], TRACE_KIND_TIME, dg);
     for (int c = 1; c < last; c++) {
         *p++ = ',';
         p += trace_format_double(p, v[c], dg);
@@ -327,8 +328,63 @@ int trace_row(Trace *tr, const Sample *s)
     *p++ = ',';
     p = trace_put_value(p, v[last], TRACE_KIND_LINE, dg);
     *p++ = '\n';
-    tr->len = (size_t)(p - tr->buf);
+    return p;
+}
+
+/* Keep row r (tr->vals) for the thinned copy when r is a multiple of the stride; when the rows kept fill it,
+ * every other one goes and the stride doubles, so memory stays thin_cap rows whatever the run's length. */
+static void thin_row(Trace *tr, long r)
+{
+    size_t n = (size_t)tr->ncols;
+    if (r % tr->thin_stride) return;
+    if (tr->thin_n == tr->thin_cap) {
+        for (long j = 1; 2 * j < tr->thin_n; j++) memcpy(tr->thin + j * n, tr->thin + 2 * j * n, n * sizeof *tr->thin);
+        tr->thin_n = (tr->thin_n + 1) / 2;
+        tr->thin_stride *= 2;
+        if (r % tr->thin_stride) return;
+    }
+    memcpy(tr->thin + tr->thin_n++ * n, tr->vals, n * sizeof *tr->thin);
+}
+
+int trace_row(Trace *tr, const Sample *s)
+{
+    if (tr->seen++ % tr->opt.every != 0) return tr->err ? -1 : 0;
+    trace_values(tr->lay, s, tr->vals);
+    if (tr->thin) thin_row(tr, tr->rows);
+    tr->rows++;
+    if (tr->h5) {
+        if (trace_h5_row(tr->h5, tr->vals) < 0 && !tr->err) tr->err = EIO;
+        return tr->err ? -1 : 0;
+    }
+    if (tr->len + tr->row_max > tr->cap) flush_buf(tr);
+    tr->len = (size_t)(put_row(tr, tr->vals, tr->buf + tr->len) - tr->buf);
     return tr->err ? -1 : 0;
+}
+
+/* Write the thinned copy: the header, the kept rows, and the last row when it is not one of them. 0 or -1. */
+static int write_thin(Trace *tr, char *err, size_t errlen)
+{
+    FILE *f = fopen(tr->opt.thin_path, "w");
+    char *line = malloc(tr->row_max);
+    if (!f || !line) {
+        snprintf(err, errlen, "%s: %s", tr->opt.thin_path, f ? "out of memory" : strerror(errno));
+        if (f) fclose(f);
+        free(line);
+        return -1;
+    }
+    for (int c = 0; c < tr->ncols; c++) fprintf(f, "%s%s", c ? "," : "", tr->cols[c].name);
+    fputc('\n', f);
+    for (long j = 0; j < tr->thin_n; j++)
+        fwrite(line, 1, (size_t)(put_row(tr, tr->thin + j * tr->ncols, line) - line), f);
+    if (tr->rows > 0 && (tr->rows - 1) % tr->thin_stride != 0)
+        fwrite(line, 1, (size_t)(put_row(tr, tr->vals, line) - line), f);
+    free(line);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", tr->opt.thin_path);
+        return -1;
+    }
+    return 0;
 }
 
 void trace_incomplete(Trace *tr, const char *why)
@@ -339,12 +395,14 @@ void trace_incomplete(Trace *tr, const char *why)
 int trace_close(Trace *tr, char *err, size_t errlen)
 {
     if (!tr->f && !tr->h5) return 0;
+    int thin_rc = tr->thin ? write_thin(tr, err, errlen) : 0;
+    free(tr->thin), tr->thin = NULL;
     if (tr->h5) {
         int rc = trace_h5_close(tr->h5, err, errlen);
         tr->h5 = NULL;
         free(tr->cols), free(tr->vals);
         tr->cols = NULL, tr->vals = NULL;
-        return rc;
+        return rc < 0 ? rc : thin_rc;
     } else {
         flush_buf(tr);
         if (fflush(tr->f) != 0 && !tr->err) tr->err = errno ? errno : EIO;
@@ -357,7 +415,7 @@ int trace_close(Trace *tr, char *err, size_t errlen)
         snprintf(err, errlen, "trace: write failed: %s", strerror(tr->err));
         return -1;
     }
-    return 0;
+    return thin_rc;
 }
 
 /* }====================================================================== */

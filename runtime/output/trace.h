@@ -32,6 +32,10 @@ typedef struct {
     long every;    /* write every n-th cycle (row 0 always); <= 0: 1 */
     TraceFormat format;
     const TraceMeta *meta; /* TRACE_H5: the file's attributes; NULL = none */
+    const char *thin_path; /* NULL, or a thinned CSV copy written at close (the figures' data, plot.h): the
+                            * header, every s-th row (s the smallest power of two that keeps at most thin_rows - 1
+                            * of them) and the last row, each byte for byte the CSV trace's */
+    long thin_rows;        /* at most this many rows in thin_path (>= 2) */
 } TraceOptions;
 
 /* How a column's values are printed in the CSV: t with at least 12 digits, line as an integer, the rest with
@@ -63,6 +67,8 @@ typedef struct {
     size_t cap, len, row_max;
     long rows, seen;
     int err;                 /* errno of the first write error, 0 = none */
+    double *thin;            /* opt.thin_path: the kept rows (row j is trace row j * thin_stride), owned */
+    long thin_cap, thin_n, thin_stride;
 } Trace;
 
 /* Create `path` and write the header. 0, or < 0 with a message in err. */
@@ -73,7 +79,7 @@ int trace_row(Trace *tr, const Sample *s);
 /* Record that the run ended early (interrupted, a run-time error): the HDF5 trace says so in its attributes
  * (`complete` = 0, `incomplete` = why); the CSV has no place for it (report.json says it). */
 void trace_incomplete(Trace *tr, const char *why);
-/* Flush and close. 0, or < 0 when any write failed (message in err). */
+/* Flush and close (and write opt.thin_path). 0, or < 0 when any write failed (message in err). */
 int trace_close(Trace *tr, char *err, size_t errlen);
 
 /* The columns of a layout in trace order (trace_column_count of them); the CSV header is their names joined by

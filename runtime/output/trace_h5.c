@@ -1,14 +1,18 @@
 /* trace_h5.c — the HDF5 trace (trace_h5.h): its writer, fed one row of values per cycle by trace.c, and its
  * reader that prints it back as the CSV trace. Only this file calls libhdf5.
  *
- * Compressing is most of the writer's cost (deflate: about 20 instructions per value), so a writer thread does it:
- * rows fill one of two blocks while the thread writes the other. The library (a serial build) is called by one
- * thread at a time: the writer thread between open and close, the caller's thread outside. */
+ * Compressing is most of the writer's cost, so a writer thread does it: rows fill one of two blocks while the
+ * thread writes the other. The library (a serial build) is called by one thread at a time: the writer thread
+ * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk: the shuffle, then
+ * ISA-L's deflate) and written as they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate
+ * filters, which every reader undoes: libhdf5's filters through zlib cost 5 times the time (docs/RUNNING.md). */
 #include "output/trace_h5.h"
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <hdf5.h>
+#include <isa-l/igzip_lib.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -18,13 +22,19 @@
 
 #define FORMAT_NAME "irl-trace 1"
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "pack_chunk stores a double's bytes in memory order as the file's little-endian ones"
+#endif
+
 enum { WR_IDLE, WR_BUSY, WR_QUIT };
-#define DEFLATE_LEVEL 1 /* measured (docs/RUNNING.md): higher levels save about 1 % more for 2-3 times the time */
+#define DEFLATE_LEVEL 1     /* ISA-L's level 1 (docs/RUNNING.md: level 3 takes twice the time for 1 % less) */
+#define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
 
 struct TraceH5 {
     hid_t file, ds;
     int ncols;
-    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows, column-major: column c at buf[k][c * TRACE_H5_CHUNK] */
+    double *buf[2];       /* blocks of TRACE_H5_CHUNK rows as they came (row r at buf[k][r * ncols]): the writer
+                           * thread regroups them by column, the cycle only copies a row */
     int cur;              /* the block being filled */
     long nbuf, written;   /* rows in the current block, rows in the file */
     long pend_rows;       /* rows of the other block, handed to the writer thread */
@@ -34,11 +44,21 @@ struct TraceH5 {
     _Atomic int failed;   /* a call into the library failed */
     char why[512];        /* trace_h5_incomplete's reason; "" = complete */
     char err[256];        /* the first failure */
+    uint8_t *level_buf;   /* ISA-L's work area for DEFLATE_LEVEL, ISAL_DEF_LVL1_DEFAULT bytes */
+    uint8_t *plane;       /* a block regrouped into byte planes, column c's at plane[c * CHUNK_BYTES] */
+    uint8_t *packed;      /* one column's chunk as stored, PACKED_CAP bytes */
 };
+
+#define PACKED_CAP (2 * CHUNK_BYTES) /* above deflate's worst case (stored blocks, 5 bytes in 65535, and the frame) */
 
 /* {====================================================================== writer */
 
 static void *writer(void *arg);
+
+static void free_writer(TraceH5 *h)
+{
+    free(h->buf[0]), free(h->level_buf), free(h->plane), free(h->packed), free(h);
+}
 
 /* Record the first failure. */
 static void fail(TraceH5 *h, const char *what)
@@ -179,15 +199,13 @@ static hid_t create_dataset(TraceH5 *h)
     hsize_t dim[2] = {0, (hsize_t)h->ncols}, maxdim[2] = {H5S_UNLIMITED, (hsize_t)h->ncols};
     hsize_t chunk[2] = {TRACE_H5_CHUNK, 1};
     hid_t sp = H5Screate_simple(2, dim, maxdim), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
     H5Pset_chunk(dcpl, 2, chunk);
     H5Pset_shuffle(dcpl);
     H5Pset_deflate(dcpl, DEFLATE_LEVEL);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     H5Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
-    H5Pset_chunk_cache(dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, 1.0); /* whole chunks go straight to the file */
-    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, dapl);
-    H5Pclose(dapl), H5Pclose(dcpl), H5Sclose(sp);
+    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl), H5Sclose(sp);
     return ds;
 }
 
@@ -196,9 +214,14 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
     TraceH5 *h = calloc(1, sizeof *h);
-    if (h) h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
-    if (!h || !h->buf[0]) {
-        if (h) free(h);
+    if (h) {
+        h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
+        h->level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
+        h->plane = malloc((size_t)ncols * CHUNK_BYTES);
+        h->packed = malloc(PACKED_CAP);
+    }
+    if (!h || !h->buf[0] || !h->level_buf || !h->plane || !h->packed) {
+        if (h) free_writer(h);
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
     }
@@ -206,7 +229,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (h->file < 0) {
         snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
-        free(h->buf[0]), free(h);
+        free_writer(h);
         return NULL;
     }
     h->buf[1] = h->buf[0] + (size_t)ncols * TRACE_H5_CHUNK;
@@ -230,7 +253,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         snprintf(err, errlen, "%s", h->err);
         if (h->ds >= 0) H5Dclose(h->ds);
         H5Fclose(h->file);
-        free(h->buf[0]), free(h);
+        free_writer(h);
         return NULL;
     }
     char why[160];
@@ -239,22 +262,70 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     return h;
 }
 
-/* Append n rows of block b to /trace: one write per column, each a whole chunk. */
-static void write_block(TraceH5 *h, const double *b, long nrows)
+/* Transpose the 8 x 8 bytes of x (word j, byte k = bits 8k..8k+7): byte j of x[k] becomes byte k of x[j]. */
+static void transpose8(uint64_t x[8])
+{
+    static const uint64_t m32 = 0x00000000FFFFFFFFull, m16 = 0x0000FFFF0000FFFFull, m8 = 0x00FF00FF00FF00FFull;
+    for (int j = 0; j < 4; j++) { /* swap the 4-byte blocks off the diagonal, then the 2-byte ones, then bytes */
+        uint64_t a = x[j], b = x[j + 4];
+        x[j] = (a & m32) | (b << 32), x[j + 4] = (a >> 32) | (b & ~m32);
+    }
+    for (int j = 0; j < 8; j += (j & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
+        uint64_t a = x[j], b = x[j + 2];
+        x[j] = (a & m16) | ((b & m16) << 16), x[j + 2] = ((a >> 16) & m16) | (b & ~m16);
+    }
+    for (int j = 0; j < 8; j += 2) {
+        uint64_t a = x[j], b = x[j + 1];
+        x[j] = (a & m8) | ((b & m8) << 8), x[j + 1] = ((a >> 8) & m8) | (b & ~m8);
+    }
+}
+
+/* Regroup block b (rows as they came, the rows past the data zeros) into h->plane as the shuffle filter orders
+ * each column's chunk: byte k of every value together, k = 0 the least significant (the order for the file's
+ * little-endian doubles). Eight rows at a time, so the block is read in order and the 8 x ncols plane stretches
+ * being written stay in the cache. */
+static void shuffle_block(TraceH5 *h, const double *b)
+{
+    for (long i = 0; i < TRACE_H5_CHUNK; i += 8) {
+        const double *rows = b + (size_t)i * h->ncols;
+        for (int c = 0; c < h->ncols; c++) {
+            uint64_t x[8];
+            for (int j = 0; j < 8; j++) memcpy(&x[j], rows + (size_t)j * h->ncols + c, sizeof x[j]);
+            transpose8(x);
+            uint8_t *pl = h->plane + (size_t)c * CHUNK_BYTES + i;
+            for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK, &x[k], 8);
+        }
+    }
+}
+
+/* Deflate column c's planes into h->packed, a zlib stream (RFC 1950) by ISA-L: the chunk as the deflate filter
+ * stores it. Returns the size, 0 after a failure. */
+static size_t pack_chunk(TraceH5 *h, int c)
+{
+    struct isal_zstream z;
+    isal_deflate_stateless_init(&z);
+    z.level = DEFLATE_LEVEL, z.level_buf = h->level_buf, z.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+    z.gzip_flag = IGZIP_ZLIB, z.end_of_stream = 1, z.flush = NO_FLUSH;
+    z.next_in = h->plane + (size_t)c * CHUNK_BYTES, z.avail_in = CHUNK_BYTES;
+    z.next_out = h->packed, z.avail_out = PACKED_CAP;
+    if (isal_deflate_stateless(&z) != COMP_OK) return fail(h, "compressing /trace"), 0;
+    return z.total_out;
+}
+
+/* Append nrows rows of block b to /trace: one chunk per column (the rows past nrows zeroed), packed here and
+ * written as it is. */
+static void write_block(TraceH5 *h, double *b, long nrows)
 {
     if (!nrows || atomic_load(&h->failed)) return;
     hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
     if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
-    hid_t fs = H5Dget_space(h->ds);
-    hsize_t n = (hsize_t)nrows, mdim[2] = {n, 1};
-    hid_t ms = H5Screate_simple(2, mdim, NULL); /* the file's rank: the library then maps whole chunks, not points */
+    memset(b + (size_t)nrows * h->ncols, 0, (size_t)(TRACE_H5_CHUNK - nrows) * h->ncols * sizeof *b);
+    shuffle_block(h, b);
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
-        hsize_t start[2] = {(hsize_t)h->written, (hsize_t)c}, count[2] = {n, 1};
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dwrite(h->ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, b + (size_t)c * TRACE_H5_CHUNK) < 0)
-            fail(h, "writing /trace");
+        hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
+        size_t size = pack_chunk(h, c);
+        if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
-    H5Sclose(ms), H5Sclose(fs);
     h->written += nrows;
 }
 
@@ -297,8 +368,7 @@ static void hand_off(TraceH5 *h)
 
 int trace_h5_row(TraceH5 *h, const double *vals)
 {
-    double *p = h->buf[h->cur] + h->nbuf;
-    for (int c = 0; c < h->ncols; c++) p[(size_t)c * TRACE_H5_CHUNK] = vals[c];
+    memcpy(h->buf[h->cur] + (size_t)h->nbuf * h->ncols, vals, (size_t)h->ncols * sizeof *vals);
     if (++h->nbuf == TRACE_H5_CHUNK) hand_off(h);
     return atomic_load_explicit(&h->failed, memory_order_relaxed) ? -1 : 0;
 }
@@ -324,7 +394,7 @@ int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
     if (H5Fclose(h->file) < 0) fail(h, "closing the file");
     int rc = h->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", h->err);
-    free(h->buf[0]), free(h);
+    free_writer(h);
     return rc;
 }
 

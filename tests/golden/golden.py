@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """golden.py — golden traces (tests/golden/README.md): runs one stored case's program with `irl run` and compares
-its trace.csv and report.json with the stored ones within the tolerances of tests/golden/tolerances; --update
-rewrites the stored files from this run instead.
+its trace (trace.h5, printed as CSV by `irl trace --csv`) and report.json with the stored ones within the
+tolerances of tests/golden/tolerances; --update rewrites the stored files from this run instead.
 
     IRL=build/release/irl python3 tests/golden/golden.py [--update] tests/golden/demo
 
@@ -70,6 +70,12 @@ def run_irl(case, out):
     want = int(case.get("exit", "0"))
     if p.returncode != want:
         raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}, expected {want}\n{p.stderr[-2000:]}")
+    # the default trace is trace.h5; `irl trace --csv` prints it as the CSV trace, byte for byte
+    with open(os.path.join(out, "trace.csv"), "w") as f:
+        x = subprocess.run([os.environ["IRL"], "trace", os.path.join(out, "trace.h5"), "--csv"], stdout=f,
+                           stderr=subprocess.PIPE, text=True, timeout=600)
+    if x.returncode != 0:
+        raise SystemExit(f"irl trace {out}/trace.h5 --csv: exit {x.returncode}\n{x.stderr[-2000:]}")
 
 
 def read_trace(path):

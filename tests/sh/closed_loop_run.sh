@@ -19,7 +19,7 @@ fail=0
 note() { echo "FAIL $*"; fail=1; }
 run() { # $1 out dir, rest: options and program; sets rc
     local out=$1; shift
-    "$IRL" run --no-plots --no-progress --out "$tmp/$out" "$@" >"$tmp/$out.stdout" 2>"$tmp/$out.stderr"; rc=$?
+    "$IRL" run --trace csv --no-plots --no-progress --out "$tmp/$out" "$@" >"$tmp/$out.stdout" 2>"$tmp/$out.stderr"; rc=$?
 }
 
 # 1. demo, computed torque: runs, columns, e = q - qa, tracking bound

@@ -14,7 +14,7 @@ A1=8; G0=9.81   # models/centrifuge.irm: arm_length, |gravity| (the G unit)
 
 for p in gradual rapid acm profile glimit; do
     for run in a b; do
-        "$IRL" run --no-plots --out "$tmp/$p.$run" "centrifuge_$p.irl" >"$tmp/$p.$run.out" 2>"$tmp/$p.$run.err" \
+        "$IRL" run --trace csv --no-plots --out "$tmp/$p.$run" "centrifuge_$p.irl" >"$tmp/$p.$run.out" 2>"$tmp/$p.$run.err" \
             || note "$p: exit $? ($(head -3 "$tmp/$p.$run.err"))"
     done
     tr="$tmp/$p.a/trace.csv"
@@ -102,7 +102,7 @@ BEGIN
   GMOVE hc TO 1 G WITH ONSET := 3 G/s;
 ENDPROGRAM
 EOF
-"$IRL" run --no-plots --no-trace --out "$tmp/fastspin" "$tmp/fastspin.irl" >/dev/null 2>&1 || note "fastspin: exit $?"
+"$IRL" run --trace csv --no-plots --no-trace --out "$tmp/fastspin" "$tmp/fastspin.irl" >/dev/null 2>&1 || note "fastspin: exit $?"
 grep -q 'fastspin.irl:4:3: note: hc spin-up from rest: [0-9.]* s to [0-9.]* G, governed by the [a-z]* [a-z]* limit$' \
     "$tmp/fastspin/report.txt" \
     || note "fastspin: the spin-up note does not name the axis limit that governed: $(grep spin-up "$tmp/fastspin/report.txt")"

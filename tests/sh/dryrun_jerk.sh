@@ -50,7 +50,7 @@ PY
 for p in demo pick_place lin_circ torque_violation; do
     extra=(); [ $p = pick_place ] && extra=(--input part_ready=1@0.5)
     want=0; [ $p = torque_violation ] && want=1
-    "$IRL" run --no-plots --out "$tmp/$p" "${extra[@]}" "$p.irl" >/dev/null 2>"$tmp/$p.err"; rc=$?
+    "$IRL" run --trace csv --no-plots --out "$tmp/$p" "${extra[@]}" "$p.irl" >/dev/null 2>"$tmp/$p.err"; rc=$?
     [ $rc = $want ] || note "$p: exit $rc, expected $want ($(head -3 "$tmp/$p.err"))"
     machine=../models/puma560_cell.irm; [ $p = torque_violation ] && machine=../models/puma560_payload.irm
     check $p "$tmp/$p" "$(jerks $machine)"
@@ -73,7 +73,7 @@ BEGIN
   MOVE_INC LIN POS(0, 0.005 m, 0.2 m);
 ENDPROGRAM
 IRL
-(cd "$tmp" && "$IRL" run --no-plots --out "$tmp/wrist" wrist.irl >/dev/null 2>"$tmp/wrist.err")
+(cd "$tmp" && "$IRL" run --trace csv --no-plots --out "$tmp/wrist" wrist.irl >/dev/null 2>"$tmp/wrist.err")
 grep -q '"quantity": "singularity"' "$tmp/wrist/report.json" || note "wrist: no singularity in report.json"
 grep -q 'wrist.irl:6:3: note: arm SPEED 0.5 m/s lowered to' "$tmp/wrist/report.txt" \
     || note "wrist: report.txt does not name the SPEED lowered at line 6"

@@ -14,7 +14,7 @@ for f in "$root"/programs/*.irl "$root"/bench/dryrun/lin_circ_60s.irl; do
     # the program's own options (its `// cmd:` line) without the output folder ones
     opts=$(sed -n 's|^.*// cmd: *run *||p' "$f" | head -1 | sed 's/--out-temp//')
     for t in 1 2; do
-        (cd "$(dirname "$f")" && "$IRL" run $opts --threads $t --out "$tmp/$p.$t" "$(basename "$f")" \
+        (cd "$(dirname "$f")" && "$IRL" run --trace csv $opts --threads $t --out "$tmp/$p.$t" "$(basename "$f")" \
             >"$tmp/$p.$t.out" 2>"$tmp/$p.$t.err")
         echo $? >"$tmp/$p.$t.rc"
     done
@@ -31,7 +31,7 @@ done
 # status in both modes
 for t in 1 2; do
     mkdir -p "$tmp/full.$t" && ln -s /dev/full "$tmp/full.$t/trace.csv.part"
-    (cd "$root/programs" && "$IRL" run --no-plots --threads $t --out "$tmp/full.$t" lin_circ.irl >/dev/null 2>"$tmp/full.$t.err")
+    (cd "$root/programs" && "$IRL" run --trace csv --no-plots --threads $t --out "$tmp/full.$t" lin_circ.irl >/dev/null 2>"$tmp/full.$t.err")
     rc=$?
     [ $rc = 1 ] || note "--threads $t, unwritable trace: exit $rc, want 1"
     grep -q "cannot write" "$tmp/full.$t.err" || note "--threads $t, unwritable trace: no 'cannot write' message ($(head -2 "$tmp/full.$t.err"))"

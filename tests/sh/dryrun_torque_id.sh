@@ -12,7 +12,7 @@ note() { echo "FAIL $*"; fail=1; }
 
 check() { # program machine device
     local p=$1 mach=$2 dev=$3
-    "$IRL" run --no-plots --out "$tmp/$p" "$p.irl" >/dev/null 2>"$tmp/$p.err" || note "$p: exit $? ($(head -3 "$tmp/$p.err"))"
+    "$IRL" run --trace csv --no-plots --out "$tmp/$p" "$p.irl" >/dev/null 2>"$tmp/$p.err" || note "$p: exit $? ($(head -3 "$tmp/$p.err"))"
     local tr="$tmp/$p/trace.csv"
     [ -s "$tr" ] || { note "$p: no trace"; return; }
     local rows n=0

@@ -12,9 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 prog=programs/freeflyer_pd.irl
-(cd programs && "$IRL" run --no-plots --closed-loop --out "$tmp/vm" freeflyer_pd.irl) >"$tmp/vm.out" 2>&1 ||
+(cd programs && "$IRL" run --trace csv --no-plots --closed-loop --out "$tmp/vm" freeflyer_pd.irl) >"$tmp/vm.out" 2>&1 ||
     fail "VM run: $(cat "$tmp/vm.out")"
-(cd programs && "$IRL" run --no-plots --closed-loop --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" \
+(cd programs && "$IRL" run --trace csv --no-plots --closed-loop --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" \
     freeflyer_pd.irl) >"$tmp/dem.out" 2>&1 || fail "DEM run: $(cat "$tmp/dem.out")"
 grep -q '^verdict: PASS' "$tmp/vm/report.txt" || fail "VM run does not pass its checks"
 grep -Eq '^  axis 1( \([a-z_0-9]+\))?, passive, not driven: peak \|setpoint - actual\| [0-9.e+-]+ deg at ' "$tmp/vm/report.txt" ||

@@ -36,7 +36,7 @@ end_emu() { # $1 name: the emulator ends by itself once the client left
 
 # 1. an input from the drive, then a move; the run completes
 start_emu input --input 1=1@0.3
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --input part=1@0.3 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
+"$IRL" run --trace csv --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --input part=1@0.3 --queue 50 --no-plots --out "$tmp/in" wait_input.irl \
     >"$tmp/in.out" 2>"$tmp/in.err"
 rc=$?; end_emu input
 [ $rc = 0 ] || note "input: exit $rc: $(head -3 "$tmp/in.err")"
@@ -54,7 +54,7 @@ checks=(same "$tmp/in/trace.csv" "$tmp/in/online.csv" --complete + micro "$tmp/i
 
 # 2. axis 2 stalls 0.3 s after the enable: following-error stop
 start_emu stall --fault-at 0.3 --fault stall:2
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --following-error 0.01 --queue 100 --no-plots --out "$tmp/st" \
+"$IRL" run --trace csv --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --following-error 0.01 --queue 100 --no-plots --out "$tmp/st" \
     lin_short.irl >"$tmp/st.out" 2>"$tmp/st.err"
 rc=$?; end_emu stall
 [ $rc = 1 ] || note "stall: exit $rc"
@@ -65,7 +65,7 @@ checks+=(+ stopped "$tmp/st" following_error "following error: axis arm.2" 2,2,2
 
 # 3. a drive fault
 start_emu fault --fault-at 0.3 --fault drive
-"$IRL" run --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --queue 100 --no-plots --out "$tmp/df" lin_short.irl \
+"$IRL" run --trace csv --online --driver modbus:port="$port",timeout=0.5 --max-missed 1000000 --queue 100 --no-plots --out "$tmp/df" lin_short.irl \
     >/dev/null 2>"$tmp/df.err"
 rc=$?; end_emu fault
 [ $rc = 1 ] || note "drive fault: exit $rc"
@@ -73,7 +73,7 @@ grep -q "online stop: driver fault: modbus: 127.0.0.1:$port reports fault 1 (dri
     || note "drive fault: message $(head -3 "$tmp/df.err")"
 
 # 4. nobody listening: a clear error
-"$IRL" run --online --driver modbus:port=1 --no-plots --out "$tmp/nc" lin_short.irl >/dev/null 2>"$tmp/nc.err"
+"$IRL" run --trace csv --online --driver modbus:port=1 --no-plots --out "$tmp/nc" lin_short.irl >/dev/null 2>"$tmp/nc.err"
 rc=$?
 [ $rc = 1 ] || note "no drive: exit $rc"
 grep -q "modbus: cannot connect to 127.0.0.1:1" "$tmp/nc.err" || note "no drive: $(head -2 "$tmp/nc.err")"

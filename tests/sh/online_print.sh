@@ -11,7 +11,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 note() { echo "FAIL $*"; fail=1; }
 
-"$IRL" run --no-plots --no-progress --out "$tmp/dry" print_time.irl >"$tmp/dry.out" 2>/dev/null || note "dry-run failed"
+"$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" print_time.irl >"$tmp/dry.out" 2>/dev/null || note "dry-run failed"
 python3 - "$IRL" "$tmp" <<'PY' || fail=1
 import csv, os, signal, subprocess, sys, time
 irl, tmp = sys.argv[1:]
@@ -22,7 +22,7 @@ t_mid = float(min(rows[1:], key=lambda r: abs(float(next(v for k, v in r.items()
 bad = []
 
 def run(stop_after=None):
-    p = subprocess.Popen([irl, 'run', '--online', '--driver', 'sim', '--no-plots', '--out', tmp + '/on', 'print_time.irl'],
+    p = subprocess.Popen([irl, 'run', '--trace', 'csv', '--online', '--driver', 'sim', '--no-plots', '--out', tmp + '/on', 'print_time.irl'],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     seen = []
     for line in p.stdout:

@@ -11,10 +11,10 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 note() { echo "FAIL $*"; fail=1; }
 
-"$IRL" run --no-plots --no-progress --out "$tmp/dry" lin_short.irl >"$tmp/dry.out" 2>"$tmp/dry.err" || note "dry-run failed"
+"$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" lin_short.irl >"$tmp/dry.out" 2>"$tmp/dry.err" || note "dry-run failed"
 
 # 1. identical outputs, identical setpoints
-"$IRL" run --online --driver sim --queue 500 --no-plots --out "$tmp/on" lin_short.irl >"$tmp/on.out" 2>"$tmp/on.err"
+"$IRL" run --trace csv --online --driver sim --queue 500 --no-plots --out "$tmp/on" lin_short.irl >"$tmp/on.out" 2>"$tmp/on.err"
 rc=$?
 [ $rc = 0 ] || note "online sim: exit $rc: $(head -5 "$tmp/on.err")"
 # PRINT "done" comes when the axes reach the end, stamped with that program time (the trace's last row)
@@ -39,7 +39,7 @@ msg=$(python3 "$root/tests/online/online_check.py" \
 #    run goes on under the normal policy
 if [ "$(id -u)" = 0 ] && setpriv --inh-caps=-sys_nice,-ipc_lock --bounding-set=-sys_nice,-ipc_lock true 2>/dev/null; then
     setpriv --inh-caps=-sys_nice,-ipc_lock --bounding-set=-sys_nice,-ipc_lock \
-        "$IRL" run --online --driver sim --no-plots --out "$tmp/np" ptp_short.irl >/dev/null 2>"$tmp/np.err"
+        "$IRL" run --trace csv --online --driver sim --no-plots --out "$tmp/np" ptp_short.irl >/dev/null 2>"$tmp/np.err"
     rc=$?
     [ $rc = 0 ] || note "unprivileged: exit $rc: $(head -3 "$tmp/np.err")"
     grep -q "irl: warning: SCHED_FIFO 80 not permitted" "$tmp/np.err" || note "unprivileged: no SCHED_FIFO warning"
@@ -50,7 +50,7 @@ fi
 # 3. usage errors
 expect64() { # $1 what, rest: arguments
     local what=$1; shift
-    "$IRL" run "$@" >/dev/null 2>"$tmp/u.err"; local r=$?
+    "$IRL" run --trace csv "$@" >/dev/null 2>"$tmp/u.err"; local r=$?
     [ $r = 64 ] || note "$what: exit $r, expected 64"
     grep -q "irl: " "$tmp/u.err" || note "$what: no message"
 }

@@ -51,8 +51,11 @@ PY
 }
 
 # 1. SIGINT, then SIGTERM, in the middle of the move
+#    (SIGTERM's run writes the default trace.h5, whose writer thread must not swallow the signal; its CSV comes from
+#    `irl trace --csv`)
 for sig in INT TERM; do
-    "$IRL" run --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
+    fmt=csv; [ $sig = TERM ] && fmt=h5
+    "$IRL" run --trace $fmt --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
     pid=$!
     # signal once the axes have moved for a while (200 logged cycles; the signals are taken from then on)
     for _ in $(seq 250); do [ "$(cat "$tmp/$sig/online.csv" 2>/dev/null | wc -l)" -gt 200 ] && break; sleep 0.02; done
@@ -60,13 +63,14 @@ for sig in INT TERM; do
     wait "$pid"; rc=$?; pid=""
     [ $rc = 1 ] || note "SIG$sig: exit $rc"
     grep -q "runtime error: online stop: E-stop (SIG$sig) at t = " "$tmp/$sig.err" || note "SIG$sig: $(head -3 "$tmp/$sig.err")"
+    [ $fmt = h5 ] && { "$IRL" trace "$tmp/$sig/trace.h5" --csv >"$tmp/$sig/trace.csv" || note "SIG$sig: irl trace exit $?"; }
     checks+=(stopped "$tmp/$sig" signal "E-stop (SIG$sig)" $vmax $amax +
              json "$tmp/$sig/online.json" 'j["status"] == "stopped"' +)
     ramp_jerk "$tmp/$sig" >"$tmp/$sig.jerk" || note "SIG$sig: $(cat "$tmp/$sig.jerk")"
 done
 
 # 2. watchdog: the planner thread computes while the arm moves (tests/online/stall.irl), the queue runs dry
-"$IRL" run --online --driver sim --queue 20 --no-plots --out "$tmp/wd" stall.irl >/dev/null 2>"$tmp/wd.err"
+"$IRL" run --trace csv --online --driver sim --queue 20 --no-plots --out "$tmp/wd" stall.irl >/dev/null 2>"$tmp/wd.err"
 rc=$?
 [ $rc = 1 ] || note "watchdog: exit $rc"
 grep -q "online stop: watchdog: the setpoint queue ran dry while moving" "$tmp/wd.err" || note "watchdog: $(head -3 "$tmp/wd.err")"
@@ -86,14 +90,14 @@ BEGIN
   MOVE PTP JOINT(3 deg, 45 deg, -180 deg, 0, 45 deg, 0);
 ENDPROGRAM
 IRL
-"$IRL" run --online --driver sim --queue 2 --watchdog 10ms --no-plots --out "$tmp/wr" "$tmp/rest.irl" >/dev/null 2>"$tmp/wr.err"
+"$IRL" run --trace csv --online --driver sim --queue 2 --watchdog 10ms --no-plots --out "$tmp/wr" "$tmp/rest.irl" >/dev/null 2>"$tmp/wr.err"
 rc=$?
 [ $rc = 1 ] || note "watchdog at rest: exit $rc"
 grep -q "online stop: watchdog: no setpoint for 0.01 s at rest" "$tmp/wr.err" || note "watchdog at rest: $(head -3 "$tmp/wr.err")"
 checks+=(json "$tmp/wr/online.json" 'j["stop"]["moving"] is False and j["holds"] >= 9 and j["stop_ramp"] == 0' +)
 
 # 4. the limit re-check: the same move twice as fast as the machine allows (--force: the pre-flight would refuse it)
-"$IRL" run --online --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
+"$IRL" run --trace csv --online --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
 rc=$?
 [ $rc = 1 ] || note "limit: exit $rc"
 grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
@@ -102,7 +106,7 @@ checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.cs
 ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the stream's own jerk is 8 x
 
 # 5. a start position beyond the limits is refused before anything is enabled (--force: past the pre-flight)
-"$IRL" run --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
+"$IRL" run --trace csv --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
 grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"

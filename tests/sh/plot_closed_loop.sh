@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "$*"; exit 1; }
 cd "$root/programs"
-"$IRL" run --closed-loop --device arm=../models/puma560_motors.irm --out "$tmp/cl" demo.irl >/dev/null 2>"$tmp/err" \
+"$IRL" run --trace csv --closed-loop --device arm=../models/puma560_motors.irm --out "$tmp/cl" demo.irl >/dev/null 2>"$tmp/err" \
     || fail "closed-loop run failed: $(head -3 "$tmp/err")"
 for fig in arm_tracking arm_motor_voltages arm_motor_currents; do
     [ -s "$tmp/cl/$fig.png" ] && [ -s "$tmp/cl/$fig.svg" ] || fail "missing $fig.png/.svg"
@@ -37,7 +37,7 @@ n=$(awk -v f="arm_motor_voltages.png" -v vl="$vlist" 'BEGIN { split(vl, v, " ") 
         END { print n + 0 }' "$tmp/cl/plots.gp")
 [ "$n" = 6 ] || fail "voltage panels with their ±motor_voltage limit lines: $n of 6 ($vlist)"
 # open loop: no closed-loop figures
-"$IRL" run --out "$tmp/ol" demo.irl >/dev/null 2>&1
+"$IRL" run --trace csv --out "$tmp/ol" demo.irl >/dev/null 2>&1
 [ -s "$tmp/ol/arm_positions.png" ] || fail "open-loop run made no plots"
 [ ! -e "$tmp/ol/arm_tracking.png" ] || fail "open-loop run has a tracking figure"
 echo "closed-loop figures: tracking, motor voltages and currents, columns and limits as the trace and machine say"

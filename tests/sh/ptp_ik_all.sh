@@ -28,7 +28,7 @@ pose_cli() { pose_of "$1" | sed 's/POSE(POS(//; s/ m//g; s/), ORIQUAT(/,/; s/))/
 # final NAME: the last trace row's joints, rounded to 1e-6 rad
 final() { tail -1 "o_$1/trace.csv" | cut -d, -f2-7 | awk -F, '{for (i = 1; i <= 6; i++) printf "%s%.6f", (i > 1 ? "," : ""), $i + 0; print ""}'; }
 # run NAME: dry-runs NAME.irl; echoes the exit status
-run() { "$IRL" run --no-plots --out "o_$1" "$1.irl" >"$1.out" 2>"$1.err"; echo $?; }
+run() { "$IRL" run --trace csv --no-plots --out "o_$1" "$1.irl" >"$1.out" 2>"$1.err"; echo $?; }
 prog() { # NAME TARGET [WITH …]: a PTP to the home, then to TARGET
     cat >"$1.irl" <<IRL
 PROGRAM $1;

@@ -63,7 +63,7 @@ BEGIN
 ENDPROGRAM
 IRL
     out=$tmp/$urdf.out
-    "$IRL" run --no-plots --out "$out" --start "arm=$q0" "$tmp/$urdf.irl" >"$tmp/$urdf.stdout" 2>"$tmp/$urdf.err" ||
+    "$IRL" run --trace csv --no-plots --out "$out" --start "arm=$q0" "$tmp/$urdf.irl" >"$tmp/$urdf.stdout" 2>"$tmp/$urdf.err" ||
         { note "$urdf: dry-run exit $? ($(head -5 "$tmp/$urdf.err"))"; continue; }
     grep -q '^verdict: PASS' "$out/report.txt" || note "$urdf: $(grep verdict "$out/report.txt")"
     # positions inside the URDF's own limits, every cycle
@@ -97,7 +97,7 @@ done
 # the site file: the vendor's KR 120 URDF plus acceleration, jerk and torque limits
 sed "s|CHAIN \"$PWD/kr120r2500pro.urdf\"|CHAIN \"$PWD/kr120_site.irm\"|" "$tmp/kr120r2500pro.irl" >"$tmp/site.irl"
 q0=${START[kr120r2500pro]}
-"$IRL" run --no-plots --out "$tmp/site" --start "arm=$q0" "$tmp/site.irl" >/dev/null 2>"$tmp/site.err" ||
+"$IRL" run --trace csv --no-plots --out "$tmp/site" --start "arm=$q0" "$tmp/site.irl" >/dev/null 2>"$tmp/site.err" ||
     note "kr120_site: exit $? ($(head -5 "$tmp/site.err"))"
 grep -E '^[ !] torque +1 ' "$tmp/site/report.txt" | grep -q ' 12000 ' || note "kr120_site: torque limit of axis 1 not 12000 Nm"
 grep -q "does not give: .*\(acceleration\|torque\)" "$tmp/site/report.txt" && note "kr120_site: $(grep 'does not give' "$tmp/site/report.txt")"

@@ -29,7 +29,7 @@ ENDERROR
 ENDPROGRAM
 IRL
 start=$SECONDS
-timeout 120 "$IRL" run --no-plots --max-time 4s --out "$tmp/o1" "$tmp/loop.irl" >"$tmp/out" 2>"$tmp/err"; rc=$?
+timeout 120 "$IRL" run --trace csv --no-plots --max-time 4s --out "$tmp/o1" "$tmp/loop.irl" >"$tmp/out" 2>"$tmp/err"; rc=$?
 [ $rc = 1 ] || fail "endless loop: exit $rc, want 1 ($(head -3 "$tmp/err"))"
 grep -q 'loop.irl:[56]:5: runtime error: the run reached its bound on simulated time, --max-time 4 s' "$tmp/err" ||
     fail "endless loop: stderr: $(cat "$tmp/err")"
@@ -47,7 +47,7 @@ BEGIN
   MOVE PTP JOINT(0.3, 0.9, -3.0, 0, 0.8, 0) WITH TIME := 1e7 s;
 ENDPROGRAM
 IRL
-timeout 120 "$IRL" run --no-plots --max-time 2s --out "$tmp/o2" "$tmp/long.irl" >/dev/null 2>"$tmp/err"; rc=$?
+timeout 120 "$IRL" run --trace csv --no-plots --max-time 2s --out "$tmp/o2" "$tmp/long.irl" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 1 ] && grep -q 'long.irl:4:3: runtime error: the run reached its bound' "$tmp/err" ||
     fail "1e7 s move: exit $rc: $(cat "$tmp/err")"
 [ "$(last_t "$tmp/o2")" = 2 ] || fail "1e7 s move: the trace ends at t = $(last_t "$tmp/o2")"
@@ -57,7 +57,7 @@ echo "a 1e7 s move: ends at --max-time 2 s at its line"
 sed '0,/speed = 2.0 rad\/s/s//speed = 1e-300 rad\/s/' "$cell" >"$tmp/slow.irm"
 grep -q 'speed = 1e-300 rad/s' "$tmp/slow.irm" || fail "could not make the slow machine file"
 sed "s|$cell|$tmp/slow.irm|" "$tmp/long.irl" | sed 's/ WITH TIME := 1e7 s//' >"$tmp/slow.irl"
-timeout 120 "$IRL" run --no-plots --max-time 2s --out "$tmp/o3" "$tmp/slow.irl" >/dev/null 2>"$tmp/err"; rc=$?
+timeout 120 "$IRL" run --trace csv --no-plots --max-time 2s --out "$tmp/o3" "$tmp/slow.irl" >/dev/null 2>"$tmp/err"; rc=$?
 if [ $rc = 65 ]; then
     grep -q 'slow.irm:[0-9]' "$tmp/err" || fail "slow machine refused without file:line: $(cat "$tmp/err")"
     echo "speed 1e-300 rad/s: refused at load"
@@ -78,7 +78,7 @@ BEGIN
 ENDPROGRAM
 IRL
 start=$SECONDS
-timeout 60 "$IRL" run --no-plots --out "$tmp/o4" "$tmp/wait.irl" >/dev/null 2>"$tmp/err"; rc=$?
+timeout 60 "$IRL" run --trace csv --no-plots --out "$tmp/o4" "$tmp/wait.irl" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 1 ] || fail "WAIT FOR: exit $rc ($(head -3 "$tmp/err"))"
 grep -q 'wait.irl:6:3: runtime error: WAIT FOR can never end: .*--input part=VALUE@T.*(ERR_TIMEOUT)' "$tmp/err" ||
     fail "WAIT FOR: stderr: $(cat "$tmp/err")"
@@ -87,7 +87,7 @@ size=$(stat -c %s "$tmp/o4/trace.csv")
 awk -F, -v t="$(last_t "$tmp/o4")" 'BEGIN { exit !(t > 0.5 && t < 1.5) }' ||
     fail "WAIT FOR: trace ends at t = $(last_t "$tmp/o4") s, want the end of the PTP (0.5 .. 1.5 s)"
 # ... and with a stimulus it waits for it
-timeout 60 "$IRL" run --no-plots --out "$tmp/o4" --input part=1@3 "$tmp/wait.irl" >/dev/null 2>"$tmp/err" ||
+timeout 60 "$IRL" run --trace csv --no-plots --out "$tmp/o4" --input part=1@3 "$tmp/wait.irl" >/dev/null 2>"$tmp/err" ||
     fail "WAIT FOR with --input: $(cat "$tmp/err")"
 [ "$(last_t "$tmp/o4")" = 3 ] || fail "WAIT FOR with --input part=1@3 ends at $(last_t "$tmp/o4")"
 echo "WAIT FOR without stimulus: ERR_TIMEOUT at t = 0.5 .. 1.5 s with the --input hint, trace $size bytes, in $((SECONDS - start)) s"
@@ -109,7 +109,7 @@ BEGIN
 ENDPROGRAM
 IRL
 start=$SECONDS
-PATH="$tmp/bin:$PATH" timeout 60 "$IRL" run --plot-timeout 1s --out "$tmp/o5" "$tmp/ok.irl" >/dev/null 2>"$tmp/err"; rc=$?
+PATH="$tmp/bin:$PATH" timeout 60 "$IRL" run --trace csv --plot-timeout 1s --out "$tmp/o5" "$tmp/ok.irl" >/dev/null 2>"$tmp/err"; rc=$?
 took=$((SECONDS - start))
 [ $rc = 0 ] || fail "hung gnuplot: exit $rc: $(cat "$tmp/err")"
 grep -q 'irl: warning: gnuplot did not finish within --plot-timeout 1 s: killed' "$tmp/err" ||

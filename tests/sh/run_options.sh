@@ -15,7 +15,7 @@ BEGIN
   MOVE PTP JOINT(30 deg, 60 deg, -150 deg, 20 deg, 30 deg, 10 deg);
 ENDPROGRAM
 IRL
-run() { local out=$1; shift; "$IRL" run --no-plots --no-progress --out "$tmp/$out" "$@" >"$tmp/$out.log" 2>&1; rc=$?; }
+run() { local out=$1; shift; "$IRL" run --trace csv --no-plots --no-progress --out "$tmp/$out" "$@" >"$tmp/$out.log" 2>&1; rc=$?; }
 for v in k1 k2 c2; do
     case $v in k1) o=();; k2) o=(--time-scale 2);; c2) o=(--cycle 2ms);; esac
     for r in a b; do

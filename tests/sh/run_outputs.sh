@@ -28,7 +28,7 @@ BEGIN
   MOVE LIN POS(5 m, 0 m, 0 m);
 ENDPROGRAM
 IRL
-"$IRL" run --out "$tmp/o1" "$tmp/lost.irl" >/dev/null 2>"$tmp/err"; rc=$?
+"$IRL" run --trace csv --out "$tmp/o1" "$tmp/lost.irl" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 1 ] || fail "lost: exit $rc"
 grep -q 'lost.irl:7:3: runtime error: MOVE LIN: .*(ERR_IK)' "$tmp/err" || fail "lost: stderr: $(cat "$tmp/err")"
 [ "$(verdict "$tmp/o1")" = ERROR ] || fail "lost: verdict $(verdict "$tmp/o1")"
@@ -63,9 +63,9 @@ BEGIN
 ENDPROGRAM
 IRL
 for sig in INT TERM; do
-    "$IRL" run --no-plots --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "ok.irl failed"
+    "$IRL" run --trace csv --no-plots --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "ok.irl failed"
     [ "$(verdict "$tmp/o2")" = PASS ] || fail "ok.irl: verdict $(verdict "$tmp/o2")"
-    "$IRL" run --no-plots --out "$tmp/o2" "$tmp/long.irl" >/dev/null 2>"$tmp/err" &
+    "$IRL" run --trace csv --no-plots --out "$tmp/o2" "$tmp/long.irl" >/dev/null 2>"$tmp/err" &
     pid=$!
     for _ in $(seq 100); do [ -s "$tmp/o2/trace.csv.part" ] && break; sleep 0.05; done
     sleep 0.5
@@ -85,25 +85,25 @@ for sig in INT TERM; do
 done
 
 # 3. a run without a trace after one with: the old trace is gone (no report beside another run's trace)
-"$IRL" run --no-plots --no-trace --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "--no-trace run failed"
+"$IRL" run --trace csv --no-plots --no-trace --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "--no-trace run failed"
 [ ! -e "$tmp/o2/trace.csv" ] || fail "the previous run's trace.csv survived a --no-trace run"
 # files the user keeps in the folder are not touched
 echo keep >"$tmp/o2/notes.txt"
-"$IRL" run --no-plots --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "ok.irl failed"
+"$IRL" run --trace csv --no-plots --out "$tmp/o2" "$tmp/ok.irl" >/dev/null 2>&1 || fail "ok.irl failed"
 [ "$(cat "$tmp/o2/notes.txt")" = keep ] || fail "a user's file in the output folder was touched"
 echo "a new run removes the previous run's files only"
 
 # 4. a second run on the same --out is refused while the first runs; a killed run's lock does not block
-"$IRL" run --no-plots --out "$tmp/o3" "$tmp/long.irl" >/dev/null 2>&1 &
+"$IRL" run --trace csv --no-plots --out "$tmp/o3" "$tmp/long.irl" >/dev/null 2>&1 &
 bg=$!
 for _ in $(seq 100); do [ -s "$tmp/o3/trace.csv.part" ] && break; sleep 0.05; done
-"$IRL" run --no-plots --out "$tmp/o3" "$tmp/ok.irl" >/dev/null 2>"$tmp/err"; rc=$?
+"$IRL" run --trace csv --no-plots --out "$tmp/o3" "$tmp/ok.irl" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc != 0 ] || fail "a second run on the same --out was not refused"
 grep -q "irl: the output folder '$tmp/o3' is in use by another irl run (pid $bg)" "$tmp/err" ||
     fail "second run: $(cat "$tmp/err")"
 first=$bg
 kill -9 $bg; wait $bg 2>/dev/null; bg=""
-"$IRL" run --no-plots --out "$tmp/o3" "$tmp/ok.irl" >/dev/null 2>"$tmp/err" || fail "after a killed run: $(cat "$tmp/err")"
+"$IRL" run --trace csv --no-plots --out "$tmp/o3" "$tmp/ok.irl" >/dev/null 2>"$tmp/err" || fail "after a killed run: $(cat "$tmp/err")"
 [ "$(verdict "$tmp/o3")" = PASS ] && [ ! -e "$tmp/o3/trace.csv.part" ] || fail "after a killed run: $(ls -A "$tmp/o3")"
 echo "second run refused (exit $rc, names pid $first); after kill -9 of the first a run proceeds and clears its leftovers"
 
@@ -117,11 +117,11 @@ BEGIN
   WAIT FOR part;
 ENDPROGRAM
 IRL
-TMPDIR="$tmp/t" "$IRL" run --out-temp "$tmp/ok.irl" >/dev/null 2>&1 || fail "--out-temp ok.irl"
-TMPDIR="$tmp/t" "$IRL" run --out-temp "$tmp/lost.irl" >/dev/null 2>&1 && fail "--out-temp lost.irl passed"
-TMPDIR="$tmp/t" "$IRL" run --out-temp "$tmp/wait.irl" >/dev/null 2>&1 && fail "--out-temp wait.irl passed"
-TMPDIR="$tmp/t" "$IRL" run --out-temp --max-time 1s "$tmp/long.irl" >/dev/null 2>&1 && fail "--out-temp long.irl passed"
-TMPDIR="$tmp/t" "$IRL" run --out-temp "$tmp/long.irl" >/dev/null 2>&1 &
+TMPDIR="$tmp/t" "$IRL" run --trace csv --out-temp "$tmp/ok.irl" >/dev/null 2>&1 || fail "--out-temp ok.irl"
+TMPDIR="$tmp/t" "$IRL" run --trace csv --out-temp "$tmp/lost.irl" >/dev/null 2>&1 && fail "--out-temp lost.irl passed"
+TMPDIR="$tmp/t" "$IRL" run --trace csv --out-temp "$tmp/wait.irl" >/dev/null 2>&1 && fail "--out-temp wait.irl passed"
+TMPDIR="$tmp/t" "$IRL" run --trace csv --out-temp --max-time 1s "$tmp/long.irl" >/dev/null 2>&1 && fail "--out-temp long.irl passed"
+TMPDIR="$tmp/t" "$IRL" run --trace csv --out-temp "$tmp/long.irl" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 100); do [ -n "$(ls -A "$tmp/t")" ] && break; sleep 0.05; done
 sleep 0.3
@@ -139,9 +139,9 @@ BEGIN
   GMOVE hc TO 8 G WITH ONSET := 12 G/s, HOLD := 10 s;
 ENDPROGRAM
 IRL
-"$IRL" run --no-plots --out-temp "$tmp/gl.irl" >/dev/null 2>"$tmp/err" && fail "gl.irl passed"
+"$IRL" run --trace csv --no-plots --out-temp "$tmp/gl.irl" >/dev/null 2>"$tmp/err" && fail "gl.irl passed"
 grep -Eq 'gl.irl:5:3: runtime error: .*onset rate 12 G/s outside \[-6, 6\] G/s .*the largest feasible onset rate from this baseline is [0-9.]+ G/s \(ERR_GLIMIT\)$' "$tmp/err" ||
     fail "GLIMIT message: $(cat "$tmp/err")"
-(cd "$root/programs" && "$IRL" run --no-plots --out-temp stewart_stroke_violation.irl) >/dev/null 2>"$tmp/err"
+(cd "$root/programs" && "$IRL" run --trace csv --no-plots --out-temp stewart_stroke_violation.irl) >/dev/null 2>"$tmp/err"
 grep -Eq 'error: sim L[1-6] [0-9.]+ m exceeds its limit 2.9 m at t = ' "$tmp/err" || fail "leg length violation: $(head -3 "$tmp/err")"
 echo "messages: the GLIMIT message whole with G/s, leg lengths in m"

@@ -49,7 +49,7 @@ for r in "${runs[@]}"; do
     for i in 0 1; do
         env=(); [ $i -gt 0 ] && env=(GLIBC_TUNABLES="${masks[$i]}")
         # shellcheck disable=SC2086
-        (cd "$root/programs" && env "${env[@]}" "$IRL" run --no-plots $o --out "$tmp/$name.$i" "$p" >/dev/null 2>&1)
+        (cd "$root/programs" && env "${env[@]}" "$IRL" run --trace csv --no-plots $o --out "$tmp/$name.$i" "$p" >/dev/null 2>&1)
         echo $? >"$tmp/$name.$i.rc"
     done
     for f in trace.csv report.json; do

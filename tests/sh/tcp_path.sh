@@ -24,7 +24,7 @@ BEGIN
   MOVE_INC LIN POSE(POS(0, -0.1 m, 0), ORIXYZ(0, -15 deg, 0)) WITH SPEED := 0.1 m/s;
 ENDPROGRAM
 IRL
-"$IRL" run --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
 tr="$tmp/o/trace.csv"
 cx=$(col "$tr" arm.x); cv=$(col "$tr" arm.tcp_speed)
 [ -n "$cx" ] && [ -n "$cv" ] || fail "no arm.x or arm.tcp_speed column: $(head -1 "$tr")"

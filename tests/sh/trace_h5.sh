@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# trace_h5.sh — the HDF5 trace (docs/RUNNING.md "Trace formats"): `--trace h5` and `--trace csv` of the same run
-# hold the same channels (h5py and pandas read every column equal to the CSV's at its printed 12 digits, with
-# units, joint names, devices, source lines and version); `irl trace FILE.h5 --csv` prints the CSV byte for byte,
-# and a channel/time selection of it; a run interrupted by SIGINT leaves a trace.h5 that says complete = 0, a
-# killed one only trace.h5.part; the same run gives the same bytes; bad `irl trace` and `--trace` uses give clear errors. cell.irl's 23 s are three
-# blocks of TRACE_H5_CHUNK rows: the writer thread's hand-overs are in the comparison.
+# trace_h5.sh — the HDF5 trace (docs/RUNNING.md "Trace formats"): the default trace.h5 and `--trace csv` of the
+# same run hold the same channels (h5py and pandas read every column equal to the CSV's at its printed 12 digits,
+# with units, joint names, devices, source lines and version); the figures' plots.csv is the CSV trace thinned;
+# `irl trace FILE.h5 --csv` prints the CSV byte for byte, and a channel/time selection of it; a run interrupted by
+# SIGINT leaves a trace.h5 that says complete = 0, a killed one only trace.h5.part; the same run gives the same
+# bytes; bad `irl trace` and `--trace` uses give clear errors. cell.irl's 23 s are three blocks of TRACE_H5_CHUNK
+# rows: the writer thread's hand-overs are in the comparison.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -37,9 +38,23 @@ IRL
 for prog in cell gee; do
     "$IRL" run --no-plots --trace csv --out "$tmp/$prog-csv" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" ||
         fail "$prog --trace csv: $(cat "$tmp/err")"
-    "$IRL" run --trace h5 --out "$tmp/$prog-h5" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" ||
-        fail "$prog --trace h5: $(cat "$tmp/err")"
+    "$IRL" run --out "$tmp/$prog-h5" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" || # trace.h5: the default
+        fail "$prog (trace h5): $(cat "$tmp/err")"
     [ -f "$tmp/$prog-h5/trace.h5" ] && [ ! -e "$tmp/$prog-h5/trace.csv" ] || fail "$prog: files $(ls "$tmp/$prog-h5")"
+    # the figures' plots.csv: the CSV trace's header, rows 0, s, 2s, ... (s the smallest power of two keeping at most
+    # 4999) and its last row, byte for byte
+    out=$(awk -v max=5000 'NR == FNR { full[FNR] = $0; n = FNR - 1; next }
+        FNR == 1 { s = 1; while (int((n - 1) / s) + 1 > max - 1) s *= 2; k = 0
+                   for (j = 0; j * s <= n - 1; j++) want[++k] = full[2 + j * s]
+                   if ((n - 1) % s) want[++k] = full[n + 1]
+                   if ($0 != full[1]) bad = "header"; next }
+        { if ($0 != want[FNR - 1]) bad = bad " row" FNR }
+        END { if (FNR - 1 != k || k > max) bad = bad " count " FNR - 1 " (want " k ")"
+              if (bad) { print bad; exit 1 } else print "plots.csv: " k " of " n " rows (stride " s ", and the last)" }' \
+        "$tmp/$prog-csv/trace.csv" "$tmp/$prog-h5/plots.csv") || fail "$prog: plots.csv is not the thinned trace:$out"
+    echo "$prog: $out"
+    [ -s "$tmp/$prog-h5/plots.gp" ] && grep -q "plots.csv" "$tmp/$prog-h5/plots.gp" ||
+        fail "$prog: plots.gp does not read plots.csv"
     ls "$tmp/$prog-h5" | grep -q '\.part$' && fail "$prog: .part left: $(ls "$tmp/$prog-h5")"
     # the same verdict and peaks: the trace format changes nothing else
     diff <(grep -v '^trace' "$tmp/$prog-csv/report.txt") <(grep -v '^trace' "$tmp/$prog-h5/report.txt") >/dev/null ||

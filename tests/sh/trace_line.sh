@@ -16,7 +16,7 @@ BEGIN
   MOVE PTP JOINT(0.6, 0.8, -3.0, 0, 0.8, 0);
 ENDPROGRAM
 IRL
-"$IRL" run --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run failed: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run failed: $(head -3 "$tmp/err")"
 # per line: first and last t at which the trace names it, in order of appearance
 awk -F, 'NR > 1 { l = $NF; if (!(l in first)) { first[l] = $1; order[++n] = l } last[l] = $1 }
          END { for (i = 1; i <= n; i++) print order[i], first[order[i]], last[order[i]] }' "$tmp/o/trace.csv" >"$tmp/lines"

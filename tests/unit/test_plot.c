@@ -167,52 +167,6 @@ UTEST(figures_written)
     checks_free(&ck);
 }
 
-/* A trace longer than PLOT_MAX_POINTS rows is thinned into plots.csv: header, every n-th row, the last row;
- * the script reads it. (gnuplot itself is replaced by `false` here: only the preparation is tested.) */
-UTEST(thinning)
-{
-    char err[512], trace[300], thin[300], gp[300];
-    snprintf(trace, sizeof trace, "%s/trace.csv", tmpdir);
-    snprintf(thin, sizeof thin, "%s/plots.csv", tmpdir);
-    snprintf(gp, sizeof gp, "%s/plots.gp", tmpdir);
-    long n = 2 * PLOT_MAX_POINTS + 7; /* every 3rd row */
-    CHECK(run_n(trace, n, err, sizeof err) == 0);
-    setenv("IRL_GNUPLOT", "false", 1);
-    PlotOptions o = {.dir = tmpdir, .trace = trace};
-    CHECK(plot_all(&ck, &o, err, sizeof err) == PLOT_FAILED);
-    unsetenv("IRL_GNUPLOT");
-    FILE *f = fopen(thin, "r");
-    CHECK(f != NULL);
-    if (f) {
-        char line[2048], first[64] = "", second[64] = "", last[64] = "";
-        long rows = -1;
-        while (fgets(line, sizeof line, f)) {
-            if (rows == 0) snprintf(first, sizeof first, "%.20s", line);
-            if (rows == 1) snprintf(second, sizeof second, "%.20s", line);
-            snprintf(last, sizeof last, "%.20s", line);
-            rows++;
-        }
-        fclose(f);
-        CHECK(rows == (n - 1) / 3 + 1 + 1); /* rows 0, 3, ..., and the last one */
-        CHECK(strncmp(first, "0,", 2) == 0 && strncmp(second, "0.003,", 6) == 0);
-        char want[32];
-        snprintf(want, sizeof want, "%.9g,", (n - 1) * DT); /* the last row, kept although not a 3rd */
-        CHECK(strncmp(last, want, strlen(want)) == 0);
-    }
-    char *s = NULL;
-    long len = 0;
-    f = fopen(gp, "r");
-    if (f) {
-        fseek(f, 0, SEEK_END), len = ftell(f), fseek(f, 0, SEEK_SET);
-        s = calloc(1, (size_t)len + 1);
-        if (fread(s, 1, (size_t)len, f) != (size_t)len) len = 0;
-        fclose(f);
-    }
-    CHECK(s && strstr(s, "plots.csv' every ::1 using 1:2 ") != NULL && strstr(s, "trace.csv") == NULL);
-    free(s);
-    checks_free(&ck);
-}
-
 /* The progress bar draws only when forced or on a terminal, with the percentage, and clears its line. */
 UTEST(progress_bar)
 {
@@ -335,7 +289,6 @@ int main(int argc, char **argv)
     }
     RUN(gnuplot_missing);
     RUN(figures_written);
-    RUN(thinning);
     RUN(progress_bar);
     RUN(long_chain_grouped);
     char cmd[300];

@@ -1,4 +1,6 @@
-/* test_trace.c — trace.csv: number formatting against printf, header, determinism, and the cost of a row. */
+/* test_trace.c — trace.csv: number formatting against printf, header, determinism, the thinned copy the figures
+ * read, trace.h5's values bit for bit, and the cost of a row. */
+#include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +8,7 @@
 #include <time.h>
 
 #include "output/trace.h"
+#include "output/trace_h5.h"
 #include "utest.h"
 
 /* A deterministic pseudo-random stream (xorshift64*). */
@@ -85,11 +88,11 @@ static void fill(long i)
     smp.dev[1].out[0] = 1 + smp.t, smp.dev[1].out[1] = 1;
 }
 
-static long write_trace(const char *path, long rows, long every)
+static long write_trace_thin(const char *path, long rows, long every, TraceFormat fmt, const char *thin, long thin_rows)
 {
     Trace tr;
     char err[256];
-    TraceOptions o = {.every = every};
+    TraceOptions o = {.every = every, .format = fmt, .thin_path = thin, .thin_rows = thin_rows};
     CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
     for (long i = 0; i < rows; i++) {
         fill(i);
@@ -98,6 +101,11 @@ static long write_trace(const char *path, long rows, long every)
     long n = tr.rows;
     CHECK(trace_close(&tr, err, sizeof err) == 0);
     return n;
+}
+
+static long write_trace(const char *path, long rows, long every)
+{
+    return write_trace_thin(path, rows, every, TRACE_CSV, NULL, 0);
 }
 
 static char *slurp(const char *path, long *len)
@@ -156,6 +164,104 @@ UTEST(header_rows_determinism)
     remove(p1), remove(p2);
 }
 
+/* Line k (0 = the header) of a text, copied into out; 0 when the text has fewer lines. */
+static int nth_line(const char *text, long k, char *out, size_t outlen)
+{
+    for (; k > 0 && text; k--) text = strchr(text, '\n'), text = text ? text + 1 : NULL;
+    if (!text || !*text) return 0;
+    size_t n = strcspn(text, "\n");
+    snprintf(out, outlen, "%.*s", (int)(n < outlen ? n : outlen - 1), text);
+    return 1;
+}
+
+/* The thinned copy (TraceOptions.thin_path): the header, trace rows 0, s, 2s, ... (s the smallest power of two
+ * that keeps at most thin_rows - 1 of them) and the last row, each byte for byte the CSV trace's; the same file
+ * whether the full-rate trace is the CSV or the HDF5 one; a short trace is copied whole. */
+UTEST(thinned_copy)
+{
+    setup();
+    const char *csv = "/tmp/irl_test_thin.csv", *h5 = "/tmp/irl_test_thin.h5";
+    const char *thin1 = "/tmp/irl_test_thin1.csv", *thin2 = "/tmp/irl_test_thin2.csv";
+    struct { long rows, every, max, stride; } c[] = {
+        {2507, 1, 100, 32}, /* stride 32 keeps 79 of 2507 rows (16 would keep 157 > 99), and the last */
+        {2496, 1, 100, 32}, {3000, 10, 40, 8}, {50, 1, 100, 1}, {1, 1, 100, 1}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        long n = write_trace_thin(csv, c[k].rows, c[k].every, TRACE_CSV, thin1, c[k].max);
+        CHECK(write_trace_thin(h5, c[k].rows, c[k].every, TRACE_H5, thin2, c[k].max) == n);
+        long la, lb, lc;
+        char *full = slurp(csv, &la), *a = slurp(thin1, &lb), *b = slurp(thin2, &lc);
+        CHECK(full && a && b && lb == lc && memcmp(a, b, (size_t)lb) == 0);
+        long kept = (n - 1) / c[k].stride + 1, lines = kept + ((n - 1) % c[k].stride != 0);
+        CHECK(lines <= c[k].max && (c[k].stride == 1 || (n - 1) / (c[k].stride / 2) + 1 > c[k].max - 1));
+        char want[4096], got[4096];
+        long bad = 0;
+        for (long j = 0; j < kept; j++) /* row j * stride of the trace is line j + 1 of both */
+            bad += !nth_line(full, 1 + j * c[k].stride, want, sizeof want) || !nth_line(a, 1 + j, got, sizeof got) ||
+                   strcmp(want, got) != 0;
+        CHECK(bad == 0);
+        CHECK(nth_line(full, 0, want, sizeof want) && nth_line(a, 0, got, sizeof got) && strcmp(want, got) == 0);
+        CHECK(nth_line(full, n, want, sizeof want) && nth_line(a, lines, got, sizeof got) && strcmp(want, got) == 0);
+        CHECK(!nth_line(a, lines + 1, got, sizeof got));
+        free(full), free(a), free(b);
+    }
+    remove(csv), remove(h5), remove(thin1), remove(thin2);
+}
+
+/* Fill cycle i as fill() does, with noise in every bit of some values, exact zeros, -0, NaN and infinities. */
+static void fill_rough(long i)
+{
+    fill(i);
+    uint64_t st = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+    for (int j = 0; j < 6; j++) {
+        st ^= st >> 12, st ^= st << 25, st ^= st >> 27;
+        double r = (double)(st >> 11) / 9007199254740992.0;
+        uint64_t bits = (st * 2685821657736338717ull & 0x800FFFFFFFFFFFFFull) | (uint64_t)(1 + st % 2046) << 52;
+        double any; /* every bit random but a finite value's: a chunk deflate cannot shrink */
+        memcpy(&any, &bits, sizeof any);
+        smp.dev[0].tau[j] = j == 0 ? r : j == 1 ? (i % 7 ? 0.0 : -0.0) : j == 2 ? (i % 5 ? NAN : -INFINITY)
+                          : j == 3 ? any : j == 4 ? 1e-300 * r : (double)(i / 3000);
+    }
+}
+
+/* trace.h5's /trace holds every value bit for bit as trace_values gives it, read back through libhdf5's own
+ * shuffle and deflate filters, over several blocks and a last partial one, with the writer thread and
+ * rows skipped by `every`. */
+UTEST(h5_bits)
+{
+    setup();
+    const char *path = "/tmp/irl_test_trace_bits.h5";
+    const long cycles = 3 * (2 * TRACE_H5_CHUNK + 1234), every = 3, rows = cycles / every;
+    Trace tr;
+    char err[256];
+    TraceOptions o = {.every = every, .format = TRACE_H5};
+    CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
+    for (long i = 0; i < cycles; i++) {
+        fill_rough(i);
+        CHECK(trace_row(&tr, &smp) == 0);
+    }
+    CHECK(trace_close(&tr, err, sizeof err) == 0);
+    int nc = trace_column_count(&lay);
+    double *got = malloc((size_t)rows * (size_t)nc * sizeof *got), *want = malloc((size_t)nc * sizeof *want);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = f >= 0 ? H5Dopen2(f, "trace", H5P_DEFAULT) : -1;
+    hid_t sp = ds >= 0 ? H5Dget_space(ds) : -1;
+    hsize_t dim[2] = {0, 0};
+    CHECK(sp >= 0 && H5Sget_simple_extent_dims(sp, dim, NULL) == 2 && dim[0] == (hsize_t)rows &&
+          dim[1] == (hsize_t)nc);
+    CHECK(got && want && ds >= 0 && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
+    long bad = 0;
+    for (long i = 0; i < rows && got && want; i++) {
+        fill_rough(i * every);
+        trace_values(&lay, &smp, want);
+        bad += memcmp(got + i * nc, want, (size_t)nc * sizeof *want) != 0;
+    }
+    CHECK(bad == 0);
+    if (sp >= 0) H5Sclose(sp);
+    if (ds >= 0) H5Dclose(ds);
+    if (f >= 0) H5Fclose(f);
+    free(got), free(want);
+    remove(path);
+}
+
 /* Cost of one row of a 6-axis device with a pose (the dry-run target: well under 5 us). */
 UTEST(row_cost)
 {
@@ -189,6 +295,8 @@ int main(void)
 {
     RUN(format_vs_printf);
     RUN(header_rows_determinism);
+    RUN(thinned_copy);
+    RUN(h5_bits);
     RUN(row_cost);
     return utest_done();
 }
