@@ -13,7 +13,7 @@ PY=""
 for p in python3 /usr/bin/python3; do "$p" -c 'import numpy, scipy' 2>/dev/null && { PY=$p; break; }; done
 [ -n "$PY" ] || fail "no python3 with numpy and scipy (install python3-scipy)"
 for p in table csv fn; do
-    (cd tests/lang/follow && "$IRL" run --no-plots --no-html --out "$tmp/$p" $p.irl) >"$tmp/$p.out" 2>&1 ||
+    (cd tests/lang/follow && "$IRL" run --trace csv --no-plots --no-html --out "$tmp/$p" $p.irl) >"$tmp/$p.out" 2>&1 ||
         fail "$p.irl: $(cat "$tmp/$p.out")"
 done
 # the first 2001 rows (t = 0 .. 2 s: the FOLLOW) of both traces, every column but the statement's line (the CSV
@@ -59,7 +59,7 @@ grep -q 'fn.irl:22:3: note: arm MOVE FOLLOW ends moving (the setpoint then holds
 grep -q '^verdict: PASS' "$tmp/table/report.txt" || fail "the table's run does not pass its checks"
 grep -q 'note:' "$tmp/table/report.txt" && fail "the table (at rest at both ends) gets a note"
 # online (sim driver): the same stream as the dry-run, byte for byte, and no monitor objects (at rest at both ends)
-(cd tests/lang/follow && "$IRL" run --online --driver sim --queue 500 --no-plots --no-html --out "$tmp/on" table.irl) \
+(cd tests/lang/follow && "$IRL" run --trace csv --online --driver sim --queue 500 --no-plots --no-html --out "$tmp/on" table.irl) \
     >"$tmp/on.out" 2>&1 || fail "online: $(cat "$tmp/on.out")"
 cmp -s "$tmp/table/trace.csv" "$tmp/on/trace.csv" || fail "the online trace differs from the dry-run's"
 exit 0

@@ -18,7 +18,7 @@ for p in python3 /usr/bin/python3; do "$p" -c 'import numpy, scipy' 2>/dev/null 
 opts=(--no-plots --no-html --closed-loop --start ff=0,0,0.5 --actual-start ff=0,0,0)
 run() { # name, extra options...
     local name=$1; shift
-    (cd programs && "$IRL" run "${opts[@]}" "$@" --out "$tmp/$name" freeflyer_paper.irl) >"$tmp/$name.out" 2>&1
+    (cd programs && "$IRL" run --trace csv "${opts[@]}" "$@" --out "$tmp/$name" freeflyer_paper.irl) >"$tmp/$name.out" 2>&1
     [ $? = 1 ] || fail "$name: exit status, expected 1 (the paper's trajectory starts at full speed: the jerk check)"
     grep -q 'freeflyer_paper.irl:37:3: error: ff axis 3 (elbow) jerk -282742 deg/s^3' "$tmp/$name.out" ||
         fail "$name: $(cat "$tmp/$name.out")"

@@ -26,10 +26,10 @@ note() { echo "FAIL $*"; fail=1; }
 check() { python3 "$root/tests/online/online_check.py" "$@"; }
 vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma560_cell.irm, rad/s^k
 
-"$IRL" run --no-plots --no-progress --out "$tmp/dry" lin_short.irl >/dev/null 2>&1 || note "dry-run failed"
+"$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" lin_short.irl >/dev/null 2>&1 || note "dry-run failed"
 
 # 1. away, no --approach: refused, naming the axis and the distance
-"$IRL" run --online --driver sim:offset=0.2,offset_axis=2 --no-plots --out "$tmp/away" lin_short.irl \
+"$IRL" run --trace csv --online --driver sim:offset=0.2,offset_axis=2 --no-plots --out "$tmp/away" lin_short.irl \
     >/dev/null 2>"$tmp/away.err"
 rc=$?
 [ $rc = 1 ] || note "away: exit $rc"
@@ -39,7 +39,7 @@ grep -q -- "--approach" "$tmp/away.err" || note "away: the message does not name
 msg=$(check json "$tmp/away/online.json" "j['status'] == 'not_started' and \"$want\" in j['reason']") || note "$msg"
 
 # 2. every axis 0.15 rad away: the approach, then the program exactly as the dry-run
-"$IRL" run --online --approach --driver sim:offset=-0.15 --queue 200 --no-plots --out "$tmp/ap" lin_short.irl \
+"$IRL" run --trace csv --online --approach --driver sim:offset=-0.15 --queue 200 --no-plots --out "$tmp/ap" lin_short.irl \
     >"$tmp/ap.out" 2>"$tmp/ap.err"
 rc=$?
 [ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
@@ -63,7 +63,7 @@ PY
 
 # 3. SIGINT and a fault (0.5 s after the enable, less the cycles that held the axes while the queue filled) during
 #    the approach: controlled stops
-"$IRL" run --online --approach --driver sim:offset=0.3 --no-plots --out "$tmp/int" lin_short.irl \
+"$IRL" run --trace csv --online --approach --driver sim:offset=0.3 --no-plots --out "$tmp/int" lin_short.irl \
     >/dev/null 2>"$tmp/int.err" &
 pid=$!
 sleep 1.2
@@ -71,7 +71,7 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc = 1 ] || note "SIGINT in the approach: exit $rc"
-"$IRL" run --online --approach --driver sim:offset=0.3,fault_at=0.5 --no-plots --out "$tmp/fault" lin_short.irl \
+"$IRL" run --trace csv --online --approach --driver sim:offset=0.3,fault_at=0.5 --no-plots --out "$tmp/fault" lin_short.irl \
     >/dev/null 2>"$tmp/fault.err"
 rc=$?
 [ $rc = 1 ] || note "fault in the approach: exit $rc"
@@ -90,7 +90,7 @@ for what in refuse approach; do
     for _ in $(seq 100); do [ -s "$tmp/$what.port" ] && break; sleep 0.05; done
     opt=""
     [ $what = approach ] && opt=--approach
-    "$IRL" run --online $opt --driver "modbus:port=$(cat "$tmp/$what.port"),timeout=0.5" --no-plots --out "$tmp/$what" \
+    "$IRL" run --trace csv --online $opt --driver "modbus:port=$(cat "$tmp/$what.port"),timeout=0.5" --no-plots --out "$tmp/$what" \
         lin_short.irl >/dev/null 2>"$tmp/$what.err"
     rc=$?
     wait "$emu_pid"; emu_pid=""
@@ -101,16 +101,16 @@ grep -q "axis arm.2 stands 0.2 rad from the program's start" "$tmp/refuse.err" \
     || note "emulator refuse: $(head -2 "$tmp/refuse.err")"
 grep -q "the modbus driver cannot tell where the axes stand before it enables them.*nothing was enabled" \
     "$tmp/approach.err" || note "modbus --approach: $(head -2 "$tmp/approach.err")"
-"$IRL" run --online --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
+"$IRL" run --trace csv --online --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
     >/dev/null 2>"$tmp/st.err"
 rc=$?
 [ $rc = 1 ] || note "stream --approach: exit $rc"
 grep -q "the stream driver reports no actual positions" "$tmp/st.err" || note "stream --approach: $(head -2 "$tmp/st.err")"
-"$IRL" run --online --approach --driver sim --no-plots --out "$tmp/at" lin_short.irl >/dev/null 2>"$tmp/at.err"
+"$IRL" run --trace csv --online --approach --driver sim --no-plots --out "$tmp/at" lin_short.irl >/dev/null 2>"$tmp/at.err"
 rc=$?
 [ $rc = 0 ] || note "--approach at the start: exit $rc"
 msg=$(check same "$tmp/dry/trace.csv" "$tmp/at/online.csv" --complete \
     + json "$tmp/at/online.json" 'j["approach"] is None and j["approach_setpoints"] == 0') || note "$msg"
-"$IRL" run --approach --out-temp lin_short.irl >/dev/null 2>&1
+"$IRL" run --trace csv --approach --out-temp lin_short.irl >/dev/null 2>&1
 [ $? = 64 ] || note "--approach without --online: not a usage error"
 exit $fail

@@ -45,7 +45,7 @@ checks=()
 
 # 1. lin_circ end to end in CSP
 start_peer circ
-"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
     --no-plots --out "$tmp/circ" "$root/programs/lin_circ.irl" >"$tmp/circ.out" 2>"$tmp/circ.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "lin_circ: exit $rc: $(head -3 "$tmp/circ.err")"
@@ -65,7 +65,7 @@ checks+=(same "$tmp/circ/trace.csv" "$tmp/circ/online.csv" --complete
 # comes late on a loaded machine leaves it ahead of the setpoint: a wide following-error limit (1 rad), the test
 # is about the mode (the driver refuses a drive whose mode display is not 9)
 start_peer csv
-"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5,mode=csv --cycle 4ms --max-missed 1000000 \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5,mode=csv --cycle 4ms --max-missed 1000000 \
     --following-error 1 --no-plots --out "$tmp/csv" lin_short.irl >"$tmp/csv.out" 2>"$tmp/csv.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "csv: exit $rc: $(head -3 "$tmp/csv.err")"
@@ -74,7 +74,7 @@ checks+=(+ states "$tmp/csv.log" 1,2,3,4,5,6 "Operation enabled" "Ready to switc
 
 # 3. axis 2 faults 0.3 s after the enable: controlled stop, exit 1, the reason in online.json
 start_peer fault --fault-at 0.3 --fault-axis 2
-"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
     --no-plots --out "$tmp/df" lin_short.irl >/dev/null 2>"$tmp/df.err"
 rc=$?; end_peer
 [ $rc = 1 ] || note "fault: exit $rc"
@@ -89,7 +89,7 @@ checks+=(+ stopped "$tmp/df" driver_fault "axis arm.2 reports a fault"
 # together): a driver fault, and the stop that follows blocks each cycle a quarter of the 4 ms cycle at most, so
 # its rows span their ramp time plus at most 50 ms of wall time; the disable still confirmed
 start_peer slow --delay 0.03 --delay-at 0.3
-"$IRL" run --online --driver modbus:port="$port",map="$map" --cycle 4ms --max-missed 1000000 --no-plots \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map" --cycle 4ms --max-missed 1000000 --no-plots \
     --out "$tmp/sl" lin_short.irl >/dev/null 2>"$tmp/sl.err"
 rc=$?; end_peer
 [ $rc = 1 ] || note "slow: exit $rc"
@@ -111,7 +111,7 @@ EOF2
 
 # 4. axis 3 stays in Switched on (enable operation refused): no start, the axes switched off again
 start_peer refuse --refuse-enable 3
-"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5 --no-plots --out "$tmp/rf" lin_short.irl \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --no-plots --out "$tmp/rf" lin_short.irl \
     >/dev/null 2>"$tmp/rf.err"
 rc=$?; end_peer
 [ $rc = 1 ] || note "refuse: exit $rc"
@@ -123,7 +123,7 @@ checks+=(+ json "$tmp/rf/online.json" "j['status'] == 'not_started' and 'axis ar
 
 # 4b. a drive that powers up in Fault: the enable resets it (bit 7's rising edge) and goes on to Operation enabled
 start_peer reset --start-in-fault
-"$IRL" run --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
     --no-plots --out "$tmp/rs" lin_short.irl >/dev/null 2>"$tmp/rs.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "reset: exit $rc: $(head -3 "$tmp/rs.err")"
@@ -135,7 +135,7 @@ checks+=(+ states "$tmp/reset.log" 1,2,3,4,5,6 "Operation enabled" "Ready to swi
 # 5. bad maps: each error with file:line:col
 bad_map() { # $1 name, $2 expected message (file:line:col: error: ...), stdin: the map
     cat >"$tmp/$1.map"
-    "$IRL" run --online --driver modbus:port=1,map="$tmp/$1.map" --no-plots --out "$tmp/bm" lin_short.irl \
+    "$IRL" run --trace csv --online --driver modbus:port=1,map="$tmp/$1.map" --no-plots --out "$tmp/bm" lin_short.irl \
         >/dev/null 2>"$tmp/$1.err"
     local rc=$?
     [ $rc = 65 ] || note "map $1: exit $rc"
@@ -167,13 +167,13 @@ controlword 1 uint16 write=6
 EOF
 # a map whose objects share a register: refused when the driver opens, before anything is written
 sed 's/^controlword .*/controlword 2 uint16 write=6 stride=4/' "$map" >"$tmp/overlap.map"
-"$IRL" run --online --driver modbus:port=1,map="$tmp/overlap.map" --no-plots --out "$tmp/ov" lin_short.irl \
+"$IRL" run --trace csv --online --driver modbus:port=1,map="$tmp/overlap.map" --no-plots --out "$tmp/ov" lin_short.irl \
     >/dev/null 2>"$tmp/overlap.err"
 rc=$?
 [ $rc = 1 ] || note "overlap: exit $rc"
 grep -qF "modbus: the map $tmp/overlap.map writes register 2 twice: controlword (axis 1) and target_velocity (axis 1)" \
     "$tmp/overlap.err" || note "overlap: $(head -2 "$tmp/overlap.err")"
-"$IRL" run --online --driver modbus:port=1,map="$tmp/none.map" --no-plots --out "$tmp/bm" lin_short.irl \
+"$IRL" run --trace csv --online --driver modbus:port=1,map="$tmp/none.map" --no-plots --out "$tmp/bm" lin_short.irl \
     >/dev/null 2>"$tmp/none.err"
 rc=$?
 [ $rc = 66 ] || note "no map file: exit $rc"
@@ -185,7 +185,7 @@ emu="$BUILD/tools/irl-drive-emulator"
     --timeout 15 --watchdog 0.5 >/dev/null 2>"$tmp/emu.err" &
 peer_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/emu.port" ] && break; sleep 0.05; done
-"$IRL" run --online --driver modbus:port="$(cat "$tmp/emu.port")",map="$root/drives/emulator.map",timeout=0.5 \
+"$IRL" run --trace csv --online --driver modbus:port="$(cat "$tmp/emu.port")",map="$root/drives/emulator.map",timeout=0.5 \
     --max-missed 1000000 --no-plots --out "$tmp/emu" lin_short.irl >/dev/null 2>"$tmp/emu.irl"
 rc=$?
 wait "$peer_pid"; erc=$?; peer_pid=""

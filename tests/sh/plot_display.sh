@@ -28,7 +28,7 @@ col() { head -1 "$1" | tr ',' '\n' | grep -nx "$2" | cut -d: -f1; }
 
 # 1. Stewart platform
 cd "$root/programs"
-"$IRL" run --out "$tmp/st" stewart_flightsim.irl >"$tmp/st.out" 2>&1 || note "stewart: exit $? ($(tail -2 "$tmp/st.out"))"
+"$IRL" run --trace csv --out "$tmp/st" stewart_flightsim.irl >"$tmp/st.out" 2>&1 || note "stewart: exit $? ($(tail -2 "$tmp/st.out"))"
 gp=$tmp/st/plots.gp tr=$tmp/st/trace.csv
 [ -s "$gp" ] || { echo "FAIL stewart: no plots.gp"; exit 1; }
 plots_of "$gp" sim_outputs >"$tmp/st.fig"
@@ -85,8 +85,8 @@ BEGIN
 ENDPROGRAM
 IRL
 start="arm=0,-1.2,1.5,-1.9,-1.57,0"
-"$IRL" run --out "$tmp/ur" --start "$start" ur5.irl >"$tmp/ur.out" 2>&1 || note "ur5: exit $? ($(tail -2 "$tmp/ur.out"))"
-"$IRL" run --display si --out "$tmp/si" --start "$start" ur5.irl >"$tmp/si.out" 2>&1 || note "ur5 si: exit $?"
+"$IRL" run --trace csv --out "$tmp/ur" --start "$start" ur5.irl >"$tmp/ur.out" 2>&1 || note "ur5: exit $? ($(tail -2 "$tmp/ur.out"))"
+"$IRL" run --trace csv --display si --out "$tmp/si" --start "$start" ur5.irl >"$tmp/si.out" 2>&1 || note "ur5 si: exit $?"
 # the URDF's movable joints, in file order
 names=$(awk 'match($0, /<joint [^>]*name="[^"]*"[^>]*type="(revolute|continuous|prismatic)"/) {
                  s = substr($0, RSTART, RLENGTH); match(s, /name="[^"]*"/); print substr(s, RSTART + 6, RLENGTH - 7) }' "$urdf")
@@ -143,7 +143,7 @@ grep -q "default 5 rad/s^2" "$tmp/si/report.txt" || note "ur5 --display si: the 
 echo "ur5: panels titled $(echo $names | tr ' ' ','); deg, deg/s, deg/s² (Nm as is); report.txt in degrees = report.json x 180/pi; --display si in radians, same report.json and trace"
 
 # 3. a bad --display
-"$IRL" run --display rad --out-temp ur5.irl >/dev/null 2>"$tmp/bad.err"
+"$IRL" run --trace csv --display rad --out-temp ur5.irl >/dev/null 2>"$tmp/bad.err"
 rc=$?
 [ $rc = 64 ] && grep -q "bad value for --display: 'rad'" "$tmp/bad.err" || note "--display rad: exit $rc, $(head -1 "$tmp/bad.err")"
 [ $fail = 0 ] && echo "plot_display: ok"
