@@ -242,6 +242,14 @@ static void device_of(Checker *c, Node *n, const char *stmt) {
 
 static void stmt_move(Checker *c, Node *n) {
     int mk = n->flags & 0xff;
+    if (mk == MOVE_SPLINE) {   /* trajectories as data: WITH as a PTP (JOINT points) or a LIN */
+        device_of(c, n, "MOVE SPLINE");
+        c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
+        bool joint = ck_spline_points(c, n);
+        c->move_dev = -1;
+        with_list(c, n, joint ? W_PTP : W_LIN, "MOVE SPLINE");
+        return;
+    }
     const char *stmt = mk == MOVE_PTP ? "MOVE PTP" : mk == MOVE_LIN ? "MOVE LIN" : "MOVE CIRC";
     device_of(c, n, stmt);
     c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
@@ -375,6 +383,7 @@ static void stmt(Checker *c, Node *n) {
         if (n->b) ck_want_real(c, &n->b, dim_time(), "the WAIT FOR timeout");
         return;
     case S_PULSE: stmt_pulse(c, n); return;
+    case S_TRIGGER: ck_trigger(c, n); return;
     default:
         ck_error(c, n->loc, "unexpected %s in a statement list", ast_kind_name(n->kind));
         return;

@@ -316,7 +316,10 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(PULSE, "PULSE")                   \
     X(IO_READ, "reading an IO point")   \
     X(IO_WRITE, "setting an IO point")  \
-    X(SYNC, "reading $TIME")
+    X(SYNC, "reading $TIME")            \
+    /* path-triggered I/O and trajectories as data */ \
+    X(TRIGGER, "TRIGGER")               \
+    X(MOVE_SPLINE, "MOVE SPLINE")
 
 typedef enum {
 #define X(name, text) MK_##name,
@@ -339,9 +342,13 @@ extern const char *const irl_motion_names[MK_COUNT];
  *   then one REAL slot per given WITH parameter in id order, then the operands: MOVE target [via];
  *   GMOVE TO g / HOLD t / PROFILE the table's rows (t, G); WAIT t; WAIT FOR cond [timeout]; PULSE t.
  * WAIT FOR is compiled as a loop: the door writes 1 into the cond slot when the wait is over, 0 after one cycle
- * (the code then re-evaluates the condition and calls again). */
+ * (the code then re-evaluates the condition and calls again).
+ * MOVE SPLINE: shape = MOTION_OPND_* of its points | their count << 8; the operands are the points in order.
+ * TRIGGER: shape = MOTION_TRIGGER_* bits; no WITH; operands: REAL d (m, or a fraction), REAL DELAY (s), INT the
+ *   target (an IO index, or the absolute slot of a program-level variable), then the value (one slot). */
 #define MOTION_HDR 4
 enum { MOTION_OPND_NONE = 0, MOTION_OPND_JOINT = 1, MOTION_OPND_POSE = 2, MOTION_OPND_POSITION = 3 };
+enum { MOTION_TRIGGER_END = 1, MOTION_TRIGGER_FRACTION = 2, MOTION_TRIGGER_IO = 4 };
 #define IRL_MOTION_PARAMS(X) \
     X(SPEED) X(SPEED_ORI) X(SPEED_PTP) X(ACC) X(ACC_PTP) X(TIME) X(APPROX) X(APPROX_PTP) X(ONSET) X(HOLD) X(JERK) X(INTERP) \
     X(CONFIG) X(TURN)

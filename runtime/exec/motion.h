@@ -16,6 +16,7 @@
 #include "exec/checks.h"
 #include "chunk.h"
 #include "exec/devices.h"
+#include "exec/triggers.h"
 #include "motion/gmove.h"
 #include "motion/planner.h"
 
@@ -80,6 +81,10 @@ typedef struct Motion {
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */
     int wait_io;         /* the input the WAIT FOR condition read last (-1: none), for the hint */
+    /* path-triggered I/O (exec/triggers.h) */
+    Trigger trig[MOTION_TRIGGERS];
+    Value *vars;         /* the program-level VARs a TRIGGER may assign (the VM's first nvars slots) */
+    int nvars;
 } Motion;
 
 /* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
@@ -97,7 +102,8 @@ int motion_error_pc(Motion *m);
 
 /* Segments queued and not finished, over all devices (0: everything at its programmed point). */
 size_t motion_pending(const Motion *m);
-/* Stop look-ahead and run cycles until every queue is empty. 0 or an error code with msg. */
+/* Stop look-ahead and run cycles until every queue is empty and every bound TRIGGER has fired. 0 or an error
+ * code with msg. */
 int motion_drain(Motion *m, char *msg, size_t msglen);
 
 /* The TCP of device d in the program's frame, INV($BASE) @ model pose @ $TOOL, from the model's tool-point pose
