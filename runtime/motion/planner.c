@@ -776,11 +776,11 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
 static int spline_failed(Planner *p, int st, int at)
 {
     if (st == -1) {
-        snprintf(p->err, sizeof p->err, "SPLINE: point %d coincides with the %s", at,
+        snprintf(p->err, sizeof p->err, "point %d coincides with the %s", at,
                  at == 1 ? "position it starts from" : "point before it");
         return PLANNER_EGEOM;
     }
-    snprintf(p->err, sizeof p->err, "SPLINE: the spline's linear system could not be solved");
+    snprintf(p->err, sizeof p->err, "the linear system of the spline could not be solved");
     return PLANNER_EINVAL;
 }
 
