@@ -425,7 +425,12 @@ static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, co
         note(m, d, info->kind == PLANNER_PTP ? "ACC_PTP" : "ACC", info->acc_req, info->acc_applied, st->src);
     if (info->lowered & PLANNER_LOWERED_APPROX) {  /* the predecessor's request, at its statement */
         SampleSrc a = {info->approx_src.file, info->approx_src.line, info->approx_src.col};
-        if (info->approx_why.axis >= 0 && info->approx_ptp) approx_note(m, d, info, a);
+        if ((info->kind == PLANNER_SPLINE || info->kind == PLANNER_JSPLINE) && m->checks)
+            checks_note_text(m->checks, d, m->t, a, "%s %s %.4g %s dropped: the MOVE SPLINE at line %d starts from "
+                             "rest", m->devs->dev[d].name, info->approx_ptp ? "APPROX_PTP" : "APPROX",
+                             info->approx_ptp ? 100 * info->approx_req : 1e3 * info->approx_req,
+                             info->approx_ptp ? "%" : "mm", st->src.line);
+        else if (info->approx_why.axis >= 0 && info->approx_ptp) approx_note(m, d, info, a);
         else note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
     }
     return 0;
