@@ -461,6 +461,10 @@ static int exec_trigger(Motion *m, const Stmt *st, char *msg, size_t msglen)
 {
     int d = device_of(m, st, "TRIGGER", msg, msglen);
     if (d < 0) return -d;
+    while (triggers_full(m) && triggers_waiting(m) > 0) {   /* as a full queue: the motion frees bound ones */
+        int e = run_cycle(m, msg, msglen);
+        if (e) return e;
+    }
     return triggers_arm(m, d, pc_of(m, &st->src), st->src, (int)st->shape, st->ops, st->nops, msg, msglen);
 }
 

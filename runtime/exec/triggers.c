@@ -148,6 +148,13 @@ int triggers_cycle(Motion *m, double t, char *msg, size_t msglen)
     return 0;
 }
 
+int triggers_full(const Motion *m)
+{
+    for (int i = 0; i < MOTION_TRIGGERS; i++)
+        if (!m->trig[i].state) return 0;
+    return 1;
+}
+
 int triggers_waiting(const Motion *m)
 {
     int n = 0;

@@ -47,6 +47,8 @@ int triggers_bind(struct Motion *m, int dev, const PlannerSegment *g, SampleSrc 
 /* The cycle at time t, before its setpoints: fire every bound trigger whose time has come. 0, or an error code
  * with msg (m->fail_src names the TRIGGER). Never allocates. */
 int triggers_cycle(struct Motion *m, double t, char *msg, size_t msglen);
+/* Is every slot taken (armed or bound)? */
+int triggers_full(const struct Motion *m);
 /* Bound triggers not yet fired (the motion is not finished while one waits for its time). */
 int triggers_waiting(const struct Motion *m);
 /* At the program's end: a trigger still armed had no MOVE after it. 0, or an error code with msg and
