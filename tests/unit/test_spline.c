@@ -73,6 +73,7 @@ UTEST(agrees_with_gsl_cspline)
             for (int k = 0; k < nk; k++) xs[k] = g.knot[k], ys[k] = y[k][c];
             gsl_spline *sp = gsl_spline_alloc(gsl_interp_cspline, (size_t)nk);
             gsl_spline_init(sp, xs, ys, (size_t)nk);
+            gsl_interp_accel_reset(acc);   /* its cached index belongs to the previous spline */
             for (int i = 0; i <= 1000; i++) {
                 double s = i / 1000.0, v[PLANNER_SPLINE_DIM], d1[PLANNER_SPLINE_DIM], d2[PLANNER_SPLINE_DIM];
                 planner_spline_at(&g, s, v, d1, d2);
