@@ -150,7 +150,10 @@ static void follow_list(Checker *c, const NodeList *l, bool after)
 
 /* Conservative inside compound statements (a MOVE of any device after one counts), so what it reports is
  * proven: a TRIGGER that nothing after it can follow with a MOVE of its device. */
-void ck_triggers_follow(Checker *c, const NodeList *body) { follow_list(c, body, false); }
+void ck_triggers_follow(Checker *c, const NodeList *body)
+{
+    if (!(c->holes & CHECK_HOLE_STMT)) follow_list(c, body, false);   /* a dropped statement may have been the MOVE */
+}
 
 /* ---- MOVE [dev] SPLINE p1, p2, ... ---------------------------------------------------------------------- */
 
