@@ -1,6 +1,7 @@
 /* check_trigger.c — the checks of path-triggered I/O and of trajectories given as data: TRIGGER (its distance,
  * DELAY and assignment, and that a MOVE of its device can follow it) and the points of MOVE SPLINE. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -85,30 +86,31 @@ static int dev_of(const Node *n)
     return n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
 }
 
-/* Might running n move device dev (a MOVE of it, or a call of a user routine, which may)? */
-static bool node_moves(const Node *n, int dev)
+#define ALL_DEVICES (~(uint64_t)0)
+
+/* The devices running n might move, one bit each (a MOVE naming none, a device beyond 63, or a call of a user
+ * routine, which may move any: all bits). */
+static uint64_t moves_of(const Node *n)
 {
-    if (!n) return false;
+    if (!n || n->kind == S_TRIGGER) return 0;   /* a TRIGGER's own assignment runs in the cycle */
+    uint64_t m = 0;
     if (n->kind == S_MOVE) {
         int d = dev_of(n);
-        if (d < 0 || dev < 0 || d == dev) return true;
+        m |= d >= 0 && d < 64 ? (uint64_t)1 << d : ALL_DEVICES;
     }
-    if (n->kind == E_CALL && n->sym) return true;
-    if (n->kind == S_TRIGGER) return false;   /* its assignment runs in the cycle */
+    if (n->kind == E_CALL && n->sym) return ALL_DEVICES;
     const Node *kids[4] = {n->a, n->b, n->c, n->d};
-    for (int i = 0; i < 4; i++)
-        if (node_moves(kids[i], dev)) return true;
-    for (int i = 0; i < n->list.count; i++)
-        if (node_moves(n->list.items[i], dev)) return true;
-    for (int i = 0; i < n->list2.count; i++)
-        if (node_moves(n->list2.items[i], dev)) return true;
-    return false;
+    for (int i = 0; i < 4; i++) m |= moves_of(kids[i]);
+    for (int i = 0; i < n->list.count; i++) m |= moves_of(n->list.items[i]);
+    for (int i = 0; i < n->list2.count; i++) m |= moves_of(n->list2.items[i]);
+    return m;
 }
 
-static void follow_list(Checker *c, const NodeList *l, bool after);
+static void follow_list(Checker *c, const NodeList *l, uint64_t after);
 
-/* The statement lists inside a compound statement n, each checked with `after` (a MOVE may follow them). */
-static void follow_inside(Checker *c, const Node *n, bool after)
+/* The statement lists inside a compound statement n, each checked with `after` (the devices a MOVE after them
+ * may move). */
+static void follow_inside(Checker *c, const Node *n, uint64_t after)
 {
     switch (n->kind) {
     case S_IF:
@@ -124,35 +126,33 @@ static void follow_inside(Checker *c, const Node *n, bool after)
     }
 }
 
-/* Every TRIGGER in l must have a MOVE of its device that can run after it: later in l, after l (after), or
- * anywhere in a loop around it (its next pass). */
-static void follow_list(Checker *c, const NodeList *l, bool after)
+/* Every TRIGGER in l must have a MOVE of its device that can run after it: later in l, after l (`after`), or
+ * anywhere in a loop around it (its next pass). What it reports is proven: nothing after the TRIGGER can move
+ * that device. */
+static void follow_list(Checker *c, const NodeList *l, uint64_t after)
 {
     for (int i = 0; i < l->count; i++) {
         const Node *n = l->items[i];
         if (!n) continue;
         bool loop = n->kind == S_WHILE || n->kind == S_REPEAT || n->kind == S_LOOP || n->kind == S_FOR;
-        if (n->kind == S_TRIGGER || loop || n->kind == S_IF || n->kind == S_CASE) {
-            int dev = n->kind == S_TRIGGER ? dev_of(n) : -1;
-            bool later = after;
-            for (int j = i + 1; j < l->count && !later; j++) later = node_moves(l->items[j], dev);
-            if (n->kind == S_TRIGGER) {
-                if (!later)
-                    ck_error(c, n->loc, "TRIGGER with no MOVE%s%s after it: it binds to the next MOVE of its device",
-                             n->a ? " of " : "", n->a ? n->a->name : "");
-                continue;
-            }
-            /* inside: a TRIGGER needs its own device's MOVE; `later` above looked for any device's */
-            follow_inside(c, n, later || (loop && node_moves(n, -1)));
+        if (n->kind != S_TRIGGER && !loop && n->kind != S_IF && n->kind != S_CASE) continue;
+        uint64_t later = after;
+        for (int j = i + 1; j < l->count; j++) later |= moves_of(l->items[j]);
+        if (n->kind == S_TRIGGER) {
+            int d = dev_of(n);
+            uint64_t need = d >= 0 && d < 64 ? (uint64_t)1 << d : ALL_DEVICES;
+            if (!(later & need))
+                ck_error(c, n->loc, "TRIGGER with no MOVE%s%s after it: it binds to the next MOVE of its device",
+                         n->a ? " of " : "", n->a ? n->a->name : "");
+            continue;
         }
+        follow_inside(c, n, later | (loop ? moves_of(n) : 0));
     }
 }
 
-/* Conservative inside compound statements (a MOVE of any device after one counts), so what it reports is
- * proven: a TRIGGER that nothing after it can follow with a MOVE of its device. */
 void ck_triggers_follow(Checker *c, const NodeList *body)
 {
-    if (!(c->holes & CHECK_HOLE_STMT)) follow_list(c, body, false);   /* a dropped statement may have been the MOVE */
+    if (!(c->holes & CHECK_HOLE_STMT)) follow_list(c, body, 0);   /* a dropped statement may have been the MOVE */
 }
 
 /* ---- MOVE [dev] SPLINE p1, p2, ... ---------------------------------------------------------------------- */
