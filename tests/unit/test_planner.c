@@ -2,7 +2,8 @@
  * seeded random PTP blends (continuity, limits), LIN on its line and CIRC on its circle through the PUMA 560's
  * IK, orientation slerp, Cartesian joint limits, IK failures with their source location, the queue (one thread
  * with a late producer, deterministically; two threads as a stress test: IRL_PLANNER_STRESS=N pushes N moves
- * instead of the default 300), and the blend check at the overlap window's ends (a regression). */
+ * instead of the default 300), the blend check at the overlap window's ends (a regression), and the start of
+ * each queued segment as planner_segment_start predicts it (TRIGGER's clock). */
 #include <stdio.h>
 
 #include "motion/planner.h"
