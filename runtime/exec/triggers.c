@@ -98,6 +98,7 @@ int triggers_bind(Motion *m, int dev, const PlannerSegment *g, SampleSrc move, c
         }
         tr->state = 2;
         tr->seg = g->id;
+        tr->resets = m->dev[dev].planner.resets;
         tr->move = move;
         tr->kind = g->kind;
         tr->t_local = t + tr->delay;
@@ -125,11 +126,15 @@ int triggers_cycle(Motion *m, double t, char *msg, size_t msglen)
     for (int i = 0; i < MOTION_TRIGGERS; i++) {
         Trigger *tr = &m->trig[i];
         if (tr->state != 2) continue;
+        if (m->dev[tr->dev].planner.resets != tr->resets) {   /* its motion was dropped (an error, a stop) */
+            tr->state = 0;
+            continue;
+        }
         if (!tr->have_start) {
             double start;
             int k = planner_segment_start(&m->dev[tr->dev].planner, t, tr->seg, &start);
-            if (k < 0) {            /* finished before its start was seen: it never ran (a reset dropped it) */
-                tr->state = 0;
+            if (k < 0) {            /* finished before its start was seen (every queued one is seen first): now */
+                fire(m, tr);
                 continue;
             }
             if (k == 0) continue;

@@ -29,6 +29,7 @@ typedef struct {
     int64_t target;
     Value value;
     int seg;            /* the planner segment it is bound to */
+    long resets;        /* the planner's planner_reset count then (a reset drops the segment, and the trigger) */
     SampleSrc move;     /* that MOVE */
     PlannerKind kind;   /* its kind */
     double t_local;     /* its switching time from the segment's start (DELAY included), s */

@@ -122,6 +122,7 @@ void planner_reset(Planner *p, const double *q)
     p->zone_decided = 0;
     p->fault = 0;
     p->no_blend = 1;
+    p->resets++;
     memcpy(p->q_hold, q, (size_t)p->cfg.dof * sizeof *q);
     memcpy(p->q_end, q, (size_t)p->cfg.dof * sizeof *q);
     Model *m = plan_model(p);

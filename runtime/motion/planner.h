@@ -132,6 +132,7 @@ typedef struct Planner {
     double t_last;
     PlannerSrc fault_src;
     int fault;                     /* < 0: a cycle IK failure holds the planner */
+    long resets;                   /* planner_reset calls so far: what was queued before one never runs */
 } Planner;
 
 /* Fill a configuration with defaults (limits INFINITY, capacity 64, dt 1 ms, speeds 0.2 m/s, 1 rad/s, ...). */
