@@ -12,11 +12,12 @@ NPROC    := $(shell nproc 2>/dev/null || echo 2)
 # BUILD_ROOT lets a second job build elsewhere without racing this tree's build/.
 BUILD_ROOT ?= build
 CFG      ?= release
-PKGS     := gsl libxml-2.0 libmodbus hdf5
+# SLEEF (libsleef-dev): the numerics' sin, cos, atan2, pow, ... (models/dmath.h), the same bits on any x86-64.
+PKGS     := gsl libxml-2.0 libmodbus hdf5 sleef
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libxml2 is not linked: src/xml_loader.c loads it on the first URDF file (it brings ICU and libstdc++, ~1.5 ms of
 # start-up in every run otherwise), by the soname of the library the headers belong to.
-PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5)
+PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 sleef 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -lsleef)
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')
 
@@ -32,7 +33,9 @@ endif
 MUJOCO_H := $(wildcard /usr/include/mujoco/mujoco.h)
 
 WARN     := -Wall -Wextra -Werror -Wno-error=unused-parameter
-COMMON   := -std=c11 -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
+# -ffp-contract=off: no a * b + c fused into one rounding where the target has FMA (the same bits on any x86-64;
+# the baseline target has no FMA, and this keeps it so under -march or another compiler's defaults)
+COMMON   := -std=c11 -ffp-contract=off -D_GNU_SOURCE -I$(BUILD_ROOT)/gen -Isrc -Iruntime -Imodels -Igrammar $(PKG_CFLAGS) -MMD -MP
 ifeq ($(CFG),release)
   # -fno-math-errno: sqrt and friends inline, without the branch that sets errno (nothing reads errno after a math
   # call); the results are the same bits
@@ -167,10 +170,16 @@ demo: deps
 # Every benchmark, after installing its peers.
 bench:
 	.ci/install-deps --bench
-	$(MAKE) bench-vm bench-compile bench-dynamics bench-cycle bench-dryrun
+	$(MAKE) bench-vm bench-compile bench-dynamics bench-cycle bench-dryrun bench-online
 
 bench-vm: all
 	bench/vm/run.sh $(B)/irl
+
+# The online mode's timing (bench/online/run.sh): compute time per cycle and wake-up latency with the sim driver,
+# then 60 s of streaming to LinuxCNC's HAL (bench/online/hal60.sh).
+.PHONY: bench-online
+bench-online: all
+	bench/online/run.sh $(B)/irl
 
 # Dynamics of the chain back-end vs Orocos KDL and MuJoCo (Debian liborocos-kdl-dev, libmujoco-dev).
 .PHONY: bench-dynamics
@@ -189,6 +198,11 @@ bench-cycle: $(B)/libirl.a
 	@for b in bench_ik bench_planner bench_centrifuge; do \
 	  $(CC) $(CFLAGS) -Itests/unit -o $(B)/bench/$$b bench/dynamics/$$b.c $(B)/libirl.a $(LDFLAGS) $(LDLIBS) || exit 1; \
 	  $(B)/bench/$$b || exit 1; done
+
+# docs/FREEFLYER-PAPER.md's figures (seed 004's Figs. 3-8 from the dry-run), redrawn into docs/figures/ (committed)
+.PHONY: paper-figures
+paper-figures: $(B)/irl
+	IRL=$(abspath $(B)/irl) bash docs/figures/freeflyer_paper.sh
 
 clean:
 	rm -rf build out

@@ -70,6 +70,11 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %token RECORD "RECORD" REPEAT "REPEAT" RETRY "RETRY" RETURN "RETURN" SKIP "SKIP" THEN "THEN"
 %token TO "TO" TRUE "TRUE" TYPE "TYPE" UNTIL "UNTIL" VAR "VAR" WAIT "WAIT" WHILE "WHILE"
 %token WITH "WITH"
+/* trajectories as data */
+%token FOLLOW "FOLLOW"
+/* tasks, events, interrupts */
+%token BRAKE "BRAKE" DISABLE "DISABLE" ENABLE "ENABLE" ENDTASK "ENDTASK" EVENT "EVENT" INTERRUPT "INTERRUPT"
+%token SIGNAL "SIGNAL" START "START" TASK "TASK"
 /* path-triggered I/O and trajectories as data (TRIGGER, SPLINE) */
 %token AT "AT" SPLINE "SPLINE" TRIGGER "TRIGGER"
 
@@ -80,7 +85,7 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 %type <list> else_part case_arms labels args arglist exprs opt_with with_items params param_groups param_group
 %type <list> fields field mitems
 %type <handler> handler
-%type <ival> relop addop mulop
+%type <ival> relop addop mulop trigger_anchor
 
 /* An error right after an item of a CONST/TYPE/VAR section recovers inside the section (so the items after it
  * keep their meaning) rather than ending the section: the shift wins over reducing the section. */
@@ -136,6 +141,20 @@ decl
           $$ = one(pc, n); }
     | routine                  { $$ = one(pc, $1); }
     | error ';'                { $$ = (NodeList){0}; pc->holes |= SYN_HOLE_DECL; }
+    /* tasks, events, interrupts: EVENT names ; | TASK ... ENDTASK ; | INTERRUPT name [PRIORITY n] WHEN c DO p ; */
+    | EVENT idlist ';'         { Node *n = mk(pc, D_EVENT, @1); n->list = $2; $$ = one(pc, n); }
+    | TASK IDENT params ';' decls BEGIN stmts handler ENDTASK ';'
+        { Node *n = mk(pc, N_ROUTINE, @2); n->name = $2; n->flags = NF_TASK; n->body = $7;
+          if ($3.count) syn_error(pc, L(pc, @3), "a TASK takes no parameters (it shares the program's variables)");
+          if ($8.present) { n->flags |= NF_HANDLER; n->handler = $8.list; }
+          $$ = one(pc, syn_routine_decls(pc, n, $5)); }
+    | INTERRUPT IDENT IDENT expr DO IDENT ';'
+        { Node *n = mk(pc, D_INTERRUPT, @2); n->name = $2; n->a = $4; n->c = mk_name(pc, $6, @6);
+          syn_contextual(pc, $3, "WHEN", "PRIORITY", @3); $$ = one(pc, n); }
+    | INTERRUPT IDENT IDENT expr IDENT expr DO IDENT ';'
+        { Node *n = mk(pc, D_INTERRUPT, @2); n->name = $2; n->b = $4; n->a = $6; n->c = mk_name(pc, $8, @8);
+          syn_contextual(pc, $3, "PRIORITY", "WHEN", @3); syn_contextual(pc, $5, "WHEN", "DO", @5);
+          $$ = one(pc, n); }
     ;
 
 const_items: const_item | const_items const_item { $$ = $1; push_all(pc, &$$, &$2); } ;
@@ -278,15 +297,20 @@ stmt
         { $$ = $3; $$->loc = L(pc, @1); $$->a = $2; $$->list = $4; $$->flags |= NF_INC; }
     | GMOVE opt_device gmotion opt_with ';'
         { $$ = $3; $$->loc = L(pc, @1); $$->a = $2; $$->list = $4; }
-    | WAIT expr ';'                { $$ = mk(pc, S_WAIT, @1); $$->a = $2; }
+    | WAIT expr opt_timeout ';'    { $$ = mk(pc, S_WAIT, @1); $$->a = $2; $$->b = $3; }
     | WAIT FOR expr opt_timeout ';' { $$ = mk(pc, S_WAIT_FOR, @1); $$->a = $3; $$->b = $4; }
     | PULSE IDENT FOR expr ';'     { $$ = mk(pc, S_PULSE, @1); $$->a = mk_name(pc, $2, @2); $$->b = $4; }
     /* TRIGGER [dev] AT d (FROM START | BEFORE END) [DELAY t] DO lvalue := expr ; */
-    | TRIGGER opt_device AT expr IDENT IDENT opt_delay DO lvalue ASSIGN expr ';'
-        { $$ = mk(pc, S_TRIGGER, @1); $$->a = $2; $$->b = $4; $$->c = $7;
-          $$->flags = syn_trigger_anchor(pc, $5, $6, @5);
-          Node *as = mk(pc, S_ASSIGN, @10); as->a = $9; as->b = $11; $$->d = as; }
+    | TRIGGER opt_device AT expr trigger_anchor opt_delay DO lvalue ASSIGN expr ';'
+        { $$ = mk(pc, S_TRIGGER, @1); $$->a = $2; $$->b = $4; $$->c = $6; $$->flags = $5;
+          Node *as = mk(pc, S_ASSIGN, @9); as->a = $8; as->b = $10; $$->d = as; }
     | error ';'                    { $$ = NULL; pc->holes |= SYN_HOLE_STMT; syn_dropped(pc, @1, @2); }
+    /* tasks, events, interrupts */
+    | SIGNAL IDENT ';'             { $$ = mk(pc, S_SIGNAL, @1); $$->a = mk_name(pc, $2, @2); }
+    | START IDENT ';'              { $$ = mk(pc, S_START, @1); $$->a = mk_name(pc, $2, @2); }
+    | ENABLE IDENT ';'             { $$ = mk(pc, S_ENABLE, @1); $$->a = mk_name(pc, $2, @2); }
+    | DISABLE IDENT ';'            { $$ = mk(pc, S_DISABLE, @1); $$->a = mk_name(pc, $2, @2); }
+    | BRAKE IDENT ';'              { $$ = mk(pc, S_BRAKE, @1); $$->a = mk_name(pc, $2, @2); }
     ;
 
 /* lvalue: name | $SYSVAR | lvalue . name | lvalue [ expr ] */
@@ -335,7 +359,7 @@ label
     | IDENT                { $$ = mk_name(pc, $1, @1); }
     ;
 
-/* Motion: MOVE [dev] PTP e | LIN e | CIRC via , target   [WITH name := e, ...] */
+/* Motion: MOVE [dev] PTP e | LIN e | CIRC via , target | FOLLOW e [FOR t]   [WITH name := e, ...] */
 opt_device
     : %empty               { $$ = NULL; }
     | IDENT                { $$ = mk_name(pc, $1, @1); }
@@ -344,6 +368,9 @@ motion
     : PTP expr             { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_PTP; $$->b = $2; }
     | LIN expr             { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_LIN; $$->b = $2; }
     | CIRC expr ',' expr   { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_CIRC; $$->c = $2; $$->b = $4; }
+    /* FOLLOW table | FOLLOW "file.csv" | FOLLOW f FOR duration */
+    | FOLLOW expr          { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; }
+    | FOLLOW expr FOR expr { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; $$->c = $4; }
     | SPLINE exprs         { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_SPLINE; $$->list2 = $2; }
     ;
 /* GMOVE [dev] TO g | HOLD t | PROFILE table   [WITH ...] */
@@ -367,6 +394,11 @@ with_item
 opt_timeout
     : %empty               { $$ = NULL; }
     | IDENT expr           { $$ = $2; syn_contextual(pc, $1, "TIMEOUT", "';'", @1); }
+    ;
+/* FROM START (START is a keyword: START task;) | BEFORE END */
+trigger_anchor
+    : IDENT START          { $$ = syn_trigger_anchor(pc, $1, "START", @1); }
+    | IDENT IDENT          { $$ = syn_trigger_anchor(pc, $1, $2, @1); }
     ;
 opt_delay
     : %empty               { $$ = NULL; }
@@ -538,9 +570,15 @@ static Node *syn_routine_decls(SyntaxCtx *pc, Node *routine, NodeList decls)
         Node *d = decls.items[i];
         switch (d->kind) {
         case N_ROUTINE:
-            syn_error(pc, d->loc, "%s '%s' is declared inside '%s': procedures and functions are declared at "
-                      "program level only", d->flags & NF_FUNCTION ? "function" : "procedure", d->name,
-                      routine->name);
+            syn_error(pc, d->loc, "%s '%s' is declared inside '%s': %s are declared at program level only",
+                      d->flags & NF_TASK ? "TASK" : d->flags & NF_FUNCTION ? "function" : "procedure", d->name,
+                      routine->name, d->flags & NF_TASK ? "tasks" : "procedures and functions");
+            break;
+        /* tasks, events, interrupts */
+        case D_EVENT:
+        case D_INTERRUPT:
+            syn_error(pc, d->loc, "%s declared inside '%s': events and interrupts are declared at program level only",
+                      d->kind == D_EVENT ? "EVENT" : "INTERRUPT", routine->name);
             break;
         case D_IMPORT:
             syn_error(pc, d->loc, "IMPORT inside '%s': imports belong at program or library level", routine->name);
@@ -703,13 +741,18 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         YYSYMBOL_RETURN, YYSYMBOL_HALT, YYSYMBOL_PRINT, YYSYMBOL_RAISE, YYSYMBOL_RETRY, YYSYMBOL_SKIP,
         YYSYMBOL_MOVE, YYSYMBOL_MOVE_INC, YYSYMBOL_GMOVE, YYSYMBOL_WAIT, YYSYMBOL_PULSE, YYSYMBOL_IDENT,
         YYSYMBOL_SYSVAR,
+        /* tasks, events, interrupts */
+        YYSYMBOL_SIGNAL, YYSYMBOL_START, YYSYMBOL_ENABLE, YYSYMBOL_DISABLE, YYSYMBOL_BRAKE,
+        /* path-triggered I/O */
         YYSYMBOL_TRIGGER};
     const yysymbol_kind_t expr_start[] = {
         YYSYMBOL_NUMBER, YYSYMBOL_STRING, YYSYMBOL_TRUE, YYSYMBOL_FALSE, YYSYMBOL_IDENT, YYSYMBOL_SYSVAR,
         YYSYMBOL_NOT, YYTRANSLATE('('), YYTRANSLATE('-'), YYTRANSLATE('+')};
     const yysymbol_kind_t decl_start[] = {
         YYSYMBOL_CONST, YYSYMBOL_TYPE, YYSYMBOL_VAR, YYSYMBOL_IMPORT, YYSYMBOL_DEVICE, YYSYMBOL_IO,
-        YYSYMBOL_PROCEDURE, YYSYMBOL_FUNCTION};
+        YYSYMBOL_PROCEDURE, YYSYMBOL_FUNCTION,
+        /* tasks, events, interrupts */
+        YYSYMBOL_EVENT, YYSYMBOL_TASK, YYSYMBOL_INTERRUPT};
     const yysymbol_kind_t operators[] = {
         YYTRANSLATE('+'), YYTRANSLATE('-'), YYTRANSLATE('*'), YYTRANSLATE('/'), YYTRANSLATE('@'),
         YYTRANSLATE('='), YYTRANSLATE('<'), YYTRANSLATE('>'), YYTRANSLATE('.'), YYTRANSLATE('['), YYSYMBOL_NE,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "spd_solve.h"
 
@@ -319,10 +320,10 @@ static int centrifuge_ik(void *st, const double pos[3], const double quat[4], co
     double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn}, R[9], seed[3], E[3], Rq[9], re[3];
     quat_to_m3(R, u);
     /* The seat's azimuth is q1 (mod 2 pi): put it into the seed so that it picks the orientation's branch. */
-    double q1 = atan2(pos[1], pos[0]);
+    double q1 = dm_atan2(pos[1], pos[0]);
     if (q_seed) q1 += 2.0 * M_PI * nearbyint((q_seed[0] - q1) / (2.0 * M_PI));
     v3_set(seed, q1, q_seed ? q_seed[1] : 0.0, q_seed ? q_seed[2] : 0.0);
-    if (centrifuge_ik_orientation(R, seed, q) || fabs(cos(q[1])) < 1e-6) {
+    if (centrifuge_ik_orientation(R, seed, q) || fabs(dm_cos(q[1])) < 1e-6) {
         /* At (or next to) the mechanism singularity the orientation fixes only q1 +- q3: q1 comes from the
          * position, q2 and q3 from the orientation with that q1. */
         centrifuge_ik_given_q1(R, q1, q);
@@ -379,7 +380,8 @@ static const char *centrifuge_output_unit(void *st, int i)
 static int centrifuge_outputs(void *st, const double *q, const double *qd, const double *qdd, double *out)
 {
     const Centrifuge *s = st;
-    double c1 = cos(q[0]), s1 = sin(q[0]), A03[9], Jw[9], f[3], f3[3];
+    double c1, s1, A03[9], Jw[9], f[3], f3[3];
+    dm_sincos(q[0], &s1, &c1);
     double aE[3] = {s->a1 * (-s1 * qdd[0] - c1 * qd[0] * qd[0]), s->a1 * (c1 * qdd[0] - s1 * qd[0] * qd[0]), 0.0};
     v3_sub(f, aE, s->gvec);
     centrifuge_link_rotation(q, 2, A03);
@@ -426,13 +428,13 @@ static int centrifuge_gprofile(void *st, double *a1, double *g)
  * acceleration is exactly -q1'^2 x - q1'' y from the trace's own columns; the back-end has no such output. */
 static const ModelPlotGroup centrifuge_plots[] = {
     {"planetary", "planetary axis (seed 000, section 4)", 6, {
-        {"commanded G (Fig. 3)", MODEL_PLOT_OUTPUT, 0, "G", NULL},
-        {"planetary actuator moment, Nm (Fig. 4)", MODEL_PLOT_TAU, 0, NULL, NULL},
-        {"planetary angular acceleration, rad/s^2 (Fig. 5)", MODEL_PLOT_QDD, 0, NULL, NULL},
-        {"seat linear acceleration x, base frame, m/s^2 (Fig. 6)", MODEL_PLOT_EXPR, 0, NULL,
-         "-{qd:0}**2 * {pose:0} - {qdd:0} * {pose:1}"},
-        {"planetary angular velocity, rad/s (Fig. 7)", MODEL_PLOT_QD, 0, NULL, NULL},
-        {"planetary angle, rad (Fig. 8)", MODEL_PLOT_Q, 0, NULL, NULL},
+        {"commanded G (Fig. 3)", MODEL_PLOT_OUTPUT, 0, "G", NULL, NULL},
+        {"planetary actuator moment (Fig. 4)", MODEL_PLOT_TAU, 0, NULL, NULL, NULL},
+        {"planetary angular acceleration (Fig. 5)", MODEL_PLOT_QDD, 0, NULL, NULL, NULL},
+        {"seat linear acceleration x, base frame (Fig. 6)", MODEL_PLOT_EXPR, 0, NULL,
+         "-{qd:0}**2 * {pose:0} - {qdd:0} * {pose:1}", "m/s^2"},
+        {"planetary angular velocity (Fig. 7)", MODEL_PLOT_QD, 0, NULL, NULL, NULL},
+        {"planetary angle (Fig. 8)", MODEL_PLOT_Q, 0, NULL, NULL, NULL},
     }},
 };
 

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 /* Derivatives of r = sqrt(x) from those of x: r r' = x'/2, r r'' = x''/2 - r'^2, r r''' = x'''/2 - 3 r' r''.
  * x = (x, x', x'', x'''), x > 0. */
 static void sqrt_chain(const double x[4], double r[4])
@@ -40,7 +42,7 @@ int centrifuge_gmove_omega(double a1, double g, const double Gd[4], double w[4])
 static void atan_chain(const double v[3], double out[3])
 {
     double d = 1.0 + v[0] * v[0];
-    out[0] = atan(v[0]);
+    out[0] = dm_atan(v[0]);
     out[1] = v[1] / d;
     out[2] = v[2] / d - 2.0 * v[0] * v[1] * v[1] / (d * d);
 }
@@ -76,7 +78,7 @@ int centrifuge_gmove_map(double a1, double g, const double Gd[4], double q[3], d
 
 double centrifuge_gmove_felt(double a1, double g, double G, double wdot)
 {
-    return hypot(G, a1 * wdot / g);
+    return dm_hypot(G, a1 * wdot / g);
 }
 
 /* ---- the C2 G ramp ---- */

@@ -4,6 +4,7 @@
  * each solution with its configuration (shoulder, elbow, wrist flip), its turns and its joint limits checked,
  * nearest the reference first. The closed form follows Paden-Kahan's subproblems on the product of exponentials. */
 #include "chain_internal.h"
+#include "dmath.h"
 #include "spd_solve.h"
 
 #define IKA_GEOM_TOL 1e-4 /* m, rad: the geometry counts as a spherical wrist within it (the answers are polished) */
@@ -107,7 +108,7 @@ static int ika_sp1(const double w[3], const double r[3], const double p[3], cons
     v3_axpy(u, -v3_dot(w, u), w), v3_axpy(v, -v3_dot(w, v), w);
     if (v3_norm(u) < 1e-12 || v3_norm(v) < 1e-12) return 1;
     v3_cross(x, u, v);
-    *th = atan2(v3_dot(w, x), v3_dot(u, v));
+    *th = dm_atan2(v3_dot(w, x), v3_dot(u, v));
     return 0;
 }
 
@@ -115,14 +116,14 @@ static int ika_sp1(const double w[3], const double r[3], const double p[3], cons
  * -1 when a and b vanish (th is free). */
 static int ika_trig(double a, double b, double d, double th[2], double *excess)
 {
-    double rho = hypot(a, b);
+    double rho = dm_hypot(a, b);
     if (rho < 1e-12) return -1;
     double x = d / rho;
     if (fabs(x) > 1) {
         if (fabs(x) > 1 + 1e-9) { *excess = fabs(d) - rho; return 0; }
         x = x > 0 ? 1 : -1;
     }
-    double phi = atan2(b, a), al = acos(x);
+    double phi = dm_atan2(b, a), al = dm_acos(x);
     th[0] = phi + al, th[1] = phi - al;
     return 2;
 }
@@ -190,7 +191,7 @@ static int ika_geometry(Chain *c, IkaGeom *g)
     v3_sub(u, g->c0, g->r[2]), v3_sub(wv, g->r[2], g->r[1]);
     v3_copy(up, u), v3_axpy(up, -v3_dot(u, g->w[2]), g->w[2]);
     v3_cross(k, g->w[2], u);
-    g->q3s = atan2(v3_dot(wv, k), v3_dot(wv, up));
+    g->q3s = dm_atan2(v3_dot(wv, k), v3_dot(wv, up));
     /* up: bent by +0.5 rad from stretched, the elbow above the shoulder-wrist line for an arm reaching forward */
     double xr[3], L[3], n3[3], ref[3];
     ika_rot(xr, g->w[2], g->q3s + 0.5, u);
@@ -204,7 +205,7 @@ static int ika_geometry(Chain *c, IkaGeom *g)
     double w6p[3], k5[3];
     v3_copy(w6p, g->w[5]), v3_axpy(w6p, -v3_dot(g->w[5], g->w[4]), g->w[4]);
     v3_cross(k5, g->w[4], g->w[5]);
-    g->q5s = atan2(v3_dot(g->w[3], k5), v3_dot(g->w[3], w6p));
+    g->q5s = dm_atan2(v3_dot(g->w[3], k5), v3_dot(g->w[3], w6p));
     return 1;
 }
 
@@ -219,8 +220,8 @@ static int ika_config(Chain *c, const IkaGeom *g, const double *q)
     v3_sub(d, cw, g->r[0]);
     int cfg = 0;
     if (v3_dot(d, f) < 0) cfg |= MODEL_CFG_BACK;
-    if ((sin(q[2] - g->q3s) > 0) != g->plus_up) cfg |= MODEL_CFG_ELBOW_DOWN;
-    if (sin(q[4] - g->q5s) < 0) cfg |= MODEL_CFG_FLIP;
+    if ((dm_sin(q[2] - g->q3s) > 0) != g->plus_up) cfg |= MODEL_CFG_ELBOW_DOWN;
+    if (dm_sin(q[4] - g->q5s) < 0) cfg |= MODEL_CFG_FLIP;
     return cfg;
 }
 
@@ -292,7 +293,7 @@ static int ika_closed(Chain *c, const IkaGeom *g, const double pos[3], const dou
         double del2 = v3_dot(x, x), q3s[2], ex3 = 0;
         int n3 = ika_trig(a3, b3, 0.5 * (del2 - base), q3s, &ex3);
         if (n3 == 0) {
-            double rho = hypot(a3, b3), del = sqrt(del2);
+            double rho = dm_hypot(a3, b3), del = sqrt(del2);
             double dmax = sqrt(fmax(base + 2 * rho, 0)), dmin = sqrt(fmax(base - 2 * rho, 0));
             double e = del > dmax ? del - dmax : dmin - del;
             best_excess = fmin(best_excess, e);

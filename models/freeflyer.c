@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "spd_solve.h"
 
@@ -311,7 +312,9 @@ static int freeflyer_semi_inverse(void *st, const double *q, const double *qd, d
 /* Rz(phi) R0 */
 static void rot_z(double R[9], double phi, const double *R0)
 {
-    double c = cos(phi), sn = sin(phi), Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
+    double c, sn;
+    dm_sincos(phi, &sn, &c);
+    double Rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
     if (!R0) {
         memcpy(R, Rz, sizeof Rz);
         return;
@@ -384,7 +387,7 @@ static double dyn_singularity(const Freeflyer *s, const double *q, const double 
     for (int j = 0; j < m; j++) a += J[j] * J[j], b += J[j] * J[m + j], c += J[m + j] * J[m + j];
     if (m == 1) {
         double reach = 0;
-        for (int k = 0; k < s->n; k++) reach += hypot(s->vm.W[k][0], s->vm.W[k][1]);
+        for (int k = 0; k < s->n; k++) reach += dm_hypot(s->vm.W[k][0], s->vm.W[k][1]);
         return reach > 0 ? sqrt(a + c) / reach : 0.0;
     }
     /* eigenvalues of [[a, b], [b, c]] */

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <math.h>
 
+#include "dmath.h"
+
 /* tau = M(q) qdd + h(q, qd), no gravity. */
 void freeflyer_dem_rne(const FreeflyerDem *d, const double *q, const double *qd, const double *qdd, double *tau)
 {
@@ -21,7 +23,8 @@ void freeflyer_dem_rne(const FreeflyerDem *d, const double *q, const double *qd,
     double ph = 0.0, om = 0.0, al = 0.0, aj[2] = {0.0, 0.0}, wd[FREEFLYER_MAX_BODIES];
     for (int k = 0; k < n; k++) {
         ph += q[k], om += qd[k], al += qdd[k];
-        double c = cos(ph), sn = sin(ph), om2 = om * om;
+        double c, sn, om2 = om * om;
+        dm_sincos(ph, &sn, &c);
         s[k][0] = c * d->l[k][0] - sn * d->l[k][1];
         s[k][1] = sn * d->l[k][0] + c * d->l[k][1];
         w[k][0] = c * d->W[k][0] - sn * d->W[k][1];

@@ -6,10 +6,13 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 /* r = Rot(phi) v */
 static void rot2(double r[2], double phi, const double v[2])
 {
-    double c = cos(phi), s = sin(phi);
+    double c, s;
+    dm_sincos(phi, &s, &c);
     r[0] = c * v[0] - s * v[1];
     r[1] = s * v[0] + c * v[1];
 }

@@ -11,13 +11,16 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 /* The turned barycentric vectors w[i][k] = Rot(phi_k) V_ik at q. */
 static void turned(const FreeflyerVm *vm, const double *q, double w[][FREEFLYER_MAX_BODIES][2])
 {
     double phi = 0.0;
     for (int k = 0; k < vm->n; k++) {
         phi += q[k];
-        double c = cos(phi), s = sin(phi);
+        double c, s;
+        dm_sincos(phi, &s, &c);
         for (int i = 0; i < vm->n; i++) {
             const double *v = vm->V[i][k];
             w[i][k][0] = c * v[0] - s * v[1];

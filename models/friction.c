@@ -5,13 +5,15 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "dmath.h"
+
 /* tau_f = B qd + c_avg t + c_dif t^2, t = tanh(qd / vband): Tc+ for qd > 0, -Tc- for qd < 0 once |t| rounds to 1.
  * Dissipative everywhere: for qd > 0, t > 0 and c_avg + c_dif t >= min(Tc+, Tc-) >= 0 (likewise for qd < 0). */
 double model_friction_joint(const ModelFriction *f, double qd)
 {
     double tf = f->viscous * qd;
     if (f->coulomb_pos != 0 || f->coulomb_neg != 0) {
-        double t = tanh(qd / MODEL_FRICTION_VBAND);
+        double t = dm_tanh(qd / MODEL_FRICTION_VBAND);
         tf += 0.5 * (f->coulomb_pos + f->coulomb_neg) * t + 0.5 * (f->coulomb_pos - f->coulomb_neg) * t * t;
     }
     return tf;

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dmath.h"
+
 static inline void v3_set(double r[3], double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
 static inline void v3_copy(double r[3], const double a[3]) { memcpy(r, a, 3 * sizeof *r); }
 static inline void v3_add(double r[3], const double a[3], const double b[3])
@@ -72,7 +74,9 @@ static inline void m3_transpose(double T[9], const double A[9])
 /* Rodrigues: rotation by angle about the unit axis e. */
 static inline void m3_axis_angle(double R[9], const double e[3], double angle)
 {
-    double c = cos(angle), s = sin(angle), v = 1.0 - c;
+    double c, s;
+    dm_sincos(angle, &s, &c);
+    double v = 1.0 - c;
     double x = e[0], y = e[1], z = e[2];
     R[0] = c + x * x * v;     R[1] = x * y * v - z * s; R[2] = x * z * v + y * s;
     R[3] = y * x * v + z * s; R[4] = c + y * y * v;     R[5] = y * z * v - x * s;
@@ -126,7 +130,7 @@ static inline void m3_rotation_error(double err[3], const double Ra[9], const do
     m3_mul(E, Rb, RaT);
     m3_to_quat(q, E);
     double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double angle = 2.0 * atan2(s, q[0]);
+    double angle = 2.0 * dm_atan2(s, q[0]);
     double k = s > 1e-300 ? angle / s : 2.0;
     v3_set(err, k * q[1], k * q[2], k * q[3]);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 
 /* Built-in back-ends. While models/centrifuge.c does not exist yet the centrifuge reference is weak (NULL, skipped)
@@ -490,14 +491,44 @@ static void sym3_eigenvalues(const double A[9], double e[3])
     for (int k = 0; k < 9; k++) B[k] = (A[k] - (k % 4 == 0 ? q : 0)) / p;
     double r = (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
                 B[2] * (B[3] * B[7] - B[4] * B[6])) / 2;
-    double phi = acos(fmin(1, fmax(-1, r))) / 3;
-    e[2] = q + 2 * p * cos(phi);
-    e[0] = q + 2 * p * cos(phi + 2 * M_PI / 3);
+    double phi = dm_acos(fmin(1, fmax(-1, r))) / 3;
+    e[2] = q + 2 * p * dm_cos(phi);
+    e[0] = q + 2 * p * dm_cos(phi + 2 * M_PI / 3);
     e[1] = 3 * q - e[0] - e[2];
 }
 
 /* Planar back-ends read izz alone (the freeflyer: bodies turning about parallel z axes). */
 static int planar_backend(const ModelDesc *d) { return strcmp(d->backend, "freeflyer") == 0; }
+
+/* How a link that seems to need no mass is written: its mass is there even where no torque feels it. */
+#define MODEL_MASSLESS_HINT                                                                                           \
+    "on a link turning about a fixed axis through its centre of mass any mass > 0 gives the same torques"
+
+/* Why a body of zero mass with inertia I (not all zero, principal moments e) is refused. A rotor's inertia J a a'
+ * about the unit joint axis a is no rigid body's either (its two other moments are zero, below the triangle
+ * inequality): the message then gives a disc's about that axis, J/2 (E + a a'), which turns about a the same. */
+static int massless_inertia(const ModelJoint *j, const double e[3], double tol, char *why, size_t n)
+{
+    const double *I = j->inertia;
+    double a[3] = {j->axis[0], j->axis[1], j->axis[2]}, na = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]), J = 0;
+    int rotor = na > 0;
+    for (int k = 0; k < 3 && rotor; k++) a[k] /= na;
+    for (int r = 0; r < 3 && rotor; r++)
+        for (int c = 0; c < 3; c++) J += a[r] * I[3 * r + c] * a[c];
+    for (int r = 0; r < 3 && rotor; r++)
+        for (int c = 0; c < 3; c++)
+            if (fabs(I[3 * r + c] - J * a[r] * a[c]) > tol) rotor = 0;
+    if (!rotor)
+        return snprintf(why, n, "mass 0 kg with an inertia (principal moments %g, %g, %g kg m^2): a body with inertia "
+                        "has a mass > 0 (" MODEL_MASSLESS_HINT ")", e[0], e[1], e[2]), MODEL_EINVAL;
+    double D[9];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) D[3 * r + c] = J / 2 * ((r == c) + a[r] * a[c]);
+    return snprintf(why, n, "mass 0 kg with %g kg m^2 about the joint axis alone, which no rigid body has: give the "
+                    "link its mass (" MODEL_MASSLESS_HINT ") and a body's inertia, e.g. a disc's: ixx %g, iyy %g, izz "
+                    "%g, ixy %g, ixz %g, iyz %g kg m^2 (link frame)", J, D[0], D[4], D[8], D[1], D[2], D[5]),
+           MODEL_EINVAL;
+}
 
 int model_body_check(const ModelDesc *d, int i, char *why, size_t n)
 {
@@ -508,6 +539,9 @@ int model_body_check(const ModelDesc *d, int i, char *why, size_t n)
     if (planar_backend(d)) {
         if (!isfinite(I[8]) || I[8] < 0)
             return snprintf(why, n, "inertia izz %g kg m^2: must be finite and >= 0", I[8]), MODEL_EINVAL;
+        if (j->mass == 0 && I[8] > 0)
+            return snprintf(why, n, "mass 0 kg with an inertia izz %g kg m^2: a body with inertia has a mass > 0 ("
+                            MODEL_MASSLESS_HINT ")", I[8]), MODEL_EINVAL;
         return MODEL_OK;
     }
     double big = 0;
@@ -528,20 +562,7 @@ int model_body_check(const ModelDesc *d, int i, char *why, size_t n)
         return snprintf(why, n, "inertia (ixx %g, iyy %g, izz %g, ixy %g, ixz %g, iyz %g kg m^2) is not positive "
                         "semi-definite: principal moments %g, %g, %g kg m^2", I[0], I[4], I[8], I[1], I[2], I[5],
                         e[0], e[1], e[2]), MODEL_EINVAL;
-    if (j->mass == 0) {
-        /* a rotor's inertia J a a' about the joint axis a: a massless disc that only spins (Corke's PUMA link 1) */
-        const double *a = j->axis;
-        double J = 0;
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) J += a[r] * I[3 * r + c] * a[c];
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++)
-                if (fabs(I[3 * r + c] - J * a[r] * a[c]) > tol)
-                    return snprintf(why, n, "mass 0 kg with an inertia (principal moments %g, %g, %g kg m^2) that is "
-                                    "not a rotor's about the joint axis: a body with inertia has a mass > 0",
-                                    e[0], e[1], e[2]), MODEL_EINVAL;
-        return MODEL_OK;
-    }
+    if (j->mass == 0) return massless_inertia(j, e, tol, why, n);
     /* measured data break it a little (Armstrong's PUMA link 3: 0.066 + 0.0125 < 0.086 kg m^2, by 9 %) */
     if (e[0] + e[1] < e[2] - MODEL_TRIANGLE_TOL * e[2])
         return snprintf(why, n, "inertia violates the triangle inequality: principal moments %g + %g < %g kg m^2 (by "

@@ -160,8 +160,9 @@ typedef struct {
     int singular;
 } ModelIkWhy;
 
-/* One panel of a figure a back-end declares (ModelType.plots): a curve of the dry-run's trace, with its limits
- * and violations drawn as in the standard figures, or a curve derived from trace columns. */
+/* One panel of a figure a back-end declares (ModelType.plots): curves of the dry-run's trace, with their limits
+ * and violations drawn as in the standard figures, or a curve derived from trace columns. The y axis shows the
+ * unit (revolute quantities in degrees unless `--display si`), the legend the outputs' names. */
 typedef enum {
     MODEL_PLOT_Q, MODEL_PLOT_QD, MODEL_PLOT_QDD, MODEL_PLOT_TAU, /* axis `axis`'s position, speed, ... */
     MODEL_PLOT_OUTPUT,                                           /* the output named `output` */
@@ -169,17 +170,20 @@ typedef enum {
 } ModelPlotSource;
 
 typedef struct {
-    const char *label;     /* the panel's title, with its unit */
+    const char *label;     /* the panel's title, without its unit (the panel shows the unit) */
     ModelPlotSource src;
     int axis;
-    const char *output;    /* as the trace names it: the model's output, or G and Gdot of a G-profile machine */
+    const char *output;    /* as the trace names it: the model's output, or G and Gdot of a G-profile machine; several
+                            * of one unit separated by spaces ("L1 L2 L3"): one curve each */
     const char *expr;      /* arithmetic (gnuplot's: ** is the power) over the trace columns {q:i} {qd:i} {qdd:i}
                             * {tau:i} and {pose:i} (x y z qw qx qy qz), i from 0 */
+    const char *unit;      /* MODEL_PLOT_EXPR: the SI unit of expr ("m/s^2"); the other panels' come from the trace */
 } ModelPlotPanel;
 
 #define MODEL_PLOT_MAX_PANELS 12
 
-/* A figure of several panels, drawn for every device of the back-end whose trace has the columns it names. */
+/* A figure of several panels, drawn for every device of the back-end whose trace has the columns it names. One
+ * whose file is "outputs" takes the place of the standard figure of the model's outputs (one panel per unit). */
 typedef struct {
     const char *file;      /* file name: <device>_<file>.png / .svg */
     const char *title;     /* after "<device> — " */
@@ -263,7 +267,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 3
+#define MODEL_PLUGIN_ABI 4
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -320,7 +324,7 @@ int model_friction_check(const ModelDesc *d, char *err, size_t errlen);
 
 /* Physical plausibility of joint i of d (docs/MODELS.md, "Validation"): its body (mass >= 0; inertia finite,
  * symmetric, positive semi-definite, principal moments obeying the triangle inequality A + B >= C within
- * MODEL_TRIANGLE_TOL of C; a body of zero mass carries no inertia but a rotor's about its joint axis; the freeflyer
+ * MODEL_TRIANGLE_TOL of C; a body with inertia has a mass > 0, a massless one none; the freeflyer
  * back-end, planar, reads izz alone) and its limits (speed, acceleration, jerk, effort > 0 and not below
  * MODEL_LIMIT_FLOOR in SI: INFINITY is "none"). 0, or MODEL_EINVAL with the reason, its values and units in why (no
  * file or joint name: the caller adds them). */

@@ -683,6 +683,15 @@ static int stewart_create(const ModelDesc *d, void **out, char *err, size_t errl
     return MODEL_OK;
 }
 
+/* The outputs figure: the six legs' lengths, speeds and forces, a panel each (m, m/s, N), the legs named. */
+static const ModelPlotGroup stewart_plots[] = {
+    {"outputs", "legs", 3, {
+        {"leg lengths", MODEL_PLOT_OUTPUT, 0, "L1 L2 L3 L4 L5 L6", NULL, NULL},
+        {"leg speeds", MODEL_PLOT_OUTPUT, 0, "L1dot L2dot L3dot L4dot L5dot L6dot", NULL, NULL},
+        {"leg forces (> 0 pushing)", MODEL_PLOT_OUTPUT, 0, "F1 F2 F3 F4 F5 F6", NULL, NULL},
+    }},
+};
+
 const ModelType model_stewart = {
     .name = "stewart",
     .create = stewart_create,
@@ -700,4 +709,6 @@ const ModelType model_stewart = {
     .output_name = stewart_output_name,
     .output_unit = stewart_output_unit,
     .outputs = stewart_outputs,
+    .nplots = 1,
+    .plots = stewart_plots,
 };

@@ -5,12 +5,13 @@
 
 #include <math.h>
 
+#include "dmath.h"
 #include "geom.h"
 
 void stewart_rotation(const double eta[3], double R[9])
 {
-    double cs = cos(eta[0]), ss = sin(eta[0]), ct = cos(eta[1]), st = sin(eta[1]), cf = cos(eta[2]),
-           sf = sin(eta[2]);
+    double cs, ss, ct, st, cf, sf;
+    dm_sincos(eta[0], &ss, &cs), dm_sincos(eta[1], &st, &ct), dm_sincos(eta[2], &sf, &cf);
     /* eq. 16 with the signs of ERRATA S4: columns alpha, beta, gamma of the direction cosines */
     R[0] = cf * ct;  R[1] = cf * st * ss - sf * cs;  R[2] = cf * st * cs + sf * ss;
     R[3] = sf * ct;  R[4] = sf * st * ss + cf * cs;  R[5] = sf * st * cs - cf * ss;
@@ -20,7 +21,8 @@ void stewart_rotation(const double eta[3], double R[9])
 /* omega = psidot Rz Ry ex + thetadot Rz ey + phidot ez (eq. 13: A, B, C rows). */
 void stewart_omega_matrix(const double eta[3], double Om[9])
 {
-    double ct = cos(eta[1]), st = sin(eta[1]), cf = cos(eta[2]), sf = sin(eta[2]);
+    double ct, st, cf, sf;
+    dm_sincos(eta[1], &st, &ct), dm_sincos(eta[2], &sf, &cf);
     Om[0] = ct * cf;  Om[1] = -sf;  Om[2] = 0.0;
     Om[3] = ct * sf;  Om[4] = cf;   Om[5] = 0.0;
     Om[6] = -st;      Om[7] = 0.0;  Om[8] = 1.0;
@@ -51,14 +53,14 @@ int stewart_euler(const double R[9], const double *seed, double eta[3])
 {
     double ct = sqrt(R[0] * R[0] + R[3] * R[3]);
     int lock = ct < 1e-12;
-    eta[1] = atan2(-R[6], ct);
+    eta[1] = dm_atan2(-R[6], ct);
     if (!lock) {
-        eta[0] = atan2(R[7], R[8]);
-        eta[2] = atan2(R[3], R[0]);
+        eta[0] = dm_atan2(R[7], R[8]);
+        eta[2] = dm_atan2(R[3], R[0]);
     } else {
         /* theta = +-pi/2: R12 = sin(psi -+ phi) (times +-1), R22 = cos(psi -+ phi); keep the seed's yaw */
         eta[2] = seed ? seed[2] : 0.0;
-        eta[0] = R[6] < 0 ? eta[2] + atan2(R[1], R[4]) : atan2(-R[1], R[4]) - eta[2];
+        eta[0] = R[6] < 0 ? eta[2] + dm_atan2(R[1], R[4]) : dm_atan2(-R[1], R[4]) - eta[2];
     }
     if (seed) {
         eta[0] = wrap_near(eta[0], seed[0]);
@@ -73,7 +75,8 @@ void stewart_paper_anchors(double r, double e, double d, const double ang[6], in
         /* 1-based leg index k = i + 1: base e_Bk = (-1)^k e_B, platform e_pk = (-1)^(k+1) e_p */
         double sign = (i % 2 == 0) ? -1.0 : 1.0;
         if (platform) sign = -sign;
-        double c = cos(ang[i]), s = sin(ang[i]), y = sign * e;
+        double c, s, y = sign * e;
+        dm_sincos(ang[i], &s, &c);
         v3_set(pts + 3 * i, c * r - s * y, s * r + c * y, d);
     }
 }

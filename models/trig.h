@@ -7,6 +7,8 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 typedef double TrigV2 __attribute__((vector_size(16)));
 typedef long long TrigI2 __attribute__((vector_size(16)));
 
@@ -47,7 +49,7 @@ static inline __attribute__((always_inline)) void trig_sincos2(TrigV2 x, TrigV2 
     *s = (TrigV2)(((odd & ic) | (~odd & is)) ^ ((n & 2) << 62));
     if (!(fabs(x[0]) < TRIG_MAX && fabs(x[1]) < TRIG_MAX))
         for (int k = 0; k < 2; k++)
-            if (!(fabs(x[k]) < TRIG_MAX)) (*c)[k] = cos(x[k]), (*s)[k] = sin(x[k]);
+            if (!(fabs(x[k]) < TRIG_MAX)) (*c)[k] = dm_cos(x[k]), (*s)[k] = dm_sin(x[k]);
 }
 
 #define TRIG_SHIFT_MAX 0x1p-9 /* |d| up to which trig_shift2 holds: the terms it leaves out stay below 1e-19 */

@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -200,4 +201,82 @@ void osal_interrupt_release(void)
     sigaction(SIGINT, &osal_old_int, NULL);
     sigaction(SIGTERM, &osal_old_term, NULL);
     osal_catching = 0;
+}
+
+/* ---- Coroutines. ---- */
+
+/* A switch by getcontext/setcontext (swapcontext's sanitizer interceptor warns on every run); under ASan the fiber
+ * annotations tell it which stack is current. */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/common_interface_defs.h>
+#define FIBER_START(fake, bottom, size) __sanitizer_start_switch_fiber(fake, bottom, size)
+#define FIBER_FINISH(fake, bottom, size) __sanitizer_finish_switch_fiber(fake, bottom, size)
+#else
+#define FIBER_START(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
+#define FIBER_FINISH(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
+#endif
+
+/* Saves the running context into save and continues to; returns when save is set again. */
+static void coro_switch(ucontext_t *save, ucontext_t *to)
+{
+    volatile int back = 0;
+    getcontext(save);
+    if (!back) {
+        back = 1;
+        setcontext(to);
+    }
+}
+
+/* makecontext passes ints: the coroutine's address in two halves. */
+static void coro_entry(unsigned hi, unsigned lo)
+{
+    OsalCoro *co = (OsalCoro *)(uintptr_t)((uint64_t)hi << 32 | lo);
+    FIBER_FINISH(NULL, &co->caller_bottom, &co->caller_size);
+    co->fn(co->arg);
+    co->done = 1;
+    FIBER_START(NULL, co->caller_bottom, co->caller_size); /* this fiber ends */
+    setcontext(&co->caller);
+}
+
+int osal_coro_init(OsalCoro *co, size_t stack, void (*fn)(void *), void *arg)
+{
+    memset(co, 0, sizeof *co);
+    co->stack = malloc(stack);
+    if (!co->stack || getcontext(&co->ctx) != 0) {
+        free(co->stack);
+        co->stack = NULL;
+        return -1;
+    }
+    co->size = stack;
+    co->fn = fn;
+    co->arg = arg;
+    co->ctx.uc_stack.ss_sp = co->stack;
+    co->ctx.uc_stack.ss_size = stack;
+    co->ctx.uc_link = NULL;
+    uint64_t p = (uint64_t)(uintptr_t)co;
+    makecontext(&co->ctx, (void (*)(void))coro_entry, 2, (unsigned)(p >> 32), (unsigned)(p & 0xffffffffu));
+    return 0;
+}
+
+void osal_coro_resume(OsalCoro *co)
+{
+    if (co->done) return;
+    void *fake = NULL;
+    FIBER_START(&fake, co->stack, co->size);
+    coro_switch(&co->caller, &co->ctx);
+    FIBER_FINISH(fake, NULL, NULL);
+}
+
+void osal_coro_yield(OsalCoro *co)
+{
+    void *fake = NULL;
+    FIBER_START(&fake, co->caller_bottom, co->caller_size);
+    coro_switch(&co->ctx, &co->caller);
+    FIBER_FINISH(fake, &co->caller_bottom, &co->caller_size);
+}
+
+void osal_coro_free(OsalCoro *co)
+{
+    free(co->stack);
+    co->stack = NULL;
 }

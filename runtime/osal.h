@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 typedef pthread_t OsalThread;
 
@@ -77,5 +78,26 @@ void osal_interrupt_catch(void);
 int osal_interrupted(void);
 /* Restore the dispositions osal_interrupt_catch replaced. */
 void osal_interrupt_release(void);
+
+/* Coroutines (the program's tasks, runtime/vm/tasks.c): each runs fn(arg) on its own stack and gives control back
+ * with osal_coro_yield; osal_coro_resume continues it where it yielded. One thread only. */
+typedef struct OsalCoro {
+    ucontext_t ctx, caller;
+    void *stack;
+    size_t size;
+    void (*fn)(void *);
+    void *arg;
+    int done;                  /* fn has returned */
+    const void *caller_bottom; /* the resumer's stack (the sanitizer's fiber annotations) */
+    size_t caller_size;
+} OsalCoro;
+
+/* Prepare co to run fn(arg) on a stack of `stack` bytes: 0, or -1 when out of memory. */
+int osal_coro_init(OsalCoro *co, size_t stack, void (*fn)(void *), void *arg);
+/* Run co until it yields or its function returns. */
+void osal_coro_resume(OsalCoro *co);
+/* From inside co: back to the osal_coro_resume that ran it. */
+void osal_coro_yield(OsalCoro *co);
+void osal_coro_free(OsalCoro *co);
 
 #endif

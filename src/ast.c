@@ -41,9 +41,10 @@ const char *ast_kind_name(NodeKind kind)
         "S_TRIGGER",
         "D_CONST", "D_VAR", "D_TYPE", "D_IMPORT", "D_DEVICE", "D_IO",
         "N_ROUTINE", "N_PARAM", "N_TYPEREF", "N_CASE_ARM", "N_ELSIF", "N_WITH", "N_PROGRAM",
+        "S_SIGNAL", "S_START", "S_ENABLE", "S_DISABLE", "S_BRAKE", "D_EVENT", "D_INTERRUPT",
     };
-    _Static_assert(sizeof names / sizeof names[0] == N_PROGRAM + 1, "ast_kind_name table out of step with NodeKind");
-    if ((unsigned)kind <= N_PROGRAM)
+    _Static_assert(sizeof names / sizeof names[0] == D_INTERRUPT + 1, "ast_kind_name table out of step with NodeKind");
+    if ((unsigned)kind <= D_INTERRUPT)
         return names[kind];
     return "?";
 }

@@ -37,6 +37,8 @@ typedef enum {
     TY_JOINT, TY_POSITION, TY_ORIENTATION, TY_POSE,
     TY_RECORD, TY_ARRAY,
     TY_DEVICE, TY_IO,
+    /* tasks and events */
+    TY_EVENT, /* a counting EVENT: one INT slot, changed only by SIGNAL and WAIT */
 } TypeKind;
 
 typedef struct Type Type;
@@ -70,6 +72,8 @@ typedef enum {
     SYM_DEVICE,    /* `index` = device number */
     SYM_IO,        /* `index` = I/O point number */
     SYM_BUILTIN,   /* built-in function or constructor: `index` = BuiltinId */
+    /* tasks, events, interrupts */
+    SYM_INTERRUPT, /* `decl` is its D_INTERRUPT, `index` its number in declaration order */
 } SymbolKind;
 
 typedef struct Node Node;
@@ -132,6 +136,14 @@ typedef enum {
     N_ELSIF,    /* one condition/body pair of an IF */
     N_WITH,     /* one `name := expr` motion parameter */
     N_PROGRAM,
+    /* tasks, events, interrupts */
+    S_SIGNAL,     /* a=E_NAME of the EVENT */
+    S_START,      /* a=E_NAME of the TASK */
+    S_ENABLE,     /* a=E_NAME of the INTERRUPT (S_DISABLE likewise) */
+    S_DISABLE,
+    S_BRAKE,      /* a=E_NAME of the DEVICE */
+    D_EVENT,      /* list=E_NAME names */
+    D_INTERRUPT,  /* name a=condition b=priority or NULL c=E_NAME of the handler PROCEDURE */
 } NodeKind;
 
 /* Operator codes beyond single characters. */
@@ -142,8 +154,8 @@ typedef struct NodeList {
     int count, cap;
 } NodeList;
 
-typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC,
-               MOVE_SPLINE /* trajectories as data */ } MoveKind;
+typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC, MOVE_FOLLOW,
+               MOVE_SPLINE /* trajectories as data: SPLINE */ } MoveKind;
 typedef enum { GMOVE_TO, GMOVE_HOLD, GMOVE_PROFILE } GmoveKind;
 typedef enum { IO_DIN, IO_DOUT, IO_AIN, IO_AOUT } IoKind;
 
@@ -180,7 +192,9 @@ enum {
     NF_FUNCTION = 1 << 10, /* N_ROUTINE: a FUNCTION (has a return type in `b`) */
     NF_HAS_UNIT = 1 << 11, /* E_REAL/E_INT literal written with a unit */
     NF_HANDLER = 1 << 12,  /* N_ROUTINE/N_PROGRAM: has an ON ERROR part */
-    TRIGGER_END = 1 << 13, /* S_TRIGGER: BEFORE END (else FROM START) */
+    NF_TASK = 1 << 13,     /* N_ROUTINE: a TASK (no parameters, started with START) */
+    NF_EVENT = 1 << 14,    /* S_WAIT: the operand is an EVENT (set by the checker) */
+    TRIGGER_END = 1 << 15, /* S_TRIGGER: BEFORE END (else FROM START) */
 };
 
 /* Layout by kind (children a b c d, lists):
@@ -196,7 +210,7 @@ enum {
  *  S_RETURN a=value or NULL         S_RAISE a=code or NULL           S_PRINT list=values
  *  S_MOVE  flags=MoveKind|NF_INC a=device E_NAME or NULL b=target c=via (CIRC: via first) list=N_WITH
  *  S_GMOVE flags=GmoveKind a=device or NULL b=G or hold time or table list=N_WITH
- *  S_WAIT  a=duration               S_WAIT_FOR a=cond b=timeout or NULL      S_PULSE a=io b=duration
+ *  S_WAIT  a=duration or EVENT, b=timeout or NULL (flags NF_EVENT: an EVENT)   S_WAIT_FOR a=cond b=timeout or NULL      S_PULSE a=io b=duration
  *  S_MOVE  (MOVE_SPLINE) list2=the points
  *  S_TRIGGER flags=TRIGGER_END? a=device or NULL b=distance (m, or % for PTP) c=DELAY or NULL d=S_ASSIGN
  *  N_WITH  name a=value

@@ -28,10 +28,11 @@ static Type builtin_types[] = {
     [TY_POSE] = {TY_POSE, 7, {{0}, false}, "POSE", NULL, 0, NULL, 0},
     [TY_DEVICE] = {TY_DEVICE, 0, {{0}, false}, "DEVICE", NULL, 0, NULL, 0},
     [TY_IO] = {TY_IO, 0, {{0}, false}, "IO", NULL, 0, NULL, 0},
+    [TY_EVENT] = {TY_EVENT, 1, {{0}, false}, "EVENT", NULL, 0, NULL, 0},
 };
 
 Type *check_builtin_type(TypeKind kind) {
-    if (kind == TY_RECORD || kind == TY_ARRAY || (unsigned)kind > TY_IO) return NULL;
+    if (kind == TY_RECORD || kind == TY_ARRAY || (unsigned)kind > TY_EVENT) return NULL;
     return &builtin_types[kind];
 }
 
@@ -604,12 +605,22 @@ int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes) {
             break;
         }
         case N_ROUTINE: decl_routine_sig(c, d); break;
+        /* tasks, events, interrupts */
+        case D_EVENT:
+            for (int j = 0; j < d->list.count; j++) declare_var(c, d->list.items[j], T(TY_EVENT), d, false, false);
+            break;
+        case D_INTERRUPT:
+            d->sym = declare(c, SYM_INTERRUPT, d->name, d->loc, T(TY_VOID), d);
+            if (d->sym) d->sym->index = c->ninterrupts++;
+            break;
         default: ck_error(c, d->loc, "unexpected %s among declarations", ast_kind_name(d->kind)); break;
         }
     }
     program->nslots = c->global_slots;
     for (int i = 0; i < program->list.count; i++)
         if (program->list.items[i]->kind == N_ROUTINE) check_routine(c, program->list.items[i]);
+    for (int i = 0; i < program->list.count; i++)
+        if (program->list.items[i]->kind == D_INTERRUPT) ck_interrupt(c, program->list.items[i]);
     ck_stmts(c, &program->body);
     ck_triggers_follow(c, &program->body);
     if (program->flags & NF_HANDLER) {

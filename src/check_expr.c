@@ -84,6 +84,9 @@ static Type *expr_name(Checker *c, Node *n) {
     case SYM_DEVICE:
         ck_error(c, n->loc, "'%s' is a DEVICE, not a value", n->name);
         break;
+    case SYM_INTERRUPT:
+        ck_error(c, n->loc, "'%s' is an INTERRUPT, not a value", n->name);
+        break;
     }
     return set(n, T(TY_ERROR));
 }
@@ -690,6 +693,11 @@ Type *ck_call(Checker *c, Node *n, bool as_statement) {
             return set(n, T(TY_ERROR));
         }
         return check_builtin(c, n);
+    }
+    if (s->kind == SYM_ROUTINE && (s->decl->flags & NF_TASK)) {
+        ck_error(c, n->loc, "%s is a TASK: it runs beside the program, started with START %s, and is not called",
+                 s->name, s->name);
+        return set(n, T(TY_ERROR));
     }
     if (s->kind == SYM_ROUTINE) return check_user_call(c, n, s, as_statement);
     ck_error(c, n->loc, "'%s' is not a %s", n->name, as_statement ? "procedure" : "function");

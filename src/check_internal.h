@@ -45,6 +45,7 @@ typedef struct Checker {
     ModelDesc *dev_desc[CHECK_MAX_DESC]; /* each DEVICE's machine file when it could be read (check_lits.h) */
     const char *dev_name[CHECK_MAX_DESC];
     int move_dev;      /* the device of the MOVE whose targets are being checked, -1 outside */
+    int ninterrupts;   /* INTERRUPT declarations so far */
 } Checker;
 
 typedef struct Sysvar {
@@ -84,9 +85,13 @@ const Sysvar *ck_find_sysvar(const char *name);
 bool ck_fold(Checker *c, Node *n, ConstValue *out);
 bool ck_is_variable(Node *n);
 Symbol *ck_lookup(Checker *c, const char *name);
+/* An INTERRUPT declaration: its condition (BOOL), priority (constant INT >= 0) and handler (check_stmt.c). */
+void ck_interrupt(Checker *c, Node *d);
 Type *ck_real_type(Checker *c, Dim d);
 SrcLoc ck_start_loc(const Node *n);
 void ck_stmts(Checker *c, NodeList *l);
+/* MOVE FOLLOW (check_follow.c) */
+void ck_stmt_follow(Checker *c, Node *n);
 const char *ck_tname(const Type *t, char *buf, size_t n);
 void ck_to_real(Checker *c, Node **slot);
 bool ck_type_exact(const Type *a, const Type *b);

@@ -27,7 +27,14 @@ static bool lvalue(Checker *c, Node *n) {
     case E_NAME:
         if (!n->sym) return false;
         switch (n->sym->kind) {
-        case SYM_GLOBAL: case SYM_LOCAL: case SYM_PARAM: case SYM_VARPARAM: return true;
+        case SYM_GLOBAL:
+            if (n->sym->type && n->sym->type->kind == TY_EVENT) {
+                ck_error(c, n->loc, "%s is an EVENT: it changes only by SIGNAL %s and WAIT %s", n->name, n->name,
+                         n->name);
+                return false;
+            }
+            return true;
+        case SYM_LOCAL: case SYM_PARAM: case SYM_VARPARAM: return true;
         case SYM_IO: {
             int k = n->sym->decl ? (n->sym->decl->flags & 0xff) : IO_DIN;
             if (k == IO_DOUT || k == IO_AOUT) return true;
@@ -250,6 +257,11 @@ static void stmt_move(Checker *c, Node *n) {
         with_list(c, n, joint ? W_PTP : W_LIN, "MOVE SPLINE");
         return;
     }
+    if (mk == MOVE_FOLLOW) {
+        device_of(c, n, "MOVE FOLLOW");
+        ck_stmt_follow(c, n);
+        return;
+    }
     const char *stmt = mk == MOVE_PTP ? "MOVE PTP" : mk == MOVE_LIN ? "MOVE LIN" : "MOVE CIRC";
     device_of(c, n, stmt);
     c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
@@ -304,6 +316,61 @@ static void stmt_pulse(Checker *c, Node *n) {
     ck_want_real(c, &n->b, dim_time(), "the PULSE duration");
 }
 
+/* ---- Tasks, events, interrupts. ---- */
+
+/* The name operand of SIGNAL (want TY_EVENT), START (TY_VOID: a TASK), ENABLE/DISABLE (TY_ERROR: an INTERRUPT),
+ * BRAKE (TY_DEVICE): resolved, or an error saying what the statement needs. */
+static void named(Checker *c, Node *n, TypeKind want, const char *needs) {
+    Node *e = n->a;
+    Symbol *s = ck_lookup(c, e->name);
+    if (!s) {
+        ck_echo_error(c, CHECK_HOLE_DECL, e->loc, "unknown name '%s': %s", e->name, needs);
+        e->type = T(TY_ERROR);
+        return;
+    }
+    e->sym = s;
+    e->type = s->type;
+    bool ok = want == TY_VOID    ? s->kind == SYM_ROUTINE && (s->decl->flags & NF_TASK)
+              : want == TY_ERROR ? s->kind == SYM_INTERRUPT
+              : want == TY_DEVICE ? s->kind == SYM_DEVICE
+                                 : s->kind == SYM_GLOBAL && s->type && s->type->kind == TY_EVENT;
+    if (!ok) ck_error(c, e->loc, "%s, '%s' is not one", needs, e->name);
+}
+
+/* WAIT ev [TIMEOUT t] when the operand is an EVENT (flags NF_EVENT); false when it is not one (a time). */
+static bool wait_event(Checker *c, Node *n) {
+    Node *e = n->a;
+    Symbol *s = e->kind == E_NAME ? ck_lookup(c, e->name) : NULL;
+    if (!s || s->kind != SYM_GLOBAL || !s->type || s->type->kind != TY_EVENT) return false;
+    e->sym = s;
+    e->type = s->type;
+    n->flags |= NF_EVENT;
+    if (n->b) {
+        Type *t = ck_expr(c, n->b);
+        if (t->kind == TY_EVENT)
+            ck_error(c, ck_start_loc(n->b), "an EVENT waited on with an EVENT as its TIMEOUT: the TIMEOUT is a time "
+                     "[s]");
+        else ck_want_real(c, &n->b, dim_time(), "the WAIT timeout");
+    }
+    return true;
+}
+
+void ck_interrupt(Checker *c, Node *d) {
+    cond(c, d->a, "an INTERRUPT condition");
+    if (d->b) {
+        ConstValue v;
+        Type *t = ck_expr(c, d->b);
+        if (!is_err(t) && (t->kind != TY_INT || !ck_fold(c, d->b, &v) || v.u.i < 0 || v.u.i > 65535))
+            ck_error(c, ck_start_loc(d->b), "an INTERRUPT PRIORITY is a constant INT from 0 to 65535");
+    }
+    Node *h = d->c;
+    Symbol *s = ck_lookup(c, h->name);
+    h->sym = s;
+    if (!s) ck_echo_error(c, CHECK_HOLE_DECL, h->loc, "unknown procedure '%s' (the INTERRUPT's handler)", h->name);
+    else if (s->kind != SYM_ROUTINE || (s->decl->flags & (NF_FUNCTION | NF_TASK)) || s->decl->list.count)
+        ck_error(c, h->loc, "an INTERRUPT's handler is a PROCEDURE without parameters, '%s' is not one", h->name);
+}
+
 static void stmt(Checker *c, Node *n) {
     switch (n->kind) {
     case S_ASSIGN: {
@@ -352,7 +419,7 @@ static void stmt(Checker *c, Node *n) {
     case S_PRINT:
         for (int i = 0; i < n->list.count; i++) {
             Type *t = ck_expr(c, n->list.items[i]);
-            if (t->kind == TY_VOID || t->kind == TY_DEVICE || t->kind == TY_IO)
+            if (t->kind == TY_VOID || t->kind == TY_DEVICE || t->kind == TY_IO || t->kind == TY_EVENT)
                 ck_error(c, ck_start_loc(n->list.items[i]), "cannot PRINT %s", TN(t));
         }
         return;
@@ -372,17 +439,33 @@ static void stmt(Checker *c, Node *n) {
     case S_MOVE: stmt_move(c, n); return;
     case S_GMOVE: stmt_gmove(c, n); return;
     case S_WAIT: {
+        if (wait_event(c, n)) return;
         ConstValue v;
         if (ck_want_real(c, &n->a, dim_time(), "the WAIT duration") && ck_fold(c, n->a, &v) && v.kind == TY_REAL &&
             !(v.u.r >= 0 && isfinite(v.u.r)))
             ck_error(c, ck_start_loc(n->a), "WAIT for %g s: a wait is finite and >= 0", v.u.r);
+        if (n->b)
+            ck_error(c, ck_start_loc(n->b), "a WAIT for a time has no TIMEOUT (TIMEOUT belongs to WAIT on an EVENT "
+                     "and to WAIT FOR a condition)");
         return;
     }
-    case S_WAIT_FOR:
-        cond(c, n->a, "a WAIT FOR condition");
+    case S_WAIT_FOR: {
+        Type *t = ck_expr(c, n->a);
+        if (t->kind == TY_EVENT)
+            ck_error(c, ck_start_loc(n->a), "%s is an EVENT: wait on it with WAIT %s, not WAIT FOR (which waits for a "
+                     "BOOL condition)", n->a->name ? n->a->name : "the operand", n->a->name ? n->a->name : "ev");
+        else if (!is_err(t) && t->kind != TY_BOOL)
+            ck_error(c, ck_start_loc(n->a), "a WAIT FOR condition must be BOOL, got %s", TN(t));
         if (n->b) ck_want_real(c, &n->b, dim_time(), "the WAIT FOR timeout");
         return;
+    }
     case S_PULSE: stmt_pulse(c, n); return;
+    /* tasks, events, interrupts */
+    case S_SIGNAL: named(c, n, TY_EVENT, "SIGNAL needs an EVENT"); return;
+    case S_START: named(c, n, TY_VOID, "START needs a TASK"); return;
+    case S_ENABLE: named(c, n, TY_ERROR, "ENABLE needs an INTERRUPT"); return;
+    case S_DISABLE: named(c, n, TY_ERROR, "DISABLE needs an INTERRUPT"); return;
+    case S_BRAKE: named(c, n, TY_DEVICE, "BRAKE needs a DEVICE"); return;
     case S_TRIGGER: ck_trigger(c, n); return;
     default:
         ck_error(c, n->loc, "unexpected %s in a statement list", ast_kind_name(n->kind));

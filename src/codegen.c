@@ -1118,6 +1118,26 @@ static int opnd_shape(Node *e)
            : e->type->kind == TY_POSITION ? MOTION_OPND_POSITION : MOTION_OPND_NONE;
 }
 
+/* MOVE FOLLOW f FOR T: a loop around the door (opcodes.h): the door names the time, the code calls f there. */
+static void stmt_follow_fn(Gen *g, Node *s)
+{
+    int total = MOTION_HDR + 3 + nslots_of(s->b->type), r = alloc_regs(g, total), op = r + MOTION_HDR;
+    expr_to(g, s->c, op);
+    at(g, s->loc);
+    emit_abx(g, OP_LOADI, op + 2, (uint32_t)-1); /* state: not started */
+    emit_abx(g, OP_LOADI, r + 1, (uint32_t)device_index(g, s->a));
+    emit_abx(g, OP_LOADI, r + 2, (uint32_t)(nslots_of(s->b->type) / 3)); /* axes */
+    emit_abx(g, OP_LOADI, r + 3, 0);
+    int top = here(g);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION below */
+    emit_abc(g, OP_MOTION, r, MK_MOVE_FOLLOW_FN, total);
+    int done = emit_test(g, OP_TEST, op + 2, 0, 0);
+    emit_abc(g, OP_MOV, op + 3, op + 1, 0); /* the argument t, where the result lands */
+    emit_abc(g, OP_CALL, op + 3, s->b->sym->index, 0);
+    patch_to(g, emit_jump(g), top);
+    patch_here(g, done);
+}
+
 /* Motion statements: a header (opcodes.h, MOTION_HDR), the WITH values and the operands in one run, then the
  * door (runtime/exec/motion.h). WAIT FOR loops on the door until it says the wait is over. */
 static void stmt_motion(Gen *g, Node *s)
@@ -1142,6 +1162,18 @@ static void stmt_motion(Gen *g, Node *s)
             break;
         }
         bool inc = (s->flags & NF_INC) != 0;
+        if (mk == MOVE_FOLLOW) { /* a table (shape: rows) or a CSV file's name; FOR: a function of time */
+            if (s->c) {
+                stmt_follow_fn(g, s);
+                return;
+            }
+            bool csv = s->b && s->b->type && s->b->type->kind == TY_STRING;
+            k = csv ? MK_MOVE_FOLLOW_CSV : MK_MOVE_FOLLOW;
+            ops[0] = s->b;
+            who = device_index(g, s->a);
+            shape = csv || !s->b || !s->b->type ? 0 : s->b->type->length;
+            break;
+        }
         k = mk == MOVE_PTP ? (inc ? MK_MOVE_INC_PTP : MK_MOVE_PTP)
             : mk == MOVE_LIN ? (inc ? MK_MOVE_INC_LIN : MK_MOVE_LIN) : (inc ? MK_MOVE_INC_CIRC : MK_MOVE_CIRC);
         ops[0] = s->b;
@@ -1238,6 +1270,72 @@ static void motion_sync(Gen *g)
     emit_abc(g, OP_MOTION, r, MK_SYNC, 1);
 }
 
+/* ---- Tasks, events, interrupts. ---- */
+
+/* The motion door's header for a statement without WITH values (pc, who, shape, mask) at registers r..r+3. */
+static void door_header(Gen *g, int r, int64_t who, int64_t shape, bool set_who)
+{
+    if (set_who) emit_abx(g, OP_LOADI, r + 1, (uint32_t)who);
+    emit_abx(g, OP_LOADI, r + 2, (uint32_t)shape);
+    emit_abx(g, OP_LOADI, r + 3, 0);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION after it */
+}
+
+/* Adds k (+1 or -1) to the EVENT's global slot. */
+static void event_add(Gen *g, int slot, int k)
+{
+    int t = alloc_regs(g, 1);
+    emit_abx(g, OP_GETG, t, (uint32_t)slot);
+    emit_abc(g, OP_ADDII, t, t, (unsigned)(k & 0xffff));
+    emit_abx(g, OP_SETG, t, (uint32_t)slot);
+}
+
+/* SIGNAL ev: the door stops look-ahead (the task's motion reaches its point), then ev := ev + 1. */
+static void stmt_signal(Gen *g, Node *s)
+{
+    int r = alloc_regs(g, MOTION_HDR);
+    door_header(g, r, -1, 0, true);
+    emit_abc(g, OP_MOTION, r, MK_SIGNAL, MOTION_HDR);
+    event_add(g, s->a->sym->slot, 1);
+}
+
+/* WAIT ev [TIMEOUT t]: a loop on the door (like WAIT FOR) until the count is > 0, then ev := ev - 1. */
+static void stmt_wait_event(Gen *g, Node *s)
+{
+    int total = MOTION_HDR + 2 + (s->b ? 1 : 0);
+    int r = alloc_regs(g, total), slot = s->a->sym->slot;
+    emit_abx(g, OP_LOADI, r + 1, (uint32_t)-1); /* state: not started */
+    if (s->b) expr_to(g, s->b, r + MOTION_HDR + 2);
+    at(g, s->loc);
+    int top = here(g);
+    emit_abx(g, OP_GETG, r + MOTION_HDR, (uint32_t)slot);
+    emit_abx(g, OP_LOADKS, r + MOTION_HDR + 1, (uint32_t)const_string(g, s->a->name));
+    door_header(g, r, 0, s->b != NULL, false);
+    emit_abc(g, OP_MOTION, r, MK_WAIT_EVENT, total);
+    patch_to(g, emit_test(g, OP_TEST, r + MOTION_HDR, 0, 0), top);
+    event_add(g, slot, -1);
+}
+
+/* BRAKE dev: the door stops the device under control and drops its queued motion. */
+static void stmt_brake(Gen *g, Node *s)
+{
+    int r = alloc_regs(g, MOTION_HDR);
+    door_header(g, r, device_index(g, s->a), 0, true);
+    emit_abc(g, OP_MOTION, r, MK_BRAKE, MOTION_HDR);
+}
+
+/* ENABLE / DISABLE name: the interrupt is named by its condition's routine (D_INTERRUPT sym->slot). */
+static void stmt_interrupt(Gen *g, Node *s)
+{
+    Node *d = s->a->sym->decl;
+    int64_t prio = 0;
+    if (d->b) fold_int(d->b, &prio);
+    if (s->kind == S_ENABLE)
+        emit_abc(g, OP_ENABLE, (unsigned)prio, (unsigned)d->sym->slot, (unsigned)d->c->sym->index);
+    else
+        emit_abc(g, OP_DISABLE, 0, (unsigned)d->sym->slot, 0);
+}
+
 static void stmt(Gen *g, Node *s)
 {
     int mark = g->ntop, start = here(g);
@@ -1280,7 +1378,17 @@ static void stmt(Gen *g, Node *s)
         break;
     case S_RETRY: emit_abc(g, OP_RETRY, 0, 0, 0); break;
     case S_SKIP: emit_abc(g, OP_SKIP, 0, 0, 0); break;
-    case S_MOVE: case S_GMOVE: case S_WAIT: case S_WAIT_FOR: case S_PULSE: stmt_motion(g, s); break;
+    case S_WAIT:
+        if (s->flags & NF_EVENT) stmt_wait_event(g, s);
+        else stmt_motion(g, s);
+        break;
+    case S_MOVE: case S_GMOVE: case S_WAIT_FOR: case S_PULSE: stmt_motion(g, s); break;
+    /* tasks, events, interrupts */
+    case S_SIGNAL: stmt_signal(g, s); break;
+    case S_START: emit_abc(g, OP_START, 0, (unsigned)s->a->sym->decl->sym->index, 0); break;
+    case S_ENABLE: case S_DISABLE: stmt_interrupt(g, s); break;
+    case S_BRAKE: stmt_brake(g, s); break;
+    /* path-triggered I/O */
     case S_TRIGGER: stmt_trigger(g, s); break;
     default: break;
     }
@@ -1384,6 +1492,22 @@ static void gen_body(Gen *g, Node *unit, int ridx, int nvars, NodeList *decls)
                                           : "this routine needs more than 65535 slots of storage");
 }
 
+/* An INTERRUPT's condition as a FUNCTION of no parameters: RET of the BOOL. */
+static void gen_condition(Gen *g, Node *d)
+{
+    ChunkRoutine *r = &g->c->routines[d->sym->slot];
+    r->entry = here(g);
+    g->ntop = g->maxreg = 0;
+    g->exit_chain = NO_JUMP;
+    at(g, d->a->loc);
+    int x = expr_any(g, d->a);
+    at(g, d->loc);
+    emit_abc(g, OP_RET, x, 1, 0);
+    r = &g->c->routines[d->sym->slot];
+    r->end = here(g);
+    r->frame_size = g->maxreg > 1 ? g->maxreg : 1;
+}
+
 int codegen_program(Node *program, Chunk *c, Diag *diag)
 {
     Gen gen = {0}, *g = &gen;
@@ -1411,6 +1535,11 @@ int codegen_program(Node *program, Chunk *c, Diag *diag)
             fold_int(d->a, &ch);
             chunk_add_io(c, (ChunkIo){const_string(g, d->name), d->flags & 0xff, ch});
         }
+        if (d->kind == D_INTERRUPT && d->sym) { /* its condition: a FUNCTION without parameters giving BOOL */
+            ChunkRoutine r = {.name = const_string(g, d->name), .handler = -1, .line = d->loc.line,
+                              .file = file_index(g, d->loc.file), .kinds = c->nparam_kinds, .result_slots = 1};
+            d->sym->slot = chunk_add_routine(c, r);
+        }
         if (d->kind != N_ROUTINE || !d->sym) continue;
         ChunkRoutine r = {.name = const_string(g, d->name), .handler = -1, .line = d->loc.line,
                           .file = file_index(g, d->loc.file), .nparams = d->list.count, .kinds = c->nparam_kinds};
@@ -1430,6 +1559,7 @@ int codegen_program(Node *program, Chunk *c, Diag *diag)
     for (int i = 0; i < program->list.count; i++) {
         Node *d = program->list.items[i];
         if (d->kind == N_ROUTINE && d->sym) gen_body(g, d, d->sym->index, d->nslots, &d->list2);
+        if (d->kind == D_INTERRUPT && d->sym) gen_condition(g, d);
     }
 
     free(g->files);

@@ -20,7 +20,9 @@
     X(ERR_SPEED, 24, "speed limit exceeded")                                   \
     X(ERR_TIMEOUT, 25, "WAIT FOR timed out")                                   \
     X(ERR_GLIMIT, 26, "G-load or onset-rate limit exceeded")                   \
-    X(ERR_DEVICE, 27, "device or I/O failure")
+    X(ERR_DEVICE, 27, "device or I/O failure")                                 \
+    /* tasks */                                                                \
+    X(ERR_TASK, 30, "task conflict (a task started twice, a device moved by two tasks)")
 
 typedef enum {
     IRL_ERR_NONE = 0,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "syntax.h"
 #include "units.h"
@@ -157,7 +158,8 @@ static bool mvec3(MCtx *m, Node *n, Dim want, const char *what, double out[3])
 /* Elementary rotations, row-major. */
 static void mrot_axis(double R[9], int axis, double a)
 {
-    double c = cos(a), s = sin(a);
+    double c, s;
+    dm_sincos(a, &s, &c);
     m3_identity(R);
     int i = (axis + 1) % 3, j = (axis + 2) % 3;
     R[3 * i + i] = c;
@@ -481,7 +483,7 @@ static void mjoint_items(MCtx *m, Node *blk, int idx)
     }
     char why[384];
     int which, st = model_body_check(d, idx, why, sizeof why);
-    Node *body_at = strncmp(why, "mass", 4) == 0 || !inertia_at ? mass_at : inertia_at;
+    Node *body_at = (strncmp(why, "mass", 4) == 0 && mass_at) || !inertia_at ? mass_at : inertia_at;
     SrcLoc at = body_at ? body_at->a->loc : blk->loc;
     if (st < 0) merr(m, at, "joint '%s': %s", blk->name, why);
     if (model_limits_check(d, idx, &which, why, sizeof why) < 0)

@@ -30,10 +30,12 @@ static const char usage_text[] =
     "       irl disasm FILE(.irl|.irlc)\n"
     "       irl run [--trace-exec] [--out DIR | --out-temp] [--cycle T] [--device D=FILE] [--start D=q1,...]\n"
     "               [--input NAME=V@T | FILE.csv] [--no-plots] [--no-trace] [--[no-]progress] [--time-scale K]\n"
-    "               [--threads 1|2] [--max-time T] [--plot-timeout T]\n"
-    "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]]\n"
-    "               [--online --driver sim|stream|modbus[:key=value,...] [--following-error E[,...]]\n"
-    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]]\n"
+    "               [--threads 1|2] [--max-time T] [--plot-timeout T] [--display deg|si]\n"
+    "               [--closed-loop [--controller ct|pid] [--bandwidth W] [--kp L] [--kd L] [--ki L]\n"
+    "                [--actual-start D=q1,...[;qd1,...]] [--controller-rate cycle|continuous]]\n"
+    "               [--online --driver sim|stream|modbus|hal[:key=value,...] [--following-error E[,...]]\n"
+    "                [--watchdog T] [--queue N] [--rt-priority P] [--max-missed N] [--force]\n"
+    "                [--approach]]\n"
     "               FILE(.irl|.irlc)   (options: docs/RUNNING.md)\n"
     "       irl model MACHINE(.irm|.urdf) OP [--q ...] [--plugin lib.so] ...  (docs/MODELS.md)\n"
     "       irl trace FILE.h5 --csv [--channels a,b,...] [--from T] [--to T]\n"
@@ -186,6 +188,8 @@ static int cmd_run(int argc, char **argv)
     if (!path) return run_options_free(&ro), usage();
     if (!ro.online && ro.driver) return fprintf(stderr, "irl: --driver needs --online\n"), run_options_free(&ro), usage();
     if (!ro.online && ro.force) return fprintf(stderr, "irl: --force needs --online\n"), run_options_free(&ro), usage();
+    if (!ro.online && ro.approach)
+        return fprintf(stderr, "irl: --approach needs --online\n"), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;

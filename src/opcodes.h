@@ -173,7 +173,13 @@ enum {
     X(GETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "R[A..A+C) := SYS[B..B+C) (a system variable or part of it)") \
     X(SETSYS, OPK_RUN, OPK_SYSSLOT, OPK_COUNT, 0, "SYS[B..B+C) := R[A..A+C) (not of a read-only variable)")     \
     X(MOTION, OPK_RUN, OPK_MOTION, OPK_COUNT, OPF_CHECK,                                                       \
-      "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")
+      "motion statement of kind B with operands R[A..A+C) (runtime/exec/motion.h)")                            \
+    /* tasks and interrupts (runtime/vm/tasks.h) */                                                           \
+    X(START, OPK_NONE, OPK_ROUTINE, OPK_NONE, OPF_CHECK,                                                       \
+      "start routine B (a TASK: no parameters, no result) beside the others (running already: ERR_TASK)")      \
+    X(ENABLE, OPK_UIMM, OPK_ROUTINE, OPK_ROUTINE, OPF_CHECK,                                                   \
+      "enable the interrupt whose condition is FUNCTION B, handler PROCEDURE C, priority A")                   \
+    X(DISABLE, OPK_NONE, OPK_ROUTINE, OPK_NONE, 0, "disable the interrupt whose condition is FUNCTION B")
 
 typedef enum {
 #define X(name, ka, kb, kc, flags, doc) OP_##name,
@@ -316,7 +322,15 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     X(PULSE, "PULSE")                   \
     X(IO_READ, "reading an IO point")   \
     X(IO_WRITE, "setting an IO point")  \
-    X(SYNC, "reading $TIME")            \
+    X(SYNC, "reading $TIME")                  \
+    /* trajectories as data: MOVE FOLLOW */   \
+    X(MOVE_FOLLOW, "MOVE FOLLOW table")       \
+    X(MOVE_FOLLOW_CSV, "MOVE FOLLOW file")    \
+    X(MOVE_FOLLOW_FN, "MOVE FOLLOW function") \
+    /* tasks, events, interrupts */         \
+    X(SIGNAL, "SIGNAL")                     \
+    X(WAIT_EVENT, "WAIT on an EVENT")       \
+    X(BRAKE, "BRAKE") \
     /* path-triggered I/O and trajectories as data */ \
     X(TRIGGER, "TRIGGER")               \
     X(MOVE_SPLINE, "MOVE SPLINE")
@@ -343,6 +357,14 @@ extern const char *const irl_motion_names[MK_COUNT];
  *   GMOVE TO g / HOLD t / PROFILE the table's rows (t, G); WAIT t; WAIT FOR cond [timeout]; PULSE t.
  * WAIT FOR is compiled as a loop: the door writes 1 into the cond slot when the wait is over, 0 after one cycle
  * (the code then re-evaluates the condition and calls again).
+ * MOVE FOLLOW table: shape = rows, operands the rows (t, JOINT: 14 slots each). MOVE FOLLOW file: the STRING.
+ * MOVE FOLLOW f FOR T: shape = n axes, operands T, t, state, then f's result (q, q̇, q̈: 3n slots); compiled as a
+ * loop like WAIT FOR: state -1 on entry; the door writes t and state 1 (the code calls f(t) into the result and
+ * calls the door again) or state 0 (done).
+ * SIGNAL: the header only (the code then adds one to the EVENT's slot).   BRAKE: the header (device in R[A+1]).
+ * WAIT_EVENT: header (R[A+1] state as for WAIT FOR, R[A+2] 1 when a TIMEOUT is given), then the EVENT's count
+ * (reloaded before each call; the door writes 1 there when the wait is over, 0 after one cycle), the EVENT's
+ * name (STRING), the timeout [s]; the code then takes one from the EVENT's slot.
  * MOVE SPLINE: shape = MOTION_OPND_* of its points | their count << 8; the operands are the points in order.
  * TRIGGER: shape = MOTION_TRIGGER_* bits; no WITH; operands: REAL d (m, or a fraction), REAL DELAY (s), INT the
  *   target (an IO index, or the absolute slot of a program-level variable), then the value (one slot). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "xml_loader.h"
 
@@ -125,7 +126,8 @@ static int urdf_required(Urdf *u, xmlNode *n, const char *name, double *v)
 /* URDF rpy: fixed-axis roll (x), pitch (y), yaw (z): R = Rz(yaw) Ry(pitch) Rx(roll). */
 static void urdf_rpy(double R[9], const double rpy[3])
 {
-    double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]), cy = cos(rpy[2]), sy = sin(rpy[2]);
+    double cr, sr, cp, sp, cy, sy;
+    dm_sincos(rpy[0], &sr, &cr), dm_sincos(rpy[1], &sp, &cp), dm_sincos(rpy[2], &sy, &cy);
     R[0] = cy * cp; R[1] = cy * sp * sr - sy * cr; R[2] = cy * sp * cr + sy * sr;
     R[3] = sy * cp; R[4] = sy * sp * sr + cy * cr; R[5] = sy * sp * cr - cy * sr;
     R[6] = -sp;     R[7] = cp * sr;                R[8] = cp * cr;

@@ -271,6 +271,16 @@ static int check_operands(Verifier *v, const ChunkRoutine *r, int pc)
     }
     if (op == OP_RET && (int)INSTR_B(ins) != r->result_slots)
         return fail(v, "returns %u slots, the routine's result has %d", INSTR_B(ins), r->result_slots);
+    /* tasks and interrupts: a task and a handler take no parameters and give no result, a condition gives a BOOL */
+    if (op == OP_START || op == OP_ENABLE || op == OP_DISABLE) {
+        const ChunkRoutine *b = &c->routines[INSTR_B(ins)];
+        int want = op == OP_START ? 0 : 1;
+        if (b->nparams != 0 || b->result_slots != want)
+            return fail(v, "%s names routine %u, which is not a %s (no parameters, %s)", info->name, INSTR_B(ins),
+                        op == OP_START ? "task" : "condition", op == OP_START ? "no result" : "a BOOL result");
+        if (op == OP_ENABLE && (c->routines[INSTR_C(ins)].nparams != 0 || c->routines[INSTR_C(ins)].result_slots))
+            return fail(v, "ENABLE names handler routine %u, which takes parameters or gives a result", INSTR_C(ins));
+    }
     return 0;
 }
 

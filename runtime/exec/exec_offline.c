@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "errcodes.h"
 #include "geom.h"
@@ -105,7 +106,44 @@ static void layout(ExecOffline *ex)
 
 /* ---- The cycle. ------------------------------------------------------------------------------------------ */
 
-/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline or its planner. */
+/* The device's setpoint from a MOVE FOLLOW's samples, when one is running: 1, or 0 (the planner has it). The
+ * FOLLOW's first cycle tells the closed loop the speed its setpoint starts with (its sample 0, at t - dt). */
+static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
+{
+    FollowStream *f = &ex->motion.dev[d].follow;
+    FollowSample s, s0;
+    int got = follow_take(f, t, ex->motion.dt, &s, &s0);
+    if (!got) return 0;
+    if (got == 2 && ex->cl[d]) closed_loop_set_reference(ex->cl[d], s0.q, s0.qd, s0.qdd);
+    for (int i = 0; i < ex->lay.dev[d].naxes; i++)
+        sd->q[i] = s.q[i], sd->qd[i] = s.qd[i], sd->qdd[i] = s.qdd[i], sd->jerk[i] = NAN;
+    sd->src = (SampleSrc){f->src.file, f->src.line, f->src.col};
+    sd->seg = 0;
+    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
+    sd->sing_due = 1;
+    return 1;
+}
+
+/* BRAKE (motion.c planned the stop and dropped the queue): the device follows its stop ramp instead of the
+ * planner until it is at rest. */
+static void step_brake(ExecOffline *ex, Sample *s, int d)
+{
+    MotionBrake *b = &ex->motion.dev[d].brake;
+    SampleDevice *sd = &s->dev[d];
+    int n = ex->lay.dev[d].naxes;
+    double dt = ex->motion.dt, q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    if (!safety_ramp_next(&b->ramp, q, qd)) b->state = 0;
+    for (int i = 0; i < n; i++) {
+        sd->q[i] = q[i], sd->qd[i] = qd[i], sd->qdd[i] = (qd[i] - b->qd[i]) / dt, sd->jerk[i] = NAN;
+        b->q[i] = q[i], b->qdd[i] = sd->qdd[i], b->qd[i] = qd[i];
+    }
+    sd->src = b->src;
+    sd->seg = 0;
+    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
+    sd->sing_due = 1;
+}
+
+/* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline, a BRAKE's ramp, a FOLLOW or its planner. */
 static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSetpoint *sp, char *msg, size_t msglen)
 {
     SampleDevice *sd = &s->dev[d];
@@ -129,8 +167,15 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         if (ex->gmove_outs[d]) sd->out[0] = gs.G, sd->out[1] = gs.Gdot;
         return 0;
     }
+    if (md->brake.state) {
+        step_brake(ex, s, d);
+        return 0;
+    }
+    if (step_follow(ex, sd, d, t)) return 0;
     int rc = planner_sample(&md->planner, t, sp);
     for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
+    for (int i = 0; i < n; i++) /* where a BRAKE would start from */
+        md->brake.q[i] = sp->q[i], md->brake.qd[i] = sp->qd[i], md->brake.qdd[i] = sp->qdd[i];
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
     sd->seg = sp->seg_id;
     /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the
@@ -145,6 +190,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
         sd->ik_status = MODEL_EUNREACH;
         planner_reset(&md->planner, sp->q);
         ex->motion.fail_src = (SampleSrc){sp->src.file, sp->src.line, sp->src.col};
+        ex->motion.fail_dev = d;
         snprintf(msg, msglen, "inverse kinematics failed at t = %.6g s on this statement's path (%s:%d:%d); motion "
                  "stopped", t, sp->src.file ? sp->src.file : ex->program, sp->src.line, sp->src.col);
         return IRL_ERR_IK;
@@ -455,9 +501,34 @@ static int closed_loop_gains(ExecOffline *ex, int d, ClosedLoopGains *g, char *e
     return 0;
 }
 
+/* Where device d's simulated machine starts: --actual-start's q (and q̇), else on its setpoint at rest. 0, or an
+ * exit status (message in err). */
+static int actual_start(ExecOffline *ex, int d, const double **q0, const double **qd0, char *err, size_t errlen)
+{
+    const RunOptions *o = ex->opt;
+    const Device *dv = &ex->devs.dev[d];
+    for (int i = 0; i < o->nactual; i++) {
+        const RunActualStart *a = &o->actual[i];
+        if (strcasecmp(a->dev, dv->name) != 0) continue;
+        if (a->n != dv->model.dof)
+            return snprintf(err, errlen, "--actual-start %s gives %d values for %d axes", dv->name, a->n,
+                            dv->model.dof), EX_USAGE;
+        *q0 = a->q;
+        *qd0 = a->nd ? a->qd : NULL;
+    }
+    return 0;
+}
+
 /* Set up one engine per device, and the layout's closed-loop channels. 0, or an exit status (message in err). */
 static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
 {
+    for (int i = 0; i < ex->opt->nactual; i++) {
+        int found = 0;
+        for (int d = 0; d < ex->devs.ndev; d++) found |= strcasecmp(ex->opt->actual[i].dev, ex->devs.dev[d].name) == 0;
+        if (!found)
+            return snprintf(err, errlen, "--actual-start %s: the program has no device of that name",
+                            ex->opt->actual[i].dev), EX_USAGE;
+    }
     for (int d = 0; d < ex->devs.ndev; d++) {
         Device *dv = &ex->devs.dev[d];
         ClosedLoopGains g;
@@ -466,12 +537,16 @@ static int closed_loop_setup(ExecOffline *ex, char *err, size_t errlen)
         ex->cl[d] = calloc(1, sizeof *ex->cl[d]);
         ex->cl_ev_src[d] = calloc(CLOSED_LOOP_MAX_EVENTS, sizeof *ex->cl_ev_src[d]);
         if (!ex->cl[d] || !ex->cl_ev_src[d]) return snprintf(err, errlen, "out of memory"), EX_RUNTIME;
-        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle};
+        ClosedLoopConfig cfg = {.cycle = ex->opt->cycle, .continuous = ex->opt->controller_continuous};
+        const double *q0 = dv->start, *qd0 = NULL;
+        if ((st = actual_start(ex, d, &q0, &qd0, err, errlen))) return st;
         char e[400];
-        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, dv->start, NULL, e, sizeof e) < 0) {
+        if (closed_loop_init(ex->cl[d], &dv->model, &g, &cfg, q0, qd0, e, sizeof e) < 0) {
             free(ex->cl[d]), ex->cl[d] = NULL;
             return snprintf(err, errlen, "--closed-loop: device %s: %s", dv->name, e), EX_RUNTIME;
         }
+        double zero[MODEL_MAX_DOF] = {0};
+        closed_loop_set_reference(ex->cl[d], dv->start, zero, zero); /* the setpoint stands at the start */
         SampleDeviceInfo *info = &ex->lay.dev[d];
         static const char *const grp[SAMPLE_MAX_CL_GROUPS] = {"qa", "e", "u", "i"};
         info->ncl_groups = info->naxes ? closed_loop_channel_count(ex->cl[d]) / info->naxes : 0;
@@ -771,7 +846,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         }
         ReportInfo info = {.program = ex->program, .cycle = ex->opt->cycle, .error = ex->error[0] ? ex->error : NULL,
                            .trace = ex->tracing ? ex->trace_path : NULL,
-                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl};
+                           .incomplete = ex->interrupted ? ex->stop_msg : NULL, .timeline = &ex->tl,
+                           .degrees = !ex->opt->display_si};
         timeline_finish(&ex->tl);
         int nsat = 0;
         if (ex->opt->closed_loop) {
@@ -788,7 +864,8 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
         if (!checks_passed(&ex->ck) || nsat) print_summary(ex, &info);
         if (ex->tracing && !ex->opt->trace_h5 && !ex->opt->no_plots && !ex->opt->out_temp) {
             PlotOptions po = {.dir = ex->out_dir, .trace = ex->trace_path, .trace_every = 1,
-                              .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od};
+                              .progress = ex->opt->progress != 0, .timeout = ex->opt->plot_timeout, .out = &ex->od,
+                              .degrees = !ex->opt->display_si};
             int pr = plot_all(&ex->ck, &po, err, sizeof err);
             if (pr != PLOT_OK) fprintf(stderr, "irl: %s%s\n", pr != PLOT_FAILED ? "warning: " : "", err);
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "errcodes.h"
+#include "exec/follow_csv.h"
 #include "exec/ptp_ik.h"
 #include "geom.h"
 
@@ -26,6 +27,9 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
     m->dt = dt;
     m->time_scale = time_scale > 0 ? time_scale : 1.0;
     m->err_pc = -1;
+    m->task = -1;
+    m->fail_dev = -1;
+    for (int i = 0; i < SAMPLE_MAX_DEVICES; i++) m->owner[i] = -1;
     double k = m->time_scale;
     for (int i = 0; i < devs->ndev; i++) {
         Device *dv = &devs->dev[i];
@@ -57,6 +61,10 @@ int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt,
             return -1;
         }
         md->planner_ok = 1;
+        if (follow_init(&md->follow, dv->model.dof) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         if (dv->gprofile) {
             MotionGmove *gm = &md->gm;
             if (gmove_machine_init(&gm->mc, &dv->model, err, errlen) != GMOVE_OK) return -1;
@@ -77,6 +85,7 @@ void motion_free(Motion *m)
     for (int i = 0; i < SAMPLE_MAX_DEVICES; i++) {
         MotionDevice *md = &m->dev[i];
         if (md->planner_ok) planner_free(&md->planner);
+        follow_free(&md->follow);
         if (md->gm.ring) {
             for (int s = 0; s < MOTION_GMOVE_QUEUE; s++) gmove_table_free(&md->gm.ring[s].tab);
             free(md->gm.ring);
@@ -93,6 +102,8 @@ size_t motion_pending(const Motion *m)
     for (int i = 0; m->devs && i < m->devs->ndev; i++) {
         n += planner_pending(&m->dev[i].planner);
         n += (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail);
+        n += (size_t)follow_pending(&m->dev[i].follow);
+        n += m->dev[i].brake.state != 0;
     }
     return n;
 }
@@ -127,10 +138,27 @@ int motion_error_pc(Motion *m)
     return pc;
 }
 
+/* Is device d part of the executing task's drain? Every device without a scheduler; with one, those the task moved
+ * last (another task's motion goes on while this one waits). */
+static int drains(const Motion *m, int d) { return m->task < 0 || m->owner[d] == m->task; }
+
+/* Segments queued and not finished on the devices the executing task waits for. */
+static size_t pending_mine(const Motion *m)
+{
+    size_t n = 0;
+    for (int i = 0; m->devs && i < m->devs->ndev; i++)
+        if (drains(m, i))
+            n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail) +
+                 (size_t)follow_pending(&m->dev[i].follow) + (m->dev[i].brake.state != 0) +
+                 (size_t)triggers_waiting_on(m, i);   /* a bound TRIGGER still to switch */
+    return n;
+}
+
 int motion_drain(Motion *m, char *msg, size_t msglen)
 {
-    for (int i = 0; m->devs && i < m->devs->ndev; i++) planner_flush(&m->dev[i].planner);
-    while (motion_pending(m) > 0 || triggers_waiting(m) > 0) {
+    for (int i = 0; m->devs && i < m->devs->ndev; i++)
+        if (drains(m, i)) planner_flush(&m->dev[i].planner);
+    while (pending_mine(m) > 0) {
         int e = run_cycle(m, msg, msglen);
         if (e) return e;
     }
@@ -348,9 +376,22 @@ static int device_of(Motion *m, const Stmt *st, const char *what, char *msg, siz
     return -FAIL(IRL_ERR_DEVICE, "%s: invalid device", what);
 }
 
+/* Leave a device's FOLLOW for the planner: play out its samples; the planner holds the last one. */
+static int leave_follow(Motion *m, int d, char *msg, size_t msglen)
+{
+    FollowStream *f = &m->dev[d].follow;
+    int e;
+    while (follow_pending(f) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    if (f->open) planner_reset(&m->dev[d].planner, f->last.q), follow_end(f);
+    return 0;
+}
+
 /* Leave a device's GMOVE timeline for the planner (only at rest). */
 static int leave_gmove(Motion *m, int d, const char *what, char *msg, size_t msglen)
 {
+    int e0 = leave_follow(m, d, msg, msglen);
+    if (e0) return e0;
     MotionGmove *gm = &m->dev[d].gm;
     if (!gm->on || (!gm->have_end && gm->head == gm->tail)) return 0;
     while (gm->head > gm->tail) {
@@ -497,12 +538,32 @@ static Pose cart_operand(const Value *v, int shape, const Pose *last)
 
 static int operand_slots(int shape) { return shape == MOTION_OPND_JOINT ? 1 + 12 : shape == MOTION_OPND_POSE ? 7 : 3; }
 
+/* The executing task takes device d for a motion statement at src: ERR_TASK while another task's motion on it is
+ * queued or running, naming both statements. */
+static int take_device(Motion *m, int d, SampleSrc src, const char *what, char *msg, size_t msglen)
+{
+    if (m->task < 0) return 0;
+    int o = m->owner[d];
+    size_t busy = planner_pending(&m->dev[d].planner) + (size_t)(m->dev[d].gm.head - m->dev[d].gm.tail) +
+                  (size_t)follow_pending(&m->dev[d].follow) + (m->dev[d].brake.state != 0);
+    if (o >= 0 && o != m->task && busy > 0) {
+        const SampleSrc *w = &m->owner_src[d];
+        return FAIL(IRL_ERR_TASK, "%s: device %s is moved by two tasks at once: this statement and %s:%d:%d, whose "
+                    "motion is still running", what, m->devs->dev[d].name, w->file ? w->file : "?", w->line, w->col);
+    }
+    m->owner[d] = m->task;
+    m->owner_src[d] = src;
+    return 0;
+}
+
 static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size_t msglen)
 {
     const char *what = irl_motion_names[kind];
     int d = device_of(m, st, what, msg, msglen);
     if (d < 0) return -d;
-    int e = leave_gmove(m, d, what, msg, msglen);
+    int e = take_device(m, d, st->src, what, msg, msglen);
+    if (e) return e;
+    e = leave_gmove(m, d, what, msg, msglen);
     if (e) return e;
     Planner *p = &m->dev[d].planner;
     Model *mo = &m->devs->dev[d].model;
@@ -679,7 +740,8 @@ static int exec_gmove(Motion *m, MotionKind kind, const Stmt *st, char *msg, siz
     if (!gm->on) return FAIL(IRL_ERR_DEVICE, "%s needs a centrifuge device; %s is not one", what,
                              m->devs->dev[d].name);
     if (m->time_scale != 1.0) return FAIL(IRL_ERR_NOT_SUPPORTED, "%s cannot be run with --time-scale", what);
-    int e;
+    int e = take_device(m, d, st->src, what, msg, msglen);
+    if (e) return e;
     Planner *p = &m->dev[d].planner;
     planner_flush(p);
     while (planner_pending(p) > 0)
@@ -788,7 +850,7 @@ static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size
         return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR timed out after %g s", st->ops[1].r);
     int timeless = m->nsync == m->wait_nsync;
     m->wait_nsync = m->nsync;
-    if (!(st->shape & 1) && timeless && io_settled(m)) {
+    if (!(st->shape & 1) && timeless && io_settled(m) && m->others == 0) {
         const char *in = m->wait_io >= 0 ? m->devs->io[m->wait_io].name : "NAME";
         return FAIL(IRL_ERR_TIMEOUT, "WAIT FOR can never end: its condition is false at t = %.6g s and nothing can "
                     "change it any more (no input stimulus is due, no PULSE is running, the condition does not read "
@@ -797,6 +859,35 @@ static int exec_wait_for(Motion *m, Value *args, const Stmt *st, char *msg, size
     }
     int e = run_cycle(m, msg, msglen);
     cond->i = 0;
+    return e;
+}
+
+/* WAIT ev [TIMEOUT t]: called once per look at the EVENT's count by the compiled loop (opcodes.h), like WAIT FOR.
+ * Without a TIMEOUT, a count of 0 that no other task and no interrupt can raise fails at once. */
+static int exec_wait_event(Motion *m, Value *args, const Stmt *st, char *msg, size_t msglen)
+{
+    if (st->nops < 2) return FAIL(IRL_ERR_USER, "WAIT on an EVENT: malformed operands");
+    Value *count = (Value *)st->ops, *state = &args[1];
+    int64_t id = st->ops[1].i;
+    const char *name = id >= 0 && id < m->chunk->nkstr ? m->chunk->kstr[id].text : "?";
+    if (state->i == -1) { /* first look: reach the programmed point, then start timing */
+        int e = motion_drain(m, msg, msglen);
+        if (e) return e;
+        state->r = m->t;
+        count->i = 0;
+        return 0;
+    }
+    if (count->i > 0) {
+        count->i = 1; /* the wait is over: the code takes one */
+        return 0;
+    }
+    if ((st->shape & 1) && st->nops >= 3 && m->t - state->r >= st->ops[2].r - 1e-12)
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT %s timed out after %g s", name, st->ops[2].r);
+    if (!(st->shape & 1) && m->others == 0)
+        return FAIL(IRL_ERR_TIMEOUT, "WAIT %s can never end: its count is 0 at t = %.6g s and no other task runs and "
+                    "no interrupt is enabled that could SIGNAL it", name, m->t);
+    int e = run_cycle(m, msg, msglen);
+    count->i = 0;
     return e;
 }
 
@@ -822,7 +913,7 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     DevicesIo *p = &m->devs->io[io];
     int input = p->kind == 0 || p->kind == 2;
     if (kind == MK_IO_READ) {
-        if (input) {
+        if (input && !m->in_cond) {
             m->wait_io = io;
             int e = motion_drain(m, msg, msglen);
             if (e) return e;
@@ -836,6 +927,230 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     int e = motion_drain(m, msg, msglen);
     if (e) return e;
     devices_io_write(m->devs, io, is_analog(p) ? args[1].r : (double)(args[1].i != 0));
+    return 0;
+}
+
+/* ---- MOVE FOLLOW: a time-stamped joint table or a function of time, sample by sample (motion/follow.h). ---- */
+
+#define FOLLOW_MATCH 1e-6 /* rad or m: how close a FOLLOW's first sample must be to where the device stands */
+
+/* The device of a FOLLOW, brought to rest at its programmed point; its position into q0. d, or -(error). */
+static int follow_device(Motion *m, const Stmt *st, const char *what, double *q0, char *msg, size_t msglen)
+{
+    int d = device_of(m, st, what, msg, msglen), e;
+    if (d < 0) return d;
+    if ((e = take_device(m, d, st->src, what, msg, msglen))) return -e;
+    if ((e = leave_gmove(m, d, what, msg, msglen))) return -e;
+    if (m->time_scale != 1.0)
+        return -FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
+    Planner *p = &m->dev[d].planner;
+    planner_flush(p);
+    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return -e;
+    planner_last_target(p, q0, NULL, NULL);
+    return d;
+}
+
+/* The unit of axis a of device d, for messages. */
+static const char *axis_unit(const Motion *m, int d, int a)
+{
+    return m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC ? "m" : "rad";
+}
+
+/* Sample 0 must be where the device stands: 0, or the error. A CSV's sample is located by its file and line and
+ * each axis's column (csv NULL: a table or a function). */
+static int follow_match(Motion *m, int d, const FollowSample *s0, const double *q0, const char *what,
+                        const FollowCsv *csv, char *msg, size_t msglen)
+{
+    for (int a = 0; a < m->devs->dev[d].model.dof; a++)
+        if (!(fabs(s0->q[a] - q0[a]) <= FOLLOW_MATCH)) {
+            const char *u = axis_unit(m, d, a);
+            char where[1100] = "";
+            if (csv) snprintf(where, sizeof where, "%s:%d:%d: ", csv->path, csv->line[0], csv->col0[1 + a]);
+            return FAIL(IRL_ERR_JOINT_LIMIT, "%s: %sthe first sample is %.6g %s away from where device %s stands on "
+                        "axis %d (sample %.9g %s, device %.9g %s): a FOLLOW starts where the device stands (move "
+                        "it there first)", what, where, fabs(s0->q[a] - q0[a]), u, m->devs->dev[d].name, a + 1,
+                        s0->q[a], u, q0[a], u);
+        }
+    return 0;
+}
+
+/* Queue sample s (the cycle runs while the queue is full). */
+static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+{
+    int e;
+    while (follow_full(&m->dev[d].follow))
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    follow_push(&m->dev[d].follow, s);
+    return 0;
+}
+
+/* A FOLLOW that starts (ends) moving steps the setpoint's speed from (to) rest within one cycle: the report notes
+ * the first powered axis whose step exceeds what its acceleration limit allows in a cycle (the online monitor
+ * refuses such a step, docs/MOTION.md §11). */
+static void follow_step_note(Motion *m, int d, const FollowSample *s, double t, const char *how)
+{
+    const Model *mo = &m->devs->dev[d].model;
+    for (int a = 0; a < mo->dof && m->checks; a++) {
+        double amax = mo->desc.joint[a].limits.amax;
+        if (fabs(s->qd[a]) / m->dt > amax && mo->desc.joint[a].powered) {
+            const PlannerSrc *p = &m->dev[d].follow.src;
+            const char *u = axis_unit(m, d, a);
+            checks_note_text(m->checks, d, t, (SampleSrc){p->file, p->line, p->col},
+                             "%s MOVE FOLLOW %s: axis %d at %.4g %s/s, a speed step within one cycle (%.4g %s/s^2 "
+                             "against the limit %.4g %s/s^2)", m->devs->dev[d].name, how, a + 1, s->qd[a], u,
+                             fabs(s->qd[a]) / m->dt, u, amax, u);
+            return;
+        }
+    }
+}
+
+/* The FOLLOW's last sample s is queued: play the queue out; the planner then holds the device there. */
+static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, size_t msglen)
+{
+    int e;
+    while (follow_pending(&m->dev[d].follow) > 0)
+        if ((e = run_cycle(m, msg, msglen))) return e;
+    follow_step_note(m, d, s, m->t, "ends moving (the setpoint then holds its last position)");
+    planner_reset(&m->dev[d].planner, s->q);
+    follow_end(&m->dev[d].follow);
+    return 0;
+}
+
+/* The cycles of a FOLLOW lasting T: sample k at k dt, k = 1 .. K, the last one at T exactly. */
+static long follow_cycles(const Motion *m, double T) { return (long)ceil(T / m->dt - 1e-9); }
+
+/* Run a table from where the device stands (q0): its rows' times relative to the first, each cycle the spline. */
+static int follow_run_table(Motion *m, int d, const Stmt *st, const double *t, const double *q, int rows,
+                            const double *q0, const FollowCsv *csv, const char *what, char *msg, size_t msglen)
+{
+    FollowTable tb;
+    char err[256];
+    int n = m->devs->dev[d].model.dof, e;
+    if (follow_table_init(&tb, t, q, rows, n, err, sizeof err) < 0) return FAIL(IRL_ERR_MATH, "%s: %s", what, err);
+    FollowSample s;
+    double T = t[rows - 1] - t[0], t0 = m->t;
+    e = follow_table_eval(&tb, t[0], &s) < 0 ? FAIL(IRL_ERR_MATH, "%s: the spline cannot be evaluated", what) : 0;
+    if (!e) e = follow_match(m, d, &s, q0, what, csv, msg, msglen);
+    if (!e) {
+        s.t = t0;
+        follow_begin(&m->dev[d].follow, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, t0, "starts moving from rest");
+    }
+    long K = follow_cycles(m, T);
+    for (long k = 1; k <= K && !e; k++) {
+        double tau = k == K ? T : (double)k * m->dt;
+        if (follow_table_eval(&tb, t[0] + tau, &s) < 0) e = FAIL(IRL_ERR_MATH, "%s: the spline cannot be evaluated", what);
+        s.t = t0 + (double)k * m->dt;
+        if (!e) e = follow_put(m, d, &s, msg, msglen);
+    }
+    follow_table_free(&tb);
+    return e ? e : follow_finish(m, d, &s, msg, msglen);
+}
+
+/* MOVE FOLLOW table: operands rows x (t, JOINT) (shape: rows). */
+static int exec_follow_table(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW];
+    double q0[PLANNER_MAX_AXES];
+    int d = follow_device(m, st, what, q0, msg, msglen);
+    if (d < 0) return -d;
+    int rows = (int)st->shape, n = m->devs->dev[d].model.dof, w = 1 + 1 + 12;
+    if (rows < 1 || st->nops < rows * w) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    if (rows < FOLLOW_MIN_ROWS) return FAIL(IRL_ERR_MATH, "%s: a table needs at least %d samples, got %d", what,
+                                            FOLLOW_MIN_ROWS, rows);
+    double *t = malloc((size_t)rows * (size_t)(1 + n) * sizeof *t);
+    if (!t) return FAIL(IRL_ERR_MATH, "%s: out of memory", what);
+    double *q = t + rows;
+    int e = 0;
+    for (int i = 0; i < rows && !e; i++) {
+        const Value *r = st->ops + (size_t)i * (size_t)w;
+        t[i] = r[0].r;
+        if (r[1].i != n)
+            e = FAIL(IRL_ERR_JOINT_COUNT, "%s: sample %d's JOINT has %lld axes, device %s has %d", what, i + 1,
+                     (long long)r[1].i, m->devs->dev[d].name, n);
+        for (int a = 0; a < n && !e; a++) q[(size_t)i * (size_t)n + (size_t)a] = r[2 + a].r;
+    }
+    int bad = e ? -1 : follow_table_bad_row(t, rows);
+    if (bad >= 0)
+        e = bad == 0 || !isfinite(t[bad])
+                ? FAIL(IRL_ERR_MATH, "%s: sample %d: its time is not a finite number", what, bad + 1)
+                : FAIL(IRL_ERR_MATH, "%s: sample %d: t = %.9g s is not after sample %d's %.9g s: the times must "
+                       "increase", what, bad + 1, t[bad], bad, t[bad - 1]);
+    if (!e) e = follow_run_table(m, d, st, t, q, rows, q0, NULL, what, msg, msglen);
+    free(t);
+    return e;
+}
+
+/* MOVE FOLLOW "file.csv": the operand is the STRING's index. */
+static int exec_follow_csv(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW_CSV];
+    double q0[PLANNER_MAX_AXES];
+    int d = follow_device(m, st, what, q0, msg, msglen);
+    if (d < 0) return -d;
+    int64_t k = st->nops >= 1 ? st->ops[0].i : -1;
+    if (k < 0 || k >= m->chunk->nkstr) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    FollowCsv csv;
+    char err[1400];
+    if (follow_csv_read(&csv, st->src.file, m->chunk->kstr[k].text, m->devs->dev[d].model.dof, err, sizeof err) < 0)
+        return FAIL(IRL_ERR_DEVICE, "%s: %s", what, err);
+    int e = follow_run_table(m, d, st, csv.t, csv.q, csv.rows, q0, &csv, what, msg, msglen);
+    follow_csv_free(&csv);
+    return e;
+}
+
+/* MOVE FOLLOW f FOR T, called by the compiled loop (opcodes.h): operands T, t, state, then f's result (q, q̇, q̈:
+ * shape values each). State -1: start; the door answers 1 (evaluate f at t into the result and call again) or 0
+ * (done). */
+static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_FOLLOW_FN];
+    int na = (int)st->shape;
+    if (na < 1 || na > PLANNER_MAX_AXES || st->nops != 3 + 3 * na)
+        return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    Value *op = args + (nargs - st->nops), *state = &op[2];
+    const Value *res = op + 3;
+    double T = op[0].r;
+    int d;
+    FollowStream *fs;
+    if (state->i == -1) {
+        double q0[PLANNER_MAX_AXES];
+        if ((d = follow_device(m, st, what, q0, msg, msglen)) < 0) return -d;
+        if (!(T > 0) || !isfinite(T))
+            return FAIL(IRL_ERR_MATH, "%s: the duration after FOR must be finite and > 0, got %g s", what, T);
+        fs = &m->dev[d].follow;
+        memcpy(fs->start.q, q0, sizeof q0); /* where it stands, for the match of sample 0 */
+        fs->start.t = m->t;
+        m->dev[d].follow_k = 0;
+        op[1].r = 0;
+        state->i = 1;
+        return 0;
+    }
+    if ((d = device_of(m, st, what, msg, msglen)) < 0) return -d;
+    fs = &m->dev[d].follow;
+    int n = m->devs->dev[d].model.dof;
+    if (na != n)
+        return FAIL(IRL_ERR_JOINT_COUNT, "%s: the function gives %d axes, device %s has %d", what, na,
+                    m->devs->dev[d].name, n);
+    FollowSample s;
+    for (int a = 0; a < n; a++) s.q[a] = res[a].r, s.qd[a] = res[n + a].r, s.qdd[a] = res[2 * n + a].r;
+    long k = m->dev[d].follow_k, K = follow_cycles(m, T);
+    int e;
+    s.t = fs->start.t + (double)k * m->dt;
+    if (k == 0) {
+        if ((e = follow_match(m, d, &s, fs->start.q, what, NULL, msg, msglen))) return e;
+        follow_begin(fs, (PlannerSrc){st->src.file, st->src.line, st->src.col}, &s);
+        follow_step_note(m, d, &s, s.t, "starts moving from rest");
+    } else if ((e = follow_put(m, d, &s, msg, msglen))) {
+        return e;
+    }
+    if (k >= K) {
+        state->i = 0;
+        return follow_finish(m, d, &s, msg, msglen);
+    }
+    m->dev[d].follow_k = ++k;
+    op[1].r = k == K ? T : (double)k * m->dt;
     return 0;
 }
 
@@ -853,6 +1168,41 @@ static int settle(Motion *m, int e, char *msg, size_t msglen)
     return d ? d : e;
 }
 
+/* BRAKE dev: the device's controlled stop from its last setpoint starts with the next cycle (exec_offline.c's
+ * setpoint step samples it); its queued motion is dropped now, and a later MOVE starts where the stop ends. The
+ * statement does not wait for the stop (a drain of the device does). */
+static int exec_brake(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    int d = device_of(m, st, "BRAKE", msg, msglen);
+    if (d < 0) return -d;
+    MotionGmove *gm = &m->dev[d].gm;
+    if (gm->on && (gm->have_end || gm->head > gm->tail))
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s under GMOVE: bring it to rest with GMOVE TO 1 G",
+                    m->devs->dev[d].name);
+    const FollowStream *fs = &m->dev[d].follow;
+    if (fs->open || follow_pending(fs))
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s during a MOVE FOLLOW is not supported yet",
+                    m->devs->dev[d].name);
+    MotionBrake *b = &m->dev[d].brake;
+    const ModelDesc *desc = &m->devs->dev[d].model.desc;
+    int n = m->devs->dev[d].model.dof;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    for (int i = 0; i < n; i++) {
+        const ModelAxisLimits *l = &desc->joint[i].limits;
+        b->ax[i] = (SafetyAxis){l->min, l->max, l->vmax, l->amax, l->jmax, INFINITY};
+    }
+    safety_ramp_begin(&b->ramp, b->ax, n, m->dt, b->q, b->qd, b->qdd);
+    SafetyRamp end = b->ramp;
+    while (safety_ramp_next(&end, q, qd)) {}
+    planner_reset(&m->dev[d].planner, q);
+    b->state = 1;
+    b->src = st->src;
+    if (m->checks)
+        checks_note_text(m->checks, d, m->t, st->src, "BRAKE %s: controlled stop from t = %.6g s, at rest %.6g s "
+                         "later", m->devs->dev[d].name, m->t, (double)b->ramp.steps * m->dt);
+    return 0;
+}
+
 /* Refuses the statement by name: no motion side is wired (a tool running the VM alone). */
 static int refuse(MotionKind kind, char *msg, size_t msglen)
 {
@@ -864,6 +1214,13 @@ static int refuse(MotionKind kind, char *msg, size_t msglen)
 int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg, size_t msglen)
 {
     if (!m || !m->cycle) return refuse(kind, msg, msglen);
+    if (m->in_cond && kind != MK_IO_READ && kind != MK_SYNC)
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s in an INTERRUPT's condition: a condition only reads values",
+                    (unsigned)kind < MK_COUNT ? irl_motion_names[kind] : "a motion statement");
+    if (m->in_cond) { /* read as they are now: the cycle boundary is the point of the program */
+        if (kind == MK_SYNC) m->nsync++;
+        if (kind == MK_SYNC) return 0;
+    }
     if (kind == MK_IO_READ || kind == MK_IO_WRITE) return exec_io(m, kind, args, nargs, msg, msglen);
     if (kind == MK_SYNC) {
         m->nsync++;
@@ -882,6 +1239,13 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     case MK_WAIT: return exec_wait(m, &st, msg, msglen);
     case MK_WAIT_FOR: return exec_wait_for(m, args, &st, msg, msglen);
     case MK_PULSE: return exec_pulse(m, &st, msg, msglen);
+    case MK_MOVE_FOLLOW: return settle(m, exec_follow_table(m, &st, msg, msglen), msg, msglen);
+    case MK_MOVE_FOLLOW_CSV: return settle(m, exec_follow_csv(m, &st, msg, msglen), msg, msglen);
+    case MK_MOVE_FOLLOW_FN: return settle(m, exec_follow_fn(m, args, nargs, &st, msg, msglen), msg, msglen);
+    /* tasks, events, interrupts */
+    case MK_SIGNAL: return motion_drain(m, msg, msglen);
+    case MK_WAIT_EVENT: return exec_wait_event(m, args, &st, msg, msglen);
+    case MK_BRAKE: return exec_brake(m, &st, msg, msglen);
     case MK_TRIGGER: return exec_trigger(m, &st, msg, msglen);
     case MK_MOVE_SPLINE: return settle(m, exec_spline(m, &st, msg, msglen), msg, msglen);
     default: return refuse(kind, msg, msglen);

@@ -16,9 +16,11 @@
 #include "exec/checks.h"
 #include "chunk.h"
 #include "exec/devices.h"
+#include "motion/follow.h"
 #include "exec/triggers.h"
 #include "motion/gmove.h"
 #include "motion/planner.h"
+#include "online/online_safety.h"
 
 #define MOTION_QUEUE 16       /* planner segments per device */
 #define MOTION_GMOVE_QUEUE 4  /* GMOVE segments per device */
@@ -51,11 +53,24 @@ typedef struct {
     double base[7], tool[7];
 } MotionFrames;
 
+/* BRAKE: the device's controlled stop, the online mode's stop ramp (online_safety.h: jerk-limited within the axes'
+ * limits, all axes at rest together), which replaces the planner's setpoints until it is at rest. */
+typedef struct {
+    int state;           /* 0 none, 1 asked for by BRAKE (the next cycle starts it), 2 stopping */
+    SampleSrc src;       /* the BRAKE statement */
+    SafetyAxis ax[PLANNER_MAX_AXES];
+    SafetyRamp ramp;
+    double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES]; /* the last setpoint of the cycle */
+} MotionBrake;
+
 typedef struct {
     Planner planner;
     int planner_ok;
     MotionGmove gm;
     MotionFrames frames[MOTION_FRAMES]; /* by segment id modulo MOTION_FRAMES */
+    FollowStream follow;             /* MOVE FOLLOW's samples, ahead of the cycle */
+    long follow_k;                   /* MOVE FOLLOW f FOR T: the sample the function is evaluated for next */
+    MotionBrake brake;
 } MotionDevice;
 
 /* Advance the clock by one cycle. Returns 0, or an error code (errcodes.h) with a message. */
@@ -81,11 +96,23 @@ typedef struct Motion {
                           * with time alone */
     long wait_nsync;     /* nsync at the WAIT FOR condition's previous evaluation */
     int wait_io;         /* the input the WAIT FOR condition read last (-1: none), for the hint */
+    /* tasks (runtime/vm/tasks.h) */
+    int task;            /* the task executing (-1: no scheduler; a drain then waits for every device) */
+    int others;          /* other running tasks and enabled interrupts: a wait on an EVENT can still end */
+    int owner[SAMPLE_MAX_DEVICES];           /* the task whose motion a device has queued (-1: none) */
+    SampleSrc owner_src[SAMPLE_MAX_DEVICES]; /* that task's last motion statement on the device */
+    int fail_dev;        /* set by the cycle with fail_src: the device whose motion failed (-1: unknown) */
+    int in_cond;         /* an INTERRUPT's condition is being evaluated at a cycle boundary: inputs and $TIME are
+                          * read as they are, without stopping look-ahead; nothing else may run */
     /* path-triggered I/O (exec/triggers.h) */
     Trigger trig[MOTION_TRIGGERS];
     Value *vars;         /* the program-level VARs a TRIGGER may assign (the VM's first nvars slots) */
     int nvars;
 } Motion;
+
+/* motion_execute's result when an interrupt's handler ran while the statement waited: the task continues after
+ * the statement (the VM skips to its end). */
+#define MOTION_SKIPPED (-1000000)
 
 /* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
 int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt, double time_scale, char *err,

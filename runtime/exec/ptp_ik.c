@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "errcodes.h"
 #include "geom.h"
 
@@ -28,7 +29,7 @@ static void pose_text(char *buf, size_t len, const double p[3], const double qua
     double R[9], qn = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
     double u[4] = {quat[0] / qn, quat[1] / qn, quat[2] / qn, quat[3] / qn};
     quat_to_m3(R, u);
-    double b = asin(fmax(-1, fmin(1, -R[6]))), a = atan2(R[3], R[0]), c = atan2(R[7], R[8]);
+    double b = dm_asin(fmax(-1, fmin(1, -R[6]))), a = dm_atan2(R[3], R[0]), c = dm_atan2(R[7], R[8]);
     /* + 0.0 turns -0 into 0 */
     snprintf(buf, len, "POS(%.6g m, %.6g m, %.6g m) ORIZYX(%.6g deg, %.6g deg, %.6g deg)", p[0] + 0.0, p[1] + 0.0,
              p[2] + 0.0, a * DEG + 0.0, b * DEG + 0.0, c * DEG + 0.0);

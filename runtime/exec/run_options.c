@@ -79,6 +79,41 @@ static int parse_start(RunOptions *o, const char *arg)
     return 0;
 }
 
+/* "v1,v2,..." into v (at most 64), stopping at stop or the end; the count, or -1. */
+static int parse_values(const char **pp, char stop, double *v)
+{
+    const char *p = *pp;
+    int n = 0;
+    while (*p && *p != stop) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || !isfinite(x) || n >= 64) return -1;
+        v[n++] = x;
+        p = end;
+        if (*p == ',') p++;
+        else if (*p && *p != stop) return -1;
+    }
+    *pp = p;
+    return n;
+}
+
+/* NAME=q1,...[;qd1,...] */
+static int parse_actual(RunOptions *o, const char *arg)
+{
+    if (o->nactual >= RUN_MAX_BIND) return -1;
+    RunActualStart *s = &o->actual[o->nactual];
+    const char *p;
+    if (split_name(arg, s->dev, &p)) return -1;
+    if ((s->n = parse_values(&p, ';', s->q)) <= 0) return -1;
+    s->nd = 0;
+    if (*p == ';') {
+        p++;
+        if ((s->nd = parse_values(&p, '\0', s->qd)) != s->n) return -1;
+    }
+    o->nactual++;
+    return 0;
+}
+
 static int parse_input(RunOptions *o, const char *arg)
 {
     if (!strchr(arg, '=')) { /* a stimulus file */
@@ -132,9 +167,11 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
 {
     const char *a = argv[0];
     static const char *const with_arg[] = {"--out", "--cycle", "--device", "--start", "--input", "--time-scale",
+                                         "--display",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
                                          "--following-error", "--watchdog", "--queue", "--rt-priority", "--max-missed",
-                                         "--threads", "--max-time", "--plot-timeout", "--trace"};
+                                         "--threads", "--max-time", "--plot-timeout", "--trace",
+                                         "--actual-start", "--controller-rate"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
         if (strcmp(a, with_arg[i]) == 0) takes = 1;
@@ -148,6 +185,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         else if (strcmp(a, "--no-progress") == 0) o->progress = 0;
         else if (strcmp(a, "--online") == 0) o->online = 1;
         else if (strcmp(a, "--force") == 0) o->force = 1;
+        else if (strcmp(a, "--approach") == 0) o->approach = 1;
         else return 0;
         return 1;
     }
@@ -159,6 +197,9 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
     int bad = 0;
     if (strcmp(a, "--out") == 0) {
         o->out_dir = v;
+    } else if (strcmp(a, "--display") == 0) {
+        bad = strcmp(v, "deg") != 0 && strcmp(v, "si") != 0;
+        o->display_si = strcmp(v, "si") == 0;
     } else if (strcmp(a, "--trace") == 0) {
         bad = strcmp(v, "csv") != 0 && strcmp(v, "h5") != 0 && strcmp(v, "none") != 0;
         o->no_trace = strcmp(v, "none") == 0;
@@ -212,6 +253,11 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         if (!bad) o->threads = v[0] - '0';
     } else if (strcmp(a, "--start") == 0) {
         bad = parse_start(o, v);
+    } else if (strcmp(a, "--actual-start") == 0) {
+        bad = parse_actual(o, v);
+    } else if (strcmp(a, "--controller-rate") == 0) {
+        bad = strcmp(v, "cycle") != 0 && strcmp(v, "continuous") != 0;
+        o->controller_continuous = strcmp(v, "continuous") == 0;
     } else {
         bad = parse_input(o, v);
     }

@@ -23,6 +23,13 @@ typedef struct {
     double q[64];
 } RunStart;
 
+/* --actual-start NAME=q1,...[;qd1,...] (SI): where the closed loop's simulated machine starts */
+typedef struct {
+    char dev[RUN_NAME_LEN];
+    int n, nd;               /* values given for q and for qd (0: at rest) */
+    double q[64], qd[64];
+} RunActualStart;
+
 /* --input NAME=VALUE@T: the input takes VALUE from program time T on */
 typedef struct {
     char name[RUN_NAME_LEN];
@@ -37,6 +44,8 @@ typedef struct RunOptions {
     double cycle;           /* --cycle SECONDS (a unit suffix ms/s/us allowed); default 0.001 */
     int no_plots;           /* --no-plots */
     int no_html;            /* --no-html: no report.html (nor the per-cycle reduction it needs) */
+    int display_si;         /* --display si: figures and report.txt in SI (radians); --display deg (default): revolute
+                             * quantities in degrees there. The trace and report.json are SI either way */
     int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
     int trace_h5;           /* --trace h5: trace.h5 (output/trace_h5.h) instead of --trace csv's trace.csv (default);
                              * the plots, which read the CSV, are then not drawn */
@@ -55,6 +64,10 @@ typedef struct RunOptions {
     RunDeviceBind bind[RUN_MAX_BIND];
     int nstart;
     RunStart start[RUN_MAX_BIND];
+    int nactual;            /* --actual-start (closed loop only) */
+    RunActualStart actual[RUN_MAX_BIND];
+    int controller_continuous; /* --controller-rate continuous: the controller acts inside the ODE (closed_loop.h);
+                                * 0: sampled once per cycle, held (the default, --controller-rate cycle) */
     int ninput, capinput;
     RunInput *input;        /* owned */
     int ncsv;
@@ -64,6 +77,7 @@ typedef struct RunOptions {
     /* Online (exec_online.h, docs/RUNNING.md "Online"). */
     int online;             /* --online: run in real time against a driver */
     int force;              /* --force: online without the pre-flight dry-run (main.c) */
+    int approach;           /* --approach: axes standing away from the start are moved there first (exec_online.h) */
     const char *driver;     /* --driver NAME[:key=value,...] (borrowed); required with --online */
     const char *following_error; /* --following-error E or E1,...,En (SI; borrowed, checked against the axes);
                                   * NULL = each axis's speed limit times RUN_FERR_TIME */

@@ -40,7 +40,7 @@ int triggers_arm(Motion *m, int dev, int pc, SampleSrc src, int shape, const Val
     int64_t target = ops[2].i;
     if (io ? !m->devs || target < 0 || target >= m->devs->nio : target < 0 || target >= m->nvars)
         return FAIL(IRL_ERR_USER, "TRIGGER: invalid target %lld", (long long)target);
-    *tr = (Trigger){.state = 1, .dev = dev, .pc = pc, .src = src, .end = (shape & MOTION_TRIGGER_END) != 0,
+    *tr = (Trigger){.state = 1, .dev = dev, .task = m->task, .pc = pc, .src = src, .end = (shape & MOTION_TRIGGER_END) != 0,
                     .fraction = fraction, .io = io, .d = d, .delay = delay, .target = target, .value = ops[3]};
     return 0;
 }
@@ -88,7 +88,7 @@ int triggers_bind(Motion *m, int dev, const PlannerSegment *g, SampleSrc move, c
 {
     for (int i = 0; i < MOTION_TRIGGERS; i++) {
         Trigger *tr = &m->trig[i];
-        if (tr->state != 1 || tr->dev != dev) continue;
+        if (tr->state != 1 || tr->dev != dev || tr->task != m->task) continue;
         double t;
         int e = switch_time(tr, g, move, &t, msg, msglen);
         if (e) {
@@ -164,6 +164,13 @@ int triggers_waiting(const Motion *m)
 {
     int n = 0;
     for (int i = 0; i < MOTION_TRIGGERS; i++) n += m->trig[i].state == 2;
+    return n;
+}
+
+int triggers_waiting_on(const Motion *m, int d)
+{
+    int n = 0;
+    for (int i = 0; i < MOTION_TRIGGERS; i++) n += m->trig[i].state == 2 && m->trig[i].dev == d;
     return n;
 }
 

@@ -21,6 +21,7 @@
 typedef struct {
     int state;          /* 0 free, 1 armed (waiting for its MOVE), 2 bound to segment `seg` */
     int dev;
+    int task;           /* the task that ran it (Motion.task): it binds to that task's next MOVE of dev */
     int pc;             /* the TRIGGER's instruction (its error's location) */
     SampleSrc src;
     int end, fraction;  /* BEFORE END; d is a fraction (PTP, joint SPLINE) rather than a length */
@@ -50,8 +51,9 @@ int triggers_bind(struct Motion *m, int dev, const PlannerSegment *g, SampleSrc 
 int triggers_cycle(struct Motion *m, double t, char *msg, size_t msglen);
 /* Is every slot taken (armed or bound)? */
 int triggers_full(const struct Motion *m);
-/* Bound triggers not yet fired (the motion is not finished while one waits for its time). */
+/* Bound triggers not yet fired (the motion is not finished while one waits for its time): all, or device d's. */
 int triggers_waiting(const struct Motion *m);
+int triggers_waiting_on(const struct Motion *m, int d);
 /* At the program's end: a trigger still armed had no MOVE after it. 0, or an error code with msg and
  * m->fail_src set to the TRIGGER. */
 int triggers_unbound(struct Motion *m, char *msg, size_t msglen);

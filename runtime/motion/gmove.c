@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dmath.h"
+
 /* ================================================================================================
  * Truncated Taylor series ("jets") of order 4: a[k] = f^(k) / k!. They give the third derivatives (joint jerks)
  * the back-end's map does not: q'''2 needs w''', q'''3 needs w'''' and hence G''''.
@@ -58,7 +60,7 @@ static void jet_atan(const double *a, double *c, int n)
     jet_mul(a, a, den);
     den[0] += 1.0;
     jet_div(da, den, p, n - 1);
-    c[0] = atan(a[0]);
+    c[0] = dm_atan(a[0]);
     for (int j = 0; j + 1 < n; j++) c[j + 1] = p[j] / (j + 1);
 }
 
@@ -240,14 +242,15 @@ static void spin_wd(const GmovePiece *p, double tau, double wd[5])
     if (p->reverse) { x = 1.0 - x; sgn = -1.0; }
     if (x < 0.0) x = 0.0;
     if (x > 1.0) x = 1.0;
-    double Tj = 1.0, sj = 1.0;
+    double Tj = 1.0, sj = 1.0, xp[8] = {1.0}; /* xp[i] = x^i: products, a fraction of pow's cost */
+    for (int i = 1; i < 8; i++) xp[i] = xp[i - 1] * x;
     for (int j = 0; j < 5; j++) {
         double s = 0.0;
         for (int k = 3; k >= 0; k--) {
             int e = k + 4;
             double f = 1.0;
             for (int i = 0; i < j; i++) f *= e - i;
-            s += p->b[k] * f * pow(x, e - j);
+            s += p->b[k] * f * xp[e - j];
         }
         wd[j] = sj * s / Tj;
         Tj *= T;
@@ -261,10 +264,11 @@ static double spin_angle(const GmovePiece *p, double tau)
     double x = tau / p->T;
     if (x < 0.0) x = 0.0;
     if (x > 1.0) x = 1.0;
-    double Q1 = 0.0, Qx = 0.0, xr = p->reverse ? 1.0 - x : x;
+    double Q1 = 0.0, Qx = 0.0, xr = p->reverse ? 1.0 - x : x, xe = xr * xr * xr * xr; /* xr^(k + 5) below */
     for (int k = 0; k < 4; k++) {
+        xe *= xr;
         Q1 += p->b[k] / (k + 5);
-        Qx += p->b[k] * pow(xr, k + 5) / (k + 5);
+        Qx += p->b[k] * xe / (k + 5);
     }
     return p->T * (p->reverse ? Q1 - Qx : Qx);
 }

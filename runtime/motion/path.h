@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "model.h"
 #include "motion/profile.h"
@@ -118,9 +119,9 @@ static inline __attribute__((always_inline)) void planner_slerp(double r[4], con
         ka = 1 - s;
         kb = s;
     } else {
-        double so = sin(omega);
-        ka = sin((1 - s) * omega) / so;
-        kb = sin(s * omega) / so;
+        double so = dm_sin(omega);
+        ka = dm_sin((1 - s) * omega) / so;
+        kb = dm_sin(s * omega) / so;
     }
     double x[4];   /* r may alias a or b: every component computed first */
     for (int i = 0; i < 4; i++) x[i] = ka * a[i] + kb * b[i];
@@ -155,8 +156,8 @@ static inline __attribute__((always_inline)) void planner_path_pose_ext(const Pl
             c = g->radius * (t[0] * cu - t[1] * su);
             d = g->radius * (t[1] * cu + t[0] * su);
         } else {
-            c = g->radius * cos(a);
-            d = g->radius * sin(a);
+            dm_sincos(a, &d, &c);
+            c *= g->radius, d *= g->radius;
         }
         x = g->centre[0] + c * g->e1[0] + d * g->e2[0];
         y = g->centre[1] + c * g->e1[1] + d * g->e2[1];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 #include "motion/spline.h"
 
@@ -184,12 +185,11 @@ static int circle_through(PlannerSegment *g, const double a[3], const double b[3
     v3_scale(nu, n, 1.0 / sqrt(nn));
     v3_cross(g->e2, nu, g->e1);
     v3_sub(d, c, g->centre);
-    g->phi = atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
+    g->phi = dm_atan2(v3_dot(d, g->e2), v3_dot(d, g->e1));
     if (g->phi <= 0) g->phi += 2 * M_PI;   /* a -> b -> c runs counter-clockwise about n */
     for (int k = 0; k <= PLANNER_TRIG; k++) {
         double ak = g->phi * k / PLANNER_TRIG;   /* the expression planner_path_pose_ext repeats, to the bit */
-        g->trig[k][0] = cos(ak);
-        g->trig[k][1] = sin(ak);
+        dm_sincos(ak, &g->trig[k][1], &g->trig[k][0]);
     }
     g->ntrig = PLANNER_TRIG;
     return 0;
@@ -414,7 +414,7 @@ static int cart_geometry(Planner *p, PlannerSegment *g, CartPlan *cp)
         for (int i = 0; i < 4; i++) g->quat1[i] = -g->quat1[i];
         dot = -dot;
     }
-    g->omega = acos(fmin(dot, 1.0));
+    g->omega = dm_acos(fmin(dot, 1.0));
     cp->th = 2 * g->omega;
     g->length = cp->L;
     planner_blend_lone_reset(p->blend);   /* p->blend exists: a Cartesian move needs a model */
@@ -453,7 +453,7 @@ static int lone_fit(Planner *p, PlannerSegment *g, const PlannerParams *par, dou
     for (int it = 0; it < LONE_ITER; it++) {
         double r[3];
         planner_blend_lone_peaks(p->blend, lim, p->cfg.dt, g, r);
-        double c = fmax(fmax(r[0], sqrt(r[1])), cbrt(r[2])) / LONE_MARGIN;
+        double c = fmax(fmax(r[0], sqrt(r[1])), dm_cbrt(r[2])) / LONE_MARGIN;
         /* a slow-down by c lands the worst peak on the margin itself: a hair above it is rounding, not a reason for
          * another 1 % (which rounding alone used to decide, either way) */
         if (!(c > 1 + 1e-9)) return PLANNER_OK;
@@ -493,9 +493,9 @@ static int plan_cart(Planner *p, PlannerSegment *g, const CartPlan *cp, const Pl
         double vm = ax_v(p, i), am = ax_a(p, i), jm = ax_j(p, i);
         V = fmin(V, vm / D1[i]);
         V = fmin(V, sqrt(0.5 * am / D2[i]));
-        if (!isinf(jm)) V = fmin(V, cbrt(0.25 * jm / D3[i]));
+        if (!isinf(jm)) V = fmin(V, dm_cbrt(0.25 * jm / D3[i]));
     }
-    V *= cbrt(kacc);            /* a blend's lowering: every joint speed by cbrt(k), acc by k^(2/3), jerk by k */
+    V *= dm_cbrt(kacc);            /* a blend's lowering: every joint speed by cbrt(k), acc by k^(2/3), jerk by k */
     for (int i = 0; i < n; i++) {
         double am = ax_a(p, i), jm = ax_j(p, i);
         A = fmin(A, (am - D2[i] * V * V) / D1[i]);

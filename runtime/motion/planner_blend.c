@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "geom.h"
 
 #define GRID 2048        /* at most this many grid intervals over the longest overlap (h/2 each when fewer) */
@@ -443,7 +444,7 @@ int planner_blend_lone_table(PlannerBlendWork *w, Model *m, const PlannerBlendLi
             /* a derivative matters as far as its term can come near the limit at the peak path speed */
             int r = j / n, i = j % n;
             double L = r == 0 ? lim[i].v : r == 1 ? lim[i].a : lim[i].j;
-            conv = isinf(L) || fabs(cur[j] - prev[j]) <= LONE_CONV * MAX2(cur[j], prev[j]) + 0.01 * L / pow(vpk, r + 1);
+            conv = isinf(L) || fabs(cur[j] - prev[j]) <= LONE_CONV * MAX2(cur[j], prev[j]) + 0.01 * L / dm_pow(vpk, r + 1);
         }
         if (conv) break;
         memcpy(prev, cur, sizeof prev);

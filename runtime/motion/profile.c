@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 /* Limits valid: positive (possibly infinite) and not both amax and jmax infinite. */
 static int limits_ok(double vmax, double amax, double jmax)
 {
@@ -45,7 +47,7 @@ static void shape(Profile *pr, double h, double v, double a, double j)
             pr->vpk = a * (pr->Ta - pr->Tj);
         } else if (!cruise) {
             /* no cruise, amax not reached: h = 2 j Tj^3 */
-            pr->Tj = cbrt(h / (2.0 * j));
+            pr->Tj = dm_cbrt(h / (2.0 * j));
             pr->Ta = 2.0 * pr->Tj;
             pr->apk = j * pr->Tj;
             pr->vpk = j * pr->Tj * pr->Tj;

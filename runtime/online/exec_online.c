@@ -12,6 +12,7 @@
 #include "online/drivers/driver.h"
 #include "errcodes.h"
 #include "exec/exec_offline.h"
+#include "online/online_approach.h"
 #include "online/online_log.h"
 #include "online/online_print.h"
 #include "online/online_safety.h"
@@ -38,7 +39,13 @@ typedef struct {
     char axis_name[DRIVER_MAX_AXES][DRIVER_NAME_LEN];
     int linear[DRIVER_MAX_AXES];
     SafetyAxis axes[DRIVER_MAX_AXES];
-    double q0[DRIVER_MAX_AXES];
+    double q0[DRIVER_MAX_AXES];      /* the program's start */
+    double q_enable[DRIVER_MAX_AXES]; /* where the driver enables the axes: q0, or where they stand (approach) */
+    double q_actual[DRIVER_MAX_AXES]; /* where the driver found them before the enable (DriverType.actual) */
+    int approaching;                 /* an approach from q_actual to q0 runs before the program */
+    int enabled;                     /* the driver enabled the axes */
+    OnlineApproach ap;
+    OnlineHist compute;              /* the planner thread's time per program cycle (online_stats.h) */
     Spsc queue, log;
     OnlineLog lg;
     OnlinePrint pr;                  /* PRINT output held until the axes reach it */
@@ -93,30 +100,92 @@ static int setup_axes(Online *on, char *err, size_t errlen)
     return 0;
 }
 
-/* Open and enable the driver; the start position must be within the limits, and the axes must stand there.
+/* The axes standing further than their following-error limit from the program's start, as one line into b
+ * ("axis arm.1 stands 0.1 rad from the program's start (at .., the start ..)"; ...). The count of such axes. */
+static int away_text(const Online *on, const double *q, char *b, size_t n)
+{
+    int away = 0;
+    b[0] = '\0';
+    for (int k = 0; k < on->naxes; k++) {
+        double d = on->q0[k] - q[k];
+        if (fabs(d) <= on->axes[k].ferr) continue;
+        size_t len = strlen(b);
+        const char *u = on->linear[k] ? "m" : "rad";
+        snprintf(b + len, n - len, "%saxis %s stands %.6g %s from the program's start (at %.6g %s, the start %.6g %s; "
+                 "following-error limit %.3g %s)", away++ ? "; " : "", on->axis_name[k], fabs(d), u, q[k], u, on->q0[k],
+                 u, on->axes[k].ferr, u);
+    }
+    return away;
+}
+
+/* With --approach, after DriverType.actual: plan the approach from where the axes stand (enabled there).
  * 0, or -1 with a message in err. */
+static int plan_approach(Online *on, char *err, size_t errlen)
+{
+    int need = 0;
+    for (int k = 0; k < on->naxes; k++) {
+        if (!(on->q_actual[k] >= on->axes[k].min && on->q_actual[k] <= on->axes[k].max))
+            return snprintf(err, errlen, "axis %s stands at %.6g %s, beyond its limits [%.6g, %.6g]: --approach "
+                            "moves only from within them", on->axis_name[k], on->q_actual[k],
+                            on->linear[k] ? "m" : "rad", on->axes[k].min, on->axes[k].max), -1;
+        need |= fabs(on->q_actual[k] - on->q0[k]) > ONLINE_APPROACH_MIN;
+    }
+    if (!need) return 0;
+    Model *models[SAMPLE_MAX_DEVICES];
+    int dof[SAMPLE_MAX_DEVICES];
+    for (int d = 0; d < on->ex.lay.ndev; d++) models[d] = &on->ex.devs.dev[d].model, dof[d] = on->ex.lay.dev[d].naxes;
+    if (online_approach_plan(&on->ap, models, dof, on->ex.lay.ndev, on->q_actual, on->q0, on->opt.cycle, err,
+                             errlen) < 0)
+        return -1;
+    on->approaching = on->ap.steps > 0;
+    if (on->approaching) memcpy(on->q_enable, on->q_actual, sizeof on->q_enable);
+    return 0;
+}
+
+/* Open and enable the driver; the start position must be within the limits, and the axes must stand there (or,
+ * with --approach, within the limits, and be moved there first). 0, or -1 with a message in err. */
 static int setup_driver(Online *on, char *err, size_t errlen)
 {
     SafetyViolation v;
     double zero[DRIVER_MAX_AXES] = {0};
+    char away[1000];
     if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK)
         return snprintf(err, errlen, "the start position of axis %s (%.6g) is beyond its limits [%.6g, %.6g]",
                         on->axis_name[v.axis], on->q0[v.axis], on->axes[v.axis].min, on->axes[v.axis].max), -1;
-    DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q0,
+    memcpy(on->q_enable, on->q0, sizeof on->q_enable);
+    DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q_enable,
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
                         .opts = on->drv_opts};
     if (on->drv->open(&cfg, &on->drv_state, &on->caps, err, errlen) < 0) return -1;
+    if (on->caps.confirms == DRIVER_CONFIRMS_TAKEN) online_log_confirm_later(&on->lg, on->drv->taken, on->drv_state);
+    if (on->opt.approach && !on->caps.has_feedback)
+        return snprintf(err, errlen, "--approach: the %s driver reports no actual positions: nothing to approach "
+                        "from", on->drv_name), -1;
+    if (on->opt.approach && !on->drv->actual) /* its enable would hold the axes at the start, wherever they stand */
+        return snprintf(err, errlen, "--approach: the %s driver cannot tell where the axes stand before it enables "
+                        "them (docs/ONLINE-DRIVERS.md): nothing was enabled", on->drv_name), -1;
+    if (on->drv->actual) {
+        if (on->drv->actual(on->drv_state, on->q_actual, err, errlen) < 0) return -1;
+        if (!on->opt.approach && away_text(on, on->q_actual, away, sizeof away))
+            return snprintf(err, errlen, "%.420s: give --approach to move there first (at %.0f %% of the speed, "
+                            "acceleration and jerk limits), or --start", away, 100 * ONLINE_APPROACH_OVERRIDE), -1;
+        if (on->opt.approach && plan_approach(on, err, errlen) < 0) return -1;
+    }
     if (on->drv->enable(on->drv_state, err, errlen) < 0) return -1;
+    on->enabled = 1; /* from here a refusal disables the axes again (start) */
     if (!on->caps.has_feedback) return 0;
     DriverFeedback fb;
     memset(&fb, 0, sizeof fb);
     if (on->drv->read(on->drv_state, &fb) < 0)
         return snprintf(err, errlen, "%s", on->drv->fault(on->drv_state)), -1;
     for (int k = 0; k < on->naxes; k++)
-        if (!(fabs(fb.q[k] - on->q0[k]) <= on->axes[k].ferr))
-            return snprintf(err, errlen, "axis %s stands at %.6g %s; the program starts at %.6g (more than its "
-                            "following-error limit %.3g away): move it there first, or give --start",
-                            on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad", on->q0[k], on->axes[k].ferr), -1;
+        if (!(fabs(fb.q[k] - on->q_enable[k]) <= on->axes[k].ferr)) {
+            if (on->drv->actual || !away_text(on, fb.q, away, sizeof away)) /* moved since actual() */
+                return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g from where it was "
+                                "enabled", on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad",
+                                fb.q[k] - on->q_enable[k]), -1;
+            return snprintf(err, errlen, "%.420s: move them there first (--approach), or give --start", away), -1;
+        }
     return 0;
 }
 
@@ -131,29 +200,36 @@ static const char *stop_text(Online *on)
     size_t n = sizeof on->stop_text;
     int ax = s->v.axis >= 0 && s->v.axis < on->naxes ? s->v.axis : 0;
     const char *u = on->linear[ax] ? "m" : "rad";
+    char when[120]; /* program time, or how far into the approach */
+    if (s->approach) snprintf(when, sizeof when, "%.3f s into the approach to the program's start",
+                              (double)s->approach * on->opt.cycle);
+    else snprintf(when, sizeof when, "t = %.3f s", s->t);
     switch (s->cause) {
     case RT_STOP_SIGNAL:
-        snprintf(b, n, "E-stop (%s) at t = %.3f s", s->signo == SIGINT ? "SIGINT" : s->signo == SIGTERM ? "SIGTERM"
-                 : "signal", s->t);
+        snprintf(b, n, "E-stop (%s) at %s", s->signo == SIGINT ? "SIGINT" : s->signo == SIGTERM ? "SIGTERM"
+                 : "signal", when);
         break;
-    case RT_STOP_FAULT: snprintf(b, n, "driver fault: %s", s->fault[0] ? s->fault : "(no text)"); break;
+    case RT_STOP_FAULT:
+        snprintf(b, n, "driver fault: %s%s%s", s->fault[0] ? s->fault : "(no text)", s->approach ? ", " : "",
+                 s->approach ? when : "");
+        break;
     case RT_STOP_FOLLOWING:
-        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g) at t = %.3f s", on->axis_name[ax],
-                 s->v.value, u, s->v.limit, s->t);
+        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g) at %s", on->axis_name[ax],
+                 s->v.value, u, s->v.limit, when);
         break;
     case RT_STOP_LIMIT:
-        snprintf(b, n, "limit: axis %s %s %.6g %s%s beyond %.6g, refused after t = %.3f s", on->axis_name[ax],
+        snprintf(b, n, "limit: axis %s %s %.6g %s%s beyond %.6g, refused after %s", on->axis_name[ax],
                  safety_kind_name(s->v.kind), s->v.value, u,
-                 s->v.kind == SAFETY_POSITION ? "" : s->v.kind == SAFETY_SPEED_JUMP ? "/s^2" : "/s", s->v.limit, s->t);
+                 s->v.kind == SAFETY_POSITION ? "" : s->v.kind == SAFETY_SPEED_JUMP ? "/s^2" : "/s", s->v.limit, when);
         break;
     case RT_STOP_WATCHDOG:
-        if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at t = %.3f s", s->t);
-        else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (t = %.3f s)", s->starve, s->t);
+        if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at %s", when);
+        else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (%s)", s->starve, when);
         break;
     case RT_STOP_TIMING:
         snprintf(b, n, "timing: %ld deadlines missed in %ld cycles (%ld overruns), beyond the budget of %.0f "
-                 "(--max-missed, refilled at %.0f %% of the cycles) at t = %.3f s", on->rt.stats.missed, on->rt.stats.cycles,
-                 on->rt.stats.overruns, (double)on->opt.max_missed, 100 * RT_MISS_REFILL, s->t);
+                 "(--max-missed, refilled at %.0f %% of the cycles) at %s", on->rt.stats.missed, on->rt.stats.cycles,
+                 on->rt.stats.overruns, (double)on->opt.max_missed, 100 * RT_MISS_REFILL, when);
         break;
     case RT_STOP_NONE: snprintf(b, n, "stopped"); break;
     }
@@ -181,21 +257,45 @@ static int push_setpoint(Online *on)
     const Sample *s = &on->ex.s;
     sp.cycle = s->cycle;
     sp.t = s->t;
+    sp.approach = 0;
     sp.dout = devices_io_outputs(&on->ex.devs);
     int k = 0;
     for (int d = 0; d < on->ex.lay.ndev; d++)
         for (int i = 0; i < on->ex.lay.dev[d].naxes; i++, k++) sp.q[k] = s->dev[d].q[i], sp.qd[k] = s->dev[d].qd[i];
     for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
-    if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log);
+    if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log, 0);
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
     while (!spsc_push(&on->queue, &sp)) {
         if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
-        online_log_drain(&on->lg, &on->log);
+        online_log_drain(&on->lg, &on->log, 0);
         online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(nap);
     }
     return 0;
+}
+
+/* The approach to the start (online_approach.h): its setpoints into the queue, waiting while it is full, then the
+ * program's first. 0, or -1 when the real-time side has stopped. */
+static int run_approach(Online *on)
+{
+    char text[1500] = "";
+    for (int k = 0; k < on->naxes; k++) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "%s%s %+.6g %s", k ? ", " : "", on->axis_name[k],
+                 on->q0[k] - on->q_actual[k], on->linear[k] ? "m" : "rad");
+    }
+    fprintf(stderr, "irl: approach to the program's start at %.0f %% of the speed, acceleration and jerk limits, "
+            "%.3f s: %s\n", 100 * ONLINE_APPROACH_OVERRIDE, (double)on->ap.steps * on->opt.cycle, text);
+    RtSetpoint sp = {.cycle = -1, .t = 0, .approach = 1, .dout = devices_io_outputs(&on->ex.devs)};
+    int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
+    while (online_approach_next(&on->ap, sp.q, sp.qd))
+        while (!spsc_push(&on->queue, &sp)) {
+            if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
+            online_log_drain(&on->lg, &on->log, 0);
+            osal_sleep(nap);
+        }
+    return push_setpoint(on);
 }
 
 /* The end of the stream: tell the real-time side, wait until it is done (the log drained meanwhile). 1 when it
@@ -207,12 +307,12 @@ static int finish_stream(Online *on)
         on->producer_done = 1;
     }
     while (rt_loop_state(&on->rt) != RT_DONE) {
-        online_log_drain(&on->lg, &on->log);
+        online_log_drain(&on->lg, &on->log, 0);
         online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
         osal_sleep(1000000);
     }
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
-    online_log_drain(&on->lg, &on->log);
+    online_log_drain(&on->lg, &on->log, 0);
     return rt_loop_cause(&on->rt) != RT_STOP_NONE;
 }
 
@@ -249,7 +349,9 @@ static int online_cycle(void *ctx, char *msg, size_t msglen)
     Online *on = ctx;
     print_mark(on);
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
+    int64_t t0 = osal_now();
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
+    online_hist_add(&on->compute, osal_now() - t0);
     print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
     if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
@@ -334,6 +436,11 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
         fprintf(f, ", \"t\": %.9g, \"cycle\": %ld, \"moving\": %s}", rt->stop.t, rt->stop.cycle,
                 rt->stop.moving ? "true" : "false");
     }
+    fputs(",\n  \"approach\": ", f);
+    if (on->approaching)
+        online_approach_json(f, &on->ap, (const char (*)[DRIVER_NAME_LEN])on->axis_name, on->linear,
+                             rt->stats.approach, rt->stats.approach == on->ap.steps);
+    else fputs("null", f);
     fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
     fprintf(f, "  \"stop_cut_short\": %s,\n  \"disabled_confirmed\": %s,\n", rt->aborted ? "true" : "false",
             rt->disable_confirmed < 0 ? "null" : rt->disable_confirmed ? "true" : "false");
@@ -357,7 +464,7 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
         else fputs("null}", f);
     }
     fputs("\n  ],\n", f);
-    online_stats_json(f, &rt->stats, on->opt.cycle);
+    online_stats_json(f, &rt->stats, &on->compute, on->opt.cycle);
     fputs("}\n", f);
     return json_close(f, path, err, errlen);
 }
@@ -370,7 +477,7 @@ static void teardown(Online *on)
     rt_loop_join(&on->rt);
     if (on->signals_blocked) osal_signals_restore(&on->sig);
     on->signals_blocked = 0;
-    online_log_drain(&on->lg, &on->log);
+    online_log_drain(&on->lg, &on->log, 1);
     char err[200];
     if (online_log_close(&on->lg, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err);
     if (on->drv_state) on->drv->close(on->drv_state);
@@ -380,6 +487,7 @@ static void teardown(Online *on)
     on->boosted = 0;
     spsc_free(&on->queue);
     spsc_free(&on->log);
+    online_approach_free(&on->ap);
 }
 
 /* Everything from the enabled driver to the real-time thread running. 0, or -1 with a message in err. */
@@ -398,11 +506,11 @@ static int start(Online *on, char *err, size_t errlen)
     /* locked before the drives are enabled: locking faults every page in, which takes a while */
     on->mlocked = osal_lock_memory(on->mlock_note, sizeof on->mlock_note);
     if (setup_driver(on, err, errlen) < 0) return -1;
-    if (push_setpoint(on) < 0) return snprintf(err, errlen, "the setpoint queue is too small"), -1;
+    if (!on->approaching && push_setpoint(on) < 0) return snprintf(err, errlen, "the setpoint queue is too small"), -1;
     osal_signals_block(&on->sig);
     on->signals_blocked = 1;
     RtConfig rc = {.dt = on->opt.cycle, .naxes = on->naxes, .axes = on->axes, .watchdog = on->opt.watchdog,
-                   .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q0,
+                   .drv = on->drv, .drv_state = on->drv_state, .caps = on->caps, .q0 = on->q_enable,
                    .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority,
                    .miss_budget = on->opt.max_missed};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
@@ -462,7 +570,7 @@ static int finish(Online *on, int vm_status)
         snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
         if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
     }
-    online_stats_text(stderr, &on->rt.stats, on->opt.cycle);
+    online_stats_text(stderr, &on->rt.stats, &on->compute, on->opt.cycle);
     if (on->rt.stats.missed > 0)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
@@ -540,6 +648,7 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     on->opt = *o;
     on->opt.progress = 0;
     on->vm = vm;
+    online_hist_init(&on->compute);
     if ((st = pick_driver(on->opt.driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) != 0 ||
         (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
         free(on);
@@ -562,6 +671,7 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     write_json_early(on, "running", NULL);
     if (start(on, err, sizeof err) < 0) {
         char msg[700];
+        if (on->enabled) on->drv->disable(on->drv_state); /* the real-time thread never ran: nothing else will */
         write_json_early(on, "not_started", err);
         snprintf(msg, sizeof msg, "online: %s", err);
         set_vm_error(on, msg);
@@ -576,6 +686,14 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     vm->out = online_print_open(&on->pr, on->out, print_mark_now, on) == 0 ? online_print_stream(&on->pr) : on->out;
     on->ex.motion.cycle = online_cycle;
     on->ex.motion.cycle_ctx = on;
+    if (on->approaching && run_approach(on) < 0) { /* stopped before the program's first setpoint */
+        char msg[500];
+        stop_error(on, msg, sizeof msg);
+        set_vm_error(on, msg);
+        st = finish(on, VM_ERROR);
+        free(on);
+        return st;
+    }
     int vs = vm_run(vm);
     on->vm_done = 1;
     st = finish(on, vs);

@@ -11,6 +11,10 @@
  * read by the program is up to (--queue + 1) cycles old; PRINT output is held until the axes reach it
  * (online_print.h).
  *
+ * With --approach, axes that the driver finds away from the program's start (DriverType.actual) are enabled where
+ * they stand and first moved to the start by the approach's setpoints (online_approach.h), queued before the
+ * program's first and logged apart from it; without it such a start is refused, naming each axis and its distance.
+ *
  * When the real-time side stops (E-stop signal, driver fault, following error, limit, watchdog), the next cycle
  * the program asks for fails with ERR_DEVICE "online stop: <cause> ...; report and trace incomplete", so the
  * run ends as a run-time error at the statement that was executing: report.txt/report.json say "the program

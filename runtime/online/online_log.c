@@ -7,7 +7,7 @@
 #include "online/rt_loop.h"
 #include "output/trace.h"
 
-static const char *const state_name[] = {"run", "prime", "hold", "stop", "settle"};
+static const char *const state_name[] = {"run", "prime", "hold", "stop", "settle", "approach"};
 
 int online_log_open(OnlineLog *lg, const char *path, int naxes, const char (*axis_name)[DRIVER_NAME_LEN], char *err,
                     size_t errlen)
@@ -47,11 +47,27 @@ static void write_row(OnlineLog *lg, const RtLogRow *r)
     lg->rows++;
 }
 
-void online_log_drain(OnlineLog *lg, Spsc *ring)
+void online_log_confirm_later(OnlineLog *lg, long (*taken)(void *state), void *state)
 {
-    RtLogRow r;
-    while (spsc_pop(ring, &r))
-        if (lg->f) write_row(lg, &r);
+    lg->taken = taken;
+    lg->taken_state = state;
+}
+
+void online_log_drain(OnlineLog *lg, Spsc *ring, int final)
+{
+    RtLogRow *r;
+    long taken = -1; /* asked once per drain, again only when a row is still open */
+    while ((r = spsc_front(ring)) != NULL) {
+        if (r->confirmed == -2) {
+            if (lg->taken && taken <= r->seq) taken = lg->taken(lg->taken_state);
+            if (lg->taken && taken > r->seq) r->confirmed = 1;
+            else if (final || spsc_count(ring) > ring->cap / 2) r->confirmed = 0;
+            else break;
+        }
+        if (lg->f) write_row(lg, r);
+        spsc_consume(ring);
+        spsc_release(ring);
+    }
 }
 
 int online_log_close(OnlineLog *lg, char *err, size_t errlen)

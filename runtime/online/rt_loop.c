@@ -39,6 +39,7 @@ static void begin_stop(RtLoop *rt, RtStopCause cause, const SafetyViolation *v, 
         s->signo = signo;
         if (v) s->v = *v;
         s->moving = moving(rt);
+        s->approach = rt->approaching ? rt->stats.approach : 0;
         s->t = rt->last_t;
         s->cycle = rt->last_cycle;
         s->starve = (double)rt->starve * rt->cfg.dt;
@@ -157,7 +158,7 @@ static void next_from_queue(RtLoop *rt)
         rt->dout = rt->sp.dout;
         rt->from_queue = 1;
         rt->starve = 0;
-        rt->log_state = RT_LOG_RUN;
+        rt->log_state = rt->sp.approach ? RT_LOG_APPROACH : RT_LOG_RUN;
         return;
     }
     rt->starve++;
@@ -218,13 +219,17 @@ static void step_limits(RtLoop *rt)
 static void step_write(RtLoop *rt)
 {
     int bad = rt->cfg.drv->write(rt->cfg.drv_state, rt->cq, rt->cqd, rt->dout) < 0;
-    rt->confirmed = rt->cfg.caps.confirms ? !bad : -1;
+    int later = rt->cfg.caps.confirms == DRIVER_CONFIRMS_TAKEN;
+    rt->confirmed = !rt->cfg.caps.confirms ? -1 : bad ? 0 : later ? -2 : 1;
+    rt->accepted += !bad;
     for (int i = 0; i < rt->cfg.naxes; i++) rt->qdd[i] = (rt->cqd[i] - rt->qd[i]) / rt->cfg.dt; /* for a stop ramp */
     memcpy(rt->q, rt->cq, sizeof rt->q);
     memcpy(rt->qd, rt->cqd, sizeof rt->qd);
     rt->have_written = 1;
     rt->stats.written++;
-    if (rt->from_queue) {
+    if (rt->from_queue) rt->approaching = rt->sp.approach;
+    if (rt->from_queue && rt->sp.approach) rt->stats.approach++;
+    if (rt->from_queue && !rt->sp.approach) {
         rt->stats.from_queue++;
         rt->last_cycle = rt->sp.cycle;
         rt->last_t = rt->sp.t;
@@ -239,10 +244,11 @@ static void step_log(RtLoop *rt)
     RtLogRow row;
     int n = rt->cfg.naxes;
     row.wall = wall(rt);
-    row.cycle = rt->from_queue ? rt->sp.cycle : -1;
+    row.cycle = rt->from_queue && !rt->sp.approach ? rt->sp.cycle : -1;
     row.t = rt->last_t;
     row.state = rt->log_state;
     row.confirmed = rt->confirmed;
+    row.seq = rt->accepted - 1;
     memcpy(row.q, rt->q, (size_t)n * sizeof *row.q);
     memcpy(row.qd, rt->qd, (size_t)n * sizeof *row.qd);
     for (int i = 0; i < n; i++) row.qa[i] = rt->cfg.caps.has_feedback ? rt->fb.q[i] : NAN;
@@ -335,6 +341,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     rt->miss_left = cfg->miss_budget;
     rt->disable_confirmed = -1;
     rt->confirmed = -1;
+    rt->accepted = 0;
     atomic_init(&rt->din, 0);
     atomic_init(&rt->written_cycle, -1);
     memset(&rt->stop, 0, sizeof rt->stop);

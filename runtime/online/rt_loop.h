@@ -55,13 +55,14 @@ typedef enum {
 
 /* One cycle's setpoint, produced by the planner thread. */
 typedef struct {
-    long cycle;                    /* the dry-run's cycle index (trace row) */
-    double t;                      /* its program time, s */
+    long cycle;                    /* the dry-run's cycle index (trace row); -1 for an approach setpoint */
+    double t;                      /* its program time, s (0 during the approach) */
+    int approach;                  /* 1: a setpoint of the approach to the start (not the program's) */
     uint64_t dout;                 /* digital outputs, bit c = channel c */
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES];
 } RtSetpoint;
 
-typedef enum { RT_LOG_RUN, RT_LOG_PRIME, RT_LOG_HOLD, RT_LOG_STOP, RT_LOG_SETTLE } RtLogState;
+typedef enum { RT_LOG_RUN, RT_LOG_PRIME, RT_LOG_HOLD, RT_LOG_STOP, RT_LOG_SETTLE, RT_LOG_APPROACH } RtLogState;
 
 /* One cycle as written and read, for the log (online.csv). */
 typedef struct {
@@ -69,7 +70,9 @@ typedef struct {
     long cycle;                    /* the setpoint's cycle; -1 when it did not come from the queue */
     double t;                      /* program time of the last queued setpoint written */
     int state;                     /* RtLogState */
-    int confirmed;                 /* 1 the drive acknowledged the setpoint, 0 not, -1 the driver cannot tell */
+    int confirmed;                 /* 1 the drive acknowledged the setpoint, 0 not, -1 the driver cannot tell, -2 not
+                                    * yet known (DRIVER_CONFIRMS_TAKEN: the log writer asks taken() for it) */
+    long seq;                      /* the count of setpoints write() accepted before this one */
     double q[DRIVER_MAX_AXES], qd[DRIVER_MAX_AXES], qa[DRIVER_MAX_AXES]; /* written; actual (NAN: none) */
 } RtLogRow;
 
@@ -79,6 +82,8 @@ typedef struct {
     int signo;                     /* RT_STOP_SIGNAL */
     SafetyViolation v;             /* RT_STOP_FOLLOWING, RT_STOP_LIMIT */
     int moving;                    /* the axes were moving when it happened */
+    long approach;                 /* > 0: it happened during the approach to the start, after that many of its
+                                    * setpoints (before the program's motion) */
     double t;                      /* program time of the last queued setpoint written */
     long cycle;                    /* its cycle (-1: none yet) */
     double starve;                 /* RT_STOP_WATCHDOG at rest: seconds without a setpoint */
@@ -93,7 +98,7 @@ typedef struct {
     const DriverType *drv;
     void *drv_state;
     DriverCaps caps;
-    const double *q0;              /* start position (held while priming) */
+    const double *q0;              /* where the axes were enabled (held while priming) */
     Spsc *queue;                   /* RtSetpoint records, planner thread -> here */
     Spsc *log;                     /* RtLogRow records, here -> log writer */
     int prio;                      /* SCHED_FIFO priority; 0 = normal policy */
@@ -130,6 +135,8 @@ typedef struct RtLoop {
     long last_cycle, starve, post, settle_from;
     double miss_left;                                   /* of cfg.miss_budget, drawn on by missed deadlines */
     int have_written, from_queue, log_state, confirmed;
+    int approaching;                                    /* the last queued setpoint written was the approach's */
+    long accepted;                                      /* setpoints write() accepted (RtLogRow.seq) */
     DriverFeedback fb;
     SafetyRamp ramp;
     OsalThread th, watch;

@@ -15,14 +15,15 @@
 #include <unistd.h>
 
 #include "osal.h"
+#include "output/display.h"
 #include "output/progress.h"
 #include "output/trace.h"
 
 extern char **environ;
 
-#define MAX_PANELS 12       /* more axes than this: one panel with every curve */
+#define MAX_PANELS 12       /* more axes than this: one panel per unit with every curve of it */
+#define MAX_CURVES SAMPLE_MAX_AXES /* curves in one panel: a unit group of outputs, every axis of a long chain */
 #define MAX_SHADES 200      /* violation intervals drawn per panel */
-#define NEAR_PCT 50.0       /* limit lines drawn when the margin is below this % of the limit */
 #define PLOT_MAX_DECLARED 4   /* figures a back-end may declare (ModelType.plots): more are not drawn */
 #define PLOT_FIGURES_PER_DEVICE (8 + PLOT_MAX_DECLARED) /* the standard ones, at most 8, and the declared ones */
 
@@ -37,9 +38,10 @@ typedef struct {
     TraceGroup group;
     const char *file;  /* file name part: "positions" */
     const char *title; /* "positions" */
-    int n;             /* panels (axes or outputs) */
-    const ModelPlotGroup *decl; /* a figure the device's back-end declares (figure_declared), else NULL */
+    int n;             /* panels */
+    const ModelPlotGroup *decl; /* a figure the device's back-end declares (declared_panel), else NULL */
     int clg;           /* group TRACE_CL: which closed-loop group (1 tracking error, 2 voltage, 3 current) */
+    int grouped;       /* an axis figure of more than MAX_PANELS axes: one panel per unit */
 } Figure;
 
 /* {====================================================================== script pieces */
@@ -61,6 +63,8 @@ static const char *pretty_unit(const char *u)
     if (strcmp(u, "rad/s^2") == 0) return "rad/s²";
     if (strcmp(u, "m/s^2") == 0) return "m/s²";
     if (strcmp(u, "rad/s^3") == 0) return "rad/s³";
+    if (strcmp(u, "deg/s^2") == 0) return "deg/s²";
+    if (strcmp(u, "deg/s^3") == 0) return "deg/s³";
     if (strcmp(u, "m/s^3") == 0) return "m/s³";
     return u;
 }
@@ -83,24 +87,6 @@ static void safe_name(char *out, size_t n, const char *name)
     out[i] = 0;
 }
 
-/* Number of outputs of a device plus its differentiated rate channels ("Gdot"). */
-static int output_panels(const Checks *ck, int dev)
-{
-    int n = ck->lay->dev[dev].nout;
-    for (int i = ck->dev_base[dev]; i < ck->dev_base[dev + 1]; i++) n += ck->chan[i].qty == CHK_OUTPUT_RATE;
-    return n;
-}
-
-/* The channel a panel shows: axis i, output i, or (after the outputs) the rate channels in order. */
-static const ChecksChannel *panel_channel(const Checks *ck, const Figure *fg, int i)
-{
-    if (fg->qty != CHK_OUTPUT || i < ck->lay->dev[fg->dev].nout) return checks_channel(ck, fg->dev, fg->qty, i);
-    int k = i - ck->lay->dev[fg->dev].nout;
-    for (int j = ck->dev_base[fg->dev]; j < ck->dev_base[fg->dev + 1]; j++)
-        if (ck->chan[j].qty == CHK_OUTPUT_RATE && k-- == 0) return &ck->chan[j];
-    return NULL;
-}
-
 /* Append printf-formatted text to buf (size cap, current length *len), never past its end. */
 static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...) __attribute__((format(printf, 4, 5)));
 static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...)
@@ -112,148 +98,6 @@ static void cat(char *buf, size_t cap, size_t *len, const char *fmtstr, ...)
     va_end(ap);
     if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
 }
-
-/* Panel title: "axis 2 (shoulder) · peak 1.23 rad/s at 0.52 s (line 14) · limit ±2, margin 38 %". */
-static void panel_title(FILE *f, const Checks *ck, const Figure *fg, const ChecksChannel *c, int i)
-{
-    char t[512], a[32], b[32];
-    size_t n = 0, cap = sizeof t;
-    t[0] = 0;
-    if (fg->qty == CHK_OUTPUT) cat(t, cap, &n, "%s", c ? checks_label(ck, c) : "?");
-    else cat(t, cap, &n, "axis %d", i + 1);
-    const char *jn = fg->qty != CHK_OUTPUT && i < SAMPLE_MAX_AXES ? ck->lay->dev[fg->dev].axis_name[i] : "";
-    if (*jn) cat(t, cap, &n, " (%s)", jn);
-    if (c && c->nsamples) {
-        const ChecksPoint *p = checks_peak(c);
-        const char *u = pretty_unit(checks_unit(ck, c));
-        cat(t, cap, &n, "  ·  peak %s%s%s at %s s", fmt(a, p->v), *u ? " " : "", u, fmt(b, p->t));
-        if (p->src.line > 0) cat(t, cap, &n, " (line %d)", p->src.line);
-        int flo = isfinite(c->lo), fhi = isfinite(c->hi);
-        if (flo && fhi && c->lo == -c->hi) cat(t, cap, &n, "  ·  limit ±%s", fmt(a, c->hi));
-        else if (flo && fhi) cat(t, cap, &n, "  ·  limits %s, %s", fmt(a, c->lo), fmt(b, c->hi));
-        else if (flo || fhi) cat(t, cap, &n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, fhi ? c->hi : c->lo));
-        double pct = checks_margin_pct(c);
-        if ((flo || fhi) && isfinite(pct)) cat(t, cap, &n, ", margin %.3g %%", pct);
-    }
-    fputs("set title ", f);
-    gp_str(f, t);
-    fputs(c && c->nbad ? " tc rgb '#b00000'\n" : " tc rgb '#202020'\n", f);
-}
-
-/* Shaded violation intervals and the peak marker of one panel. */
-static void panel_marks(FILE *f, const Checks *ck, const ChecksChannel *c)
-{
-    fputs("unset object\nunset label\n", f);
-    if (!c || !c->nsamples) return;
-    double span = ck->t_last - ck->t_first;
-    double pad = fmax(0.5 * ck->cfg.cycle, 0.002 * span);
-    int nshade = 0;
-    for (int k = 0; k < ck->nviol && nshade < MAX_SHADES; k++) {
-        const ChecksViolation *w = &ck->viol[k];
-        if (&ck->chan[w->channel] != c) continue;
-        nshade++;
-        fprintf(f, "set object %d rect from %.9g, graph 0 to %.9g, graph 1 behind fc rgb '#f6d0d0' "
-                   "fs solid 1.0 noborder\n", nshade, w->t_start - pad, w->t_end + pad);
-    }
-    const ChecksPoint *p = checks_peak(c);
-    if (isfinite(p->v))
-        fprintf(f, "set label 1 '' at %.9g, %.9g point pt 7 ps 0.7 lc rgb '%s' front\n", p->t, p->v,
-                c->nbad ? "#c00000" : "#202020");
-}
-
-/* The plot command of one panel: the curve, and its limits when they are near. */
-static void panel_plot(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, const ChecksChannel *c,
-                       int i)
-{
-    fprintf(f, "plot ");
-    gp_str(f, o->trace);
-    if (c && c->qty == CHK_OUTPUT_RATE) { /* differentiate the output as the checks did: backward difference */
-        int col = trace_column(ck->lay, fg->dev, TRACE_OUT, c->src_output);
-        fprintf(f, " every ::1 using 1:(r_ = (column(%d) - p_) / (column(1) - t_), p_ = column(%d), t_ = column(1), "
-                   "r_) with lines lc rgb '%s' lw 1.4 notitle",
-                col, col, palette[i % NPALETTE]);
-    } else {
-        int col = trace_column(ck->lay, fg->dev, fg->group, i);
-        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.4 notitle", col, palette[i % NPALETTE]);
-    }
-    double pct = c ? checks_margin_pct(c) : NAN;
-    int near = c && c->nsamples && (c->nbad || (isfinite(pct) && pct < NEAR_PCT));
-    if (near && isfinite(c->hi)) fprintf(f, ", %.9g with lines lc rgb '#707070' dt (10,6) lw 1.3 notitle", c->hi);
-    if (near && isfinite(c->lo)) fprintf(f, ", %.9g with lines lc rgb '#707070' dt (10,6) lw 1.3 notitle", c->lo);
-    fputc('\n', f);
-}
-
-/* y label: "speed (rad/s)" */
-static void panel_ylabel(FILE *f, const Checks *ck, const ChecksChannel *c, const Figure *fg)
-{
-    char y[128];
-    if (fg->qty == CHK_OUTPUT) snprintf(y, sizeof y, "%s%s", c ? checks_label(ck, c) : "?",
-                                        c && c->qty == CHK_OUTPUT_RATE ? " (per s)" : "");
-    else if (c) snprintf(y, sizeof y, "%s (%s)", checks_label(ck, c), pretty_unit(checks_unit(ck, c)));
-    else snprintf(y, sizeof y, "%s", checks_qty_name(fg->qty));
-    fputs("set ylabel ", f);
-    gp_str(f, y);
-    fputc('\n', f);
-}
-
-/* Many axes: one panel with every curve and a key, no limits. */
-static void body_overlay(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg)
-{
-    fputs("set key outside right top font ',8'\nunset object\nunset label\nset title ''\nset xlabel 'time (s)'\n",
-          f);
-    panel_ylabel(f, ck, panel_channel(ck, fg, 0), fg);
-    fputs("plot ", f);
-    for (int i = 0; i < fg->n; i++) {
-        int col = trace_column(ck->lay, fg->dev, fg->group, i);
-        if (i) fputs(", \\\n     ", f);
-        gp_str(f, o->trace);
-        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.2 title '%d'", col, palette[i % NPALETTE],
-                i + 1);
-    }
-    fputs("\nunset key\n", f);
-}
-
-/* The plotting commands of one figure (without terminal and output). */
-static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
-{
-    char t[256];
-    snprintf(t, sizeof t, "%s — %s", ck->lay->dev[fg->dev].name, fg->title);
-    fprintf(f, "set multiplot layout %d,%d title ", fg->n > MAX_PANELS ? 1 : rows, fg->n > MAX_PANELS ? 1 : cols);
-    gp_str(f, t);
-    fputs(" font ',12'\n", f);
-    if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
-    else fputs("set autoscale x\n", f);
-    if (fg->n > MAX_PANELS) {
-        body_overlay(f, ck, o, fg);
-    } else {
-        for (int i = 0; i < fg->n; i++) {
-            const ChecksChannel *c = panel_channel(ck, fg, i);
-            panel_title(f, ck, fg, c, i);
-            panel_ylabel(f, ck, c, fg);
-            fputs(i >= fg->n - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
-            panel_marks(f, ck, c);
-            if (c && c->qty == CHK_OUTPUT_RATE) fputs("p_ = NaN; t_ = NaN\n", f);
-            panel_plot(f, ck, o, fg, c, i);
-        }
-    }
-    fputs("unset multiplot\nset output\nprint 'figure'\n", f);
-}
-
-/* Index of the output named `name` of a device, or -1. */
-static int output_index(const Checks *ck, int dev, const char *name)
-{
-    const SampleDeviceInfo *di = &ck->lay->dev[dev];
-    for (int i = 0; i < di->nout; i++)
-        if (strcmp(di->out_name[i], name) == 0) return i;
-    return -1;
-}
-
-/* A declared panel's trace quantity (MODEL_PLOT_Q ... MODEL_PLOT_OUTPUT). */
-static const struct { ChecksQty qty; TraceGroup group; } panel_source[] = {
-    [MODEL_PLOT_Q] = {CHK_POSITION, TRACE_Q},   [MODEL_PLOT_QD] = {CHK_SPEED, TRACE_QD},
-    [MODEL_PLOT_QDD] = {CHK_ACCEL, TRACE_QDD},  [MODEL_PLOT_TAU] = {CHK_TORQUE, TRACE_TAU},
-    [MODEL_PLOT_OUTPUT] = {CHK_OUTPUT, TRACE_OUT},
-};
 
 /* A declared panel's expression with each {group:i} replaced by column(N) of device dev's trace. 0, or -1 when it
  * names a column the trace does not have (or does not fit in out). */
@@ -285,135 +129,467 @@ static int expand_expr(const SampleLayout *lay, int dev, const char *expr, char 
     return 0;
 }
 
-/* The trace index a declared panel shows (its axis, or its output's index), or -1 when the trace lacks it. */
-static int panel_index(const Checks *ck, int dev, const ModelPlotPanel *pp)
+/* }====================================================================== */
+
+/* {====================================================================== panels */
+
+/* One curve of a panel: a checked channel's values, or (c NULL) a column or expression no check watches. */
+typedef struct {
+    const ChecksChannel *c;
+    int col;                   /* its trace column; a rate curve: the column of the output it differentiates */
+    int rate;                  /* 1: the backward difference of column col, as the checks computed it */
+    const char *expr;          /* a derived curve: a declared panel's expression ({q:i} ...), else NULL */
+    const char *si;            /* its SI unit ("" dimensionless) */
+    char name[MODEL_NAME_LEN]; /* legend and title: the joint's name ("axis 3" without one), the output's */
+} Curve;
+
+/* One panel: curves of one unit on one y axis. */
+typedef struct {
+    int dev;
+    char title[160];           /* what it shows; "": its one curve's name */
+    const char *quantity;      /* the y label before the unit ("speed"); NULL: the unit alone */
+    double lim;                /* a limit ±lim no channel carries (a motor's voltage), drawn dashed; 0: none */
+    int n;
+    Curve cv[MAX_CURVES];
+} Panel;
+
+/* The curve of a checked channel of device dev: its column and name ("axis i" when the joint has none). */
+static Curve chan_curve(const Checks *ck, const ChecksChannel *c)
 {
-    if (pp->src == MODEL_PLOT_OUTPUT) return pp->output ? output_index(ck, dev, pp->output) : -1;
-    return pp->axis >= 0 && pp->axis < ck->lay->dev[dev].naxes ? pp->axis : -1;
+    static const int axis_group[] = {[CHK_POSITION] = TRACE_Q, [CHK_SPEED] = TRACE_QD, [CHK_ACCEL] = TRACE_QDD,
+                                     [CHK_JERK] = -1, [CHK_TORQUE] = TRACE_TAU}; /* jerk: not traced */
+    const SampleDeviceInfo *di = &ck->lay->dev[c->dev];
+    Curve cv = {.c = c, .si = checks_unit(ck, c)};
+    if (c->qty == CHK_OUTPUT || c->qty == CHK_OUTPUT_RATE) {
+        cv.rate = c->qty == CHK_OUTPUT_RATE;
+        cv.col = trace_column(ck->lay, c->dev, TRACE_OUT, cv.rate ? c->src_output : c->index);
+        snprintf(cv.name, sizeof cv.name, "%s", checks_label(ck, c));
+    } else {
+        int g = c->qty <= CHK_TORQUE ? axis_group[c->qty] : -1;
+        cv.col = g >= 0 ? trace_column(ck->lay, c->dev, (TraceGroup)g, c->index) : 0;
+        if (di->axis_name[c->index][0]) snprintf(cv.name, sizeof cv.name, "%s", di->axis_name[c->index]);
+        else snprintf(cv.name, sizeof cv.name, "axis %d", c->index + 1);
+    }
+    return cv;
+}
+
+/* The curves of a device's outputs and then of their checked rates ("Gdot"), into cv; their count. */
+static int output_curves(const Checks *ck, int dev, Curve *cv)
+{
+    int n = 0;
+    for (int i = 0; i < ck->lay->dev[dev].nout && n < MAX_CURVES; i++) {
+        const ChecksChannel *c = checks_channel(ck, dev, CHK_OUTPUT, i);
+        if (c) cv[n++] = chan_curve(ck, c);
+    }
+    for (int j = ck->dev_base[dev]; j < ck->dev_base[dev + 1] && n < MAX_CURVES; j++)
+        if (ck->chan[j].qty == CHK_OUTPUT_RATE) cv[n++] = chan_curve(ck, &ck->chan[j]);
+    return n;
+}
+
+/* The curves of one quantity of every axis of a device, into cv; their count. */
+static int axis_curves(const Checks *ck, int dev, ChecksQty qty, Curve *cv)
+{
+    int n = 0;
+    for (int i = 0; i < ck->lay->dev[dev].naxes && n < MAX_CURVES; i++) {
+        const ChecksChannel *c = checks_channel(ck, dev, qty, i);
+        if (c) cv[n++] = chan_curve(ck, c);
+    }
+    return n;
+}
+
+/* How many units the curves have; with p, panel k gets those of the k-th (in order of first appearance). */
+static int unit_groups(const Curve *cv, int n, int k, Panel *p)
+{
+    int ng = 0;
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++) first = strcmp(cv[j].si, cv[i].si) != 0;
+        if (!first) continue;
+        if (p && ng == k)
+            for (int j = i; j < n; j++)
+                if (strcmp(cv[j].si, cv[i].si) == 0) p->cv[p->n++] = cv[j];
+        ng++;
+    }
+    return ng;
+}
+
+/* A unit group's title from its names: "G, Gfelt, Gx" when that fits in 48 characters, else "L1 … L6 (6)". */
+static void names_title(Panel *p)
+{
+    size_t len = 0;
+    for (int i = 0; i < p->n; i++) len += strlen(p->cv[i].name) + 2;
+    if (len > 50) {
+        len = 0;
+        cat(p->title, sizeof p->title, &len, "%s … %s (%d)", p->cv[0].name, p->cv[p->n - 1].name, p->n);
+        return;
+    }
+    len = 0;
+    for (int i = 0; i < p->n; i++) cat(p->title, sizeof p->title, &len, "%s%s", i ? ", " : "", p->cv[i].name);
+}
+
+/* The curve whose peak the title quotes: the one nearest to (or furthest beyond) its limit, else the largest. */
+static const Curve *lead_curve(const Panel *p)
+{
+    const Curve *best = NULL;
+    double bm = INFINITY, bv = -1;
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (!c || !c->nsamples) continue;
+        double m = checks_margin_pct(c), v = fabs(checks_peak(c)->v);
+        if (isfinite(m) ? m < bm : !isfinite(bm) && v > bv) best = &p->cv[i];
+        if (isfinite(m) && m < bm) bm = m;
+        if (!isfinite(bm) && v > bv) bv = v;
+    }
+    return best;
+}
+
+/* Panel title: "shoulder  ·  peak 70.5 deg/s at 0.52 s (line 14)  ·  limit ±115, margin 38 %"; red when a curve
+ * left its limits. */
+static void panel_title(FILE *f, const Panel *p, const Curve *lead, DisplayUnit du)
+{
+    char t[512], a[32], b[32];
+    size_t n = 0, cap = sizeof t;
+    int bad = 0;
+    t[0] = 0;
+    cat(t, cap, &n, "%s", p->title[0] ? p->title : p->n ? p->cv[0].name : "?");
+    for (int i = 0; i < p->n; i++) bad |= p->cv[i].c && p->cv[i].c->nbad;
+    if (lead) {
+        const ChecksChannel *c = lead->c;
+        const ChecksPoint *pk = checks_peak(c);
+        const char *u = pretty_unit(du.unit);
+        cat(t, cap, &n, "  ·  peak%s%s %s%s%s at %s s", p->n > 1 ? " " : "", p->n > 1 ? lead->name : "",
+            fmt(a, du.k * pk->v), *u ? " " : "", u, fmt(b, pk->t));
+        if (pk->src.line > 0) cat(t, cap, &n, " (line %d)", pk->src.line);
+        int flo = isfinite(c->lo), fhi = isfinite(c->hi);
+        if (flo && fhi && c->lo == -c->hi) cat(t, cap, &n, "  ·  limit ±%s", fmt(a, du.k * c->hi));
+        else if (flo && fhi) cat(t, cap, &n, "  ·  limits %s, %s", fmt(a, du.k * c->lo), fmt(b, du.k * c->hi));
+        else if (flo || fhi)
+            cat(t, cap, &n, "  ·  limit %s %s", fhi ? "≤" : "≥", fmt(a, du.k * (fhi ? c->hi : c->lo)));
+        double pct = checks_margin_pct(c);
+        if ((flo || fhi) && isfinite(pct)) cat(t, cap, &n, ", margin %.3g %%", pct);
+    } else if (p->lim > 0) {
+        cat(t, cap, &n, "  ·  limit ±%s", fmt(a, p->lim));
+    }
+    fputs("set title ", f);
+    gp_str(f, t);
+    fputs(bad ? " tc rgb '#b00000'\n" : " tc rgb '#202020'\n", f);
+}
+
+/* y label: "speed (deg/s)", or the unit alone. */
+static void panel_ylabel(FILE *f, const Panel *p, DisplayUnit du)
+{
+    char y[128];
+    const char *u = pretty_unit(du.unit);
+    if (p->quantity && *u) snprintf(y, sizeof y, "%s (%s)", p->quantity, u);
+    else snprintf(y, sizeof y, "%s", p->quantity ? p->quantity : u);
+    fputs("set ylabel ", f);
+    gp_str(f, y);
+    fputc('\n', f);
+}
+
+/* Shaded violation intervals of every curve, the lead's peak marker and those of the curves out of limits. */
+static void panel_marks(FILE *f, const Checks *ck, const Panel *p, const Curve *lead, double k)
+{
+    fputs("unset object\nunset label\n", f);
+    double span = ck->t_last - ck->t_first;
+    double pad = fmax(0.5 * ck->cfg.cycle, 0.002 * span);
+    int nshade = 0, nlabel = 0;
+    for (int v = 0; v < ck->nviol && nshade < MAX_SHADES; v++) {
+        const ChecksViolation *w = &ck->viol[v];
+        for (int i = 0; i < p->n; i++) {
+            if (p->cv[i].c != &ck->chan[w->channel]) continue;
+            fprintf(f, "set object %d rect from %.9g, graph 0 to %.9g, graph 1 behind fc rgb '#f6d0d0' "
+                       "fs solid 1.0 noborder\n", ++nshade, w->t_start - pad, w->t_end + pad);
+            break;
+        }
+    }
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (!c || !c->nsamples || (&p->cv[i] != lead && !c->nbad)) continue;
+        const ChecksPoint *pk = checks_peak(c);
+        if (isfinite(pk->v))
+            fprintf(f, "set label %d '' at %.9g, %.9g point pt 7 ps 0.7 lc rgb '%s' front\n", ++nlabel, pk->t,
+                    k * pk->v, c->nbad ? "#c00000" : "#202020");
+    }
+}
+
+/* The using-expression of curve i: its column (times k when the display unit is not SI), the backward difference of
+ * it, or a declared expression. */
+static void curve_using(FILE *f, const Checks *ck, const Panel *p, int i, double k)
+{
+    const Curve *cv = &p->cv[i];
+    char e[1024];
+    if (cv->expr) {
+        expand_expr(ck->lay, p->dev, cv->expr, e, sizeof e);
+        if (k != 1) fprintf(f, "using 1:(%.17g * (%s))", k, e);
+        else fprintf(f, "using 1:(%s)", e);
+    } else if (cv->rate) {
+        fprintf(f, "using 1:(r_ = (column(%d) - p%d_) / (column(1) - t%d_), p%d_ = column(%d), t%d_ = column(1), ",
+                cv->col, i, i, i, cv->col, i);
+        if (k != 1) fprintf(f, "%.17g * r_)", k);
+        else fputs("r_)", f);
+    } else if (k != 1) {
+        fprintf(f, "using 1:($%d * %.17g)", cv->col, k);
+    } else {
+        fprintf(f, "using 1:%d", cv->col);
+    }
+}
+
+/* A dashed limit line at y (drawn once per value). */
+static void limit_line(FILE *f, double y, const char *colour, double *drawn, int *ndrawn)
+{
+    for (int j = 0; j < *ndrawn; j++)
+        if (drawn[j] == y) return;
+    if (*ndrawn < 2 * MAX_CURVES + 2) drawn[(*ndrawn)++] = y;
+    fprintf(f, ", %.9g with lines lc rgb '%s' dt (10,6) lw 1.3 notitle", y, colour);
+}
+
+/* The plot command of a panel: its curves (a legend of their names when there are several) and the limits that are
+ * near, grey when every curve has the same, else in their curve's colour. */
+static void panel_plot(FILE *f, const Checks *ck, const PlotOptions *o, const Panel *p, double k)
+{
+    int shared = 1;
+    const ChecksChannel *first = NULL;
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (!c || (isinf(c->lo) && isinf(c->hi))) continue;
+        if (first && (first->lo != c->lo || first->hi != c->hi)) shared = 0;
+        if (!first) first = c;
+    }
+    if (p->n > 1) { /* the legend right of the plot, in a margin as wide as the longest name */
+        size_t w = 0;
+        for (int i = 0; i < p->n; i++) w = strlen(p->cv[i].name) > w ? strlen(p->cv[i].name) : w;
+        fprintf(f, "set rmargin %d\nset key outside right top vertical font ',9' samplen 1.5 spacing 0.9\n",
+                (int)(w < 24 ? w : 24) + 6);
+    }
+    for (int i = 0; i < p->n; i++)
+        if (p->cv[i].rate) fprintf(f, "p%d_ = NaN; t%d_ = NaN\n", i, i);
+    fputs("plot ", f);
+    for (int i = 0; i < p->n; i++) {
+        if (i) fputs(", \\\n     ", f);
+        gp_str(f, o->trace);
+        fputs(" every ::1 ", f);
+        curve_using(f, ck, p, i, k);
+        fprintf(f, " with lines lc rgb '%s' lw %s%s ", palette[i % NPALETTE], p->n > 1 ? "1.2" : "1.4",
+                i >= NPALETTE ? " dt (6,3)" : "");
+        if (p->n > 1) fputs("title ", f), gp_str(f, p->cv[i].name);
+        else fputs("notitle", f);
+    }
+    /* a limit is drawn when it lies within the span of the panel's values beyond them (the curves then keep at least
+       half the panel's height; a limit further away is only quoted in the title), or when a curve crossed it */
+    double lo = INFINITY, hi = -INFINITY, drawn[2 * MAX_CURVES + 2];
+    int ndrawn = 0;
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (c && c->nsamples && isfinite(c->min.v) && isfinite(c->max.v))
+            lo = fmin(lo, k * c->min.v), hi = fmax(hi, k * c->max.v);
+    }
+    double span = hi - lo;
+    for (int i = 0; i < p->n; i++) {
+        const ChecksChannel *c = p->cv[i].c;
+        if (!c || !c->nsamples) continue;
+        const char *colour = shared ? "#707070" : palette[i % NPALETTE];
+        double lim[2] = {k * c->hi, k * c->lo};
+        for (int j = 0; j < 2; j++)
+            if (isfinite(lim[j]) && (c->nbad || (span >= 0 && lim[j] >= lo - span && lim[j] <= hi + span)))
+                limit_line(f, lim[j], colour, drawn, &ndrawn);
+    }
+    if (p->lim > 0) {
+        limit_line(f, p->lim, "#707070", drawn, &ndrawn);
+        limit_line(f, -p->lim, "#707070", drawn, &ndrawn);
+    }
+    fputc('\n', f);
+    if (p->n > 1) fputs("unset key\nset rmargin 3\n", f);
+}
+
+/* One panel: title, y label, marks, curves. bottom: the panel is in the figure's last row (it gets the x label). */
+static void draw_panel(FILE *f, const Checks *ck, const PlotOptions *o, const Panel *p, int bottom)
+{
+    DisplayUnit du = display_unit(p->n ? p->cv[0].si : "", o->degrees);
+    const Curve *lead = lead_curve(p);
+    panel_title(f, p, lead, du);
+    panel_ylabel(f, p, du);
+    fputs(bottom ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
+    panel_marks(f, ck, p, lead, du.k);
+    panel_plot(f, ck, o, p, du.k);
+}
+
+/* }====================================================================== */
+
+/* {====================================================================== figures */
+
+/* Index of the output named `name` of a device, or -1. */
+static int output_index(const Checks *ck, int dev, const char *name)
+{
+    const SampleDeviceInfo *di = &ck->lay->dev[dev];
+    for (int i = 0; i < di->nout; i++)
+        if (strcmp(di->out_name[i], name) == 0) return i;
+    return -1;
+}
+
+/* A declared panel's trace quantity (MODEL_PLOT_Q ... MODEL_PLOT_OUTPUT). */
+static const ChecksQty panel_qty[] = {
+    [MODEL_PLOT_Q] = CHK_POSITION, [MODEL_PLOT_QD] = CHK_SPEED, [MODEL_PLOT_QDD] = CHK_ACCEL,
+    [MODEL_PLOT_TAU] = CHK_TORQUE, [MODEL_PLOT_OUTPUT] = CHK_OUTPUT,
+};
+
+/* The k-th name of a declared panel's space-separated output list into name; 0 when there is none. */
+static int output_word(const char *list, int k, char *name, size_t n)
+{
+    const char *p = list;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (!*p) return 0;
+        size_t len = strcspn(p, " ");
+        if (k-- == 0) {
+            snprintf(name, n, "%.*s", (int)len, p);
+            return 1;
+        }
+        p += len;
+    }
+}
+
+/* The curves of declared panel pp of device dev into p (its title the panel's label); 0, or -1 when the trace lacks
+ * a column it names. */
+static int declared_panel(const Checks *ck, int dev, const ModelPlotPanel *pp, Panel *p)
+{
+    char buf[1024], name[MODEL_NAME_LEN];
+    memset(p, 0, sizeof *p);
+    p->dev = dev;
+    snprintf(p->title, sizeof p->title, "%s", pp->label ? pp->label : "");
+    if (pp->src == MODEL_PLOT_EXPR) {
+        if (!pp->expr || expand_expr(ck->lay, dev, pp->expr, buf, sizeof buf) < 0) return -1;
+        p->cv[0] = (Curve){.expr = pp->expr, .si = pp->unit ? pp->unit : ""};
+        snprintf(p->cv[0].name, sizeof p->cv[0].name, "%.63s", p->title);
+        p->n = 1;
+        return 0;
+    }
+    if (pp->src == MODEL_PLOT_OUTPUT) {
+        for (int k = 0; pp->output && output_word(pp->output, k, name, sizeof name) && p->n < MAX_CURVES; k++) {
+            const ChecksChannel *c = checks_channel(ck, dev, CHK_OUTPUT, output_index(ck, dev, name));
+            if (!c) return -1;
+            p->cv[p->n++] = chan_curve(ck, c);
+        }
+        return p->n ? 0 : -1;
+    }
+    const ChecksChannel *c = pp->src >= 0 && pp->src < MODEL_PLOT_OUTPUT ? checks_channel(ck, dev, panel_qty[pp->src],
+                                                                                          pp->axis) : NULL;
+    if (!c) return -1;
+    p->cv[p->n++] = chan_curve(ck, c);
+    return 0;
 }
 
 /* Whether device dev's trace has every column a declared figure names. */
 static int declared_fits(const Checks *ck, int dev, const ModelPlotGroup *g)
 {
-    char buf[1024];
+    Panel p;
     if (g->npanels <= 0 || g->npanels > MODEL_PLOT_MAX_PANELS) return 0;
-    for (int k = 0; k < g->npanels; k++) {
-        const ModelPlotPanel *pp = &g->panel[k];
-        if (pp->src == MODEL_PLOT_EXPR ? !pp->expr || expand_expr(ck->lay, dev, pp->expr, buf, sizeof buf) < 0
-                                       : panel_index(ck, dev, pp) < 0)
-            return 0;
-    }
+    for (int k = 0; k < g->npanels; k++)
+        if (declared_panel(ck, dev, &g->panel[k], &p) < 0) return 0;
     return 1;
 }
 
-/* A figure the device's back-end declares (ModelPlotGroup): each panel a trace quantity with its peak, limits and
- * violations as in the standard figures, or a derived curve without them. */
-static void figure_declared(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
+/* Panel k of a standard figure: one axis (one curve), a unit group of a long chain's axes or of the outputs, or one
+ * axis's closed-loop channel (fg->clg: 1 tracking error, 2 motor voltage with its limit, 3 motor current). */
+static void figure_panel(const Checks *ck, const Figure *fg, int k, Panel *p)
 {
-    const ModelPlotGroup *g = fg->decl;
-    int d = fg->dev;
+    static const char *const cl_qty[] = {"", "tracking error", "voltage", "current"};
+    Curve all[MAX_CURVES];
+    const SampleDeviceInfo *di = &ck->lay->dev[fg->dev];
+    memset(p, 0, sizeof *p);
+    p->dev = fg->dev;
+    if (fg->decl) {
+        declared_panel(ck, fg->dev, &fg->decl->panel[k], p);
+    } else if (fg->group == TRACE_CL) {
+        const ModelJoint *jt = di->desc && k < di->desc->njoints ? &di->desc->joint[k] : NULL;
+        static const char *const cl_unit[] = {"", "rad", "V", "A"};
+        const char *si = fg->clg == 1 && jt && jt->type == MODEL_PRISMATIC ? "m" : cl_unit[fg->clg];
+        p->cv[0] = (Curve){.col = trace_column(ck->lay, fg->dev, TRACE_CL, fg->clg * di->naxes + k), .si = si};
+        if (di->axis_name[k][0]) snprintf(p->cv[0].name, sizeof p->cv[0].name, "%s", di->axis_name[k]);
+        else snprintf(p->cv[0].name, sizeof p->cv[0].name, "axis %d", k + 1);
+        p->n = 1;
+        p->quantity = cl_qty[fg->clg];
+        p->lim = fg->clg == 2 && jt && jt->motor.present ? jt->motor.vmax : 0;
+    } else if (fg->qty == CHK_OUTPUT) {
+        unit_groups(all, output_curves(ck, fg->dev, all), k, p);
+        names_title(p);
+    } else if (fg->grouped) {
+        unit_groups(all, axis_curves(ck, fg->dev, fg->qty, all), k, p);
+        p->quantity = p->n ? checks_label(ck, p->cv[0].c) : NULL;
+        names_title(p);
+    } else {
+        const ChecksChannel *c = checks_channel(ck, fg->dev, fg->qty, k);
+        if (c) p->cv[p->n++] = chan_curve(ck, c), p->quantity = checks_label(ck, c);
+    }
+}
+
+/* The commands of one figure (without terminal and output): a multiplot of its panels. */
+static void figure_body(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
+{
     char t[256];
-    snprintf(t, sizeof t, "%s — %s", ck->lay->dev[d].name, g->title);
+    snprintf(t, sizeof t, "%s — %s%s", ck->lay->dev[fg->dev].name, fg->title,
+             fg->group == TRACE_CL && !fg->decl ? " (closed loop)" : "");
     fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
     gp_str(f, t);
     fputs(" font ',12'\n", f);
-    if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
-    for (int k = 0; k < g->npanels; k++) {
-        const ModelPlotPanel *pp = &g->panel[k];
-        fputs("set title ", f);
-        gp_str(f, pp->label);
-        fputs(" tc rgb '#202020'\nset ylabel ''\n", f);
-        fputs(k >= g->npanels - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
-        if (pp->src == MODEL_PLOT_EXPR) { /* derived: no channel, no limit */
-            char e[1024];
-            expand_expr(ck->lay, d, pp->expr, e, sizeof e);
-            fputs("unset object\nunset label\nplot ", f);
-            gp_str(f, o->trace);
-            fprintf(f, " every ::1 using 1:(%s) with lines lc rgb '%s' lw 1.4 notitle\n", e, palette[k % NPALETTE]);
-            continue;
-        }
-        int i = panel_index(ck, d, pp);
-        Figure pf = *fg;
-        pf.qty = panel_source[pp->src].qty, pf.group = panel_source[pp->src].group;
-        const ChecksChannel *c = checks_channel(ck, d, pf.qty, i);
-        panel_marks(f, ck, c);
-        panel_plot(f, ck, o, &pf, c, i);
-    }
-    fputs("unset multiplot\nset output\nprint 'figure'\n", f);
-}
-
-/* A closed-loop figure (--closed-loop): one panel per axis of the trace's group fg->clg (tracking error e,
- * motor voltage u, motor current i). These are not checked channels, so there is no peak marker; the voltage
- * panels draw the motor's limit ±vmax (the saturation the engine applies). */
-static void figure_closed_loop(FILE *f, const Checks *ck, const PlotOptions *o, const Figure *fg, int rows, int cols)
-{
-    const SampleDeviceInfo *di = &ck->lay->dev[fg->dev];
-    const ModelDesc *m = di->desc;
-    char t[256];
-    snprintf(t, sizeof t, "%s — %s (closed loop)", di->name, fg->title);
-    fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
-    gp_str(f, t);
-    fputs(" font ',12'\nunset object\nunset label\nset lmargin 13\n", f); /* room for 5-digit error ticks */
+    if (fg->group == TRACE_CL) fputs("set lmargin 13\n", f); /* room for 5-digit error ticks */
     if (ck->t_last > ck->t_first) fprintf(f, "set xrange [%.9g:%.9g]\n", ck->t_first, ck->t_last);
     else fputs("set autoscale x\n", f);
-    for (int i = 0; i < fg->n; i++) {
-        const ModelJoint *jt = m && i < m->njoints ? &m->joint[i] : NULL;
-        double vmax = fg->clg == 2 && jt && jt->motor.present ? jt->motor.vmax : 0;
-        const char *unit = fg->clg == 2 ? "V" : fg->clg == 3 ? "A" : jt && jt->type == MODEL_PRISMATIC ? "m" : "rad";
-        char a[32], t[160];
-        const char *jn = di->axis_name[i];
-        snprintf(t, sizeof t, "axis %d%s%s%s%s%s", i + 1, *jn ? " (" : "", jn, *jn ? ")" : "",
-                 vmax > 0 ? "  ·  limit ±" : "", vmax > 0 ? fmt(a, vmax) : "");
-        fputs("set title ", f);
-        gp_str(f, t);
-        fputs(" tc rgb '#202020'\n", f);
-        fprintf(f, "set ylabel '%s (%s)'\n", fg->clg == 1 ? "tracking error" : fg->clg == 2 ? "voltage" : "current",
-                unit);
-        fputs(i >= fg->n - cols ? "set xlabel 'time (s)'\n" : "set xlabel ''\n", f);
-        fputs("plot ", f);
-        gp_str(f, o->trace);
-        fprintf(f, " every ::1 using 1:%d with lines lc rgb '%s' lw 1.4 notitle",
-                trace_column(ck->lay, fg->dev, TRACE_CL, fg->clg * di->naxes + i), palette[i % NPALETTE]);
-        if (fg->clg == 2 && vmax > 0)
-            fprintf(f, ", %.9g with lines lc rgb '#707070' dt (10,6) lw 1.3 notitle, %.9g with lines lc rgb "
-                       "'#707070' dt (10,6) lw 1.3 notitle", vmax, -vmax);
-        fputc('\n', f);
+    Panel p;
+    for (int k = 0; k < fg->n; k++) {
+        figure_panel(ck, fg, k, &p);
+        draw_panel(f, ck, o, &p, k >= fg->n - cols);
     }
-    fputs("unset multiplot\nset lmargin 11\nset output\nprint 'figure'\n", f);
+    fputs(fg->group == TRACE_CL ? "unset multiplot\nset lmargin 11\nset output\nprint 'figure'\n"
+                                : "unset multiplot\nset output\nprint 'figure'\n", f);
 }
 
 /* }====================================================================== */
 
-/* Collect the figures of every device. */
+/* Collect the figures of every device. A figure the back-end declares with the file name "outputs" takes the place
+ * of the standard outputs figure (the back-end names the panels its outputs group into). */
 static int list_figures(const Checks *ck, Figure *out, int max)
 {
     int n = 0;
+    Curve all[MAX_CURVES];
     for (int d = 0; d < ck->lay->ndev && n + PLOT_FIGURES_PER_DEVICE <= max; d++) {
         const SampleDeviceInfo *di = &ck->lay->dev[d];
         if (di->naxes <= 0) continue;
-        out[n++] = (Figure){d, CHK_POSITION, TRACE_Q, "positions", "positions", di->naxes, NULL, 0};
-        out[n++] = (Figure){d, CHK_SPEED, TRACE_QD, "speeds", "speeds", di->naxes, NULL, 0};
-        out[n++] = (Figure){d, CHK_ACCEL, TRACE_QDD, "accelerations", "accelerations", di->naxes, NULL, 0};
-        const ChecksChannel *tc = checks_channel(ck, d, CHK_TORQUE, 0);
-        if (tc && tc->nsamples) {
-            int nrev = 0;
-            const ModelDesc *m = di->desc;
-            for (int i = 0; i < di->naxes; i++) nrev += !(m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC);
-            const char *title = nrev == di->naxes ? "torques" : nrev == 0 ? "forces" : "torques and forces";
-            out[n++] = (Figure){d, CHK_TORQUE, TRACE_TAU, "torques", title, di->naxes, NULL, 0};
+        static const struct { ChecksQty qty; TraceGroup group; const char *file; } std[] = {
+            {CHK_POSITION, TRACE_Q, "positions"}, {CHK_SPEED, TRACE_QD, "speeds"},
+            {CHK_ACCEL, TRACE_QDD, "accelerations"}, {CHK_TORQUE, TRACE_TAU, "torques"},
+        };
+        for (int s = 0; s < 4; s++) {
+            const ChecksChannel *c0 = checks_channel(ck, d, std[s].qty, 0);
+            if (std[s].qty == CHK_TORQUE && !(c0 && c0->nsamples)) continue;
+            const char *title = std[s].file;
+            if (std[s].qty == CHK_TORQUE) {
+                int nrev = 0;
+                const ModelDesc *m = di->desc;
+                for (int i = 0; i < di->naxes; i++)
+                    nrev += !(m && i < m->njoints && m->joint[i].type == MODEL_PRISMATIC);
+                title = nrev == di->naxes ? "torques" : nrev == 0 ? "forces" : "torques and forces";
+            }
+            int grouped = di->naxes > MAX_PANELS;
+            int np = grouped ? unit_groups(all, axis_curves(ck, d, std[s].qty, all), 0, NULL) : di->naxes;
+            out[n++] = (Figure){d, std[s].qty, std[s].group, std[s].file, title, np, NULL, 0, grouped};
         }
-        if (di->nout > 0)
-            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", output_panels(ck, d), NULL, 0};
+        int outputs_declared = 0;
+        for (int k = 0; k < di->nplots && k < PLOT_MAX_DECLARED; k++)
+            outputs_declared |= strcmp(di->plots[k].file, "outputs") == 0 && declared_fits(ck, d, &di->plots[k]);
+        int nunits = unit_groups(all, output_curves(ck, d, all), 0, NULL);
+        if (nunits > 0 && !outputs_declared)
+            out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, "outputs", "model outputs", nunits, NULL, 0, 0};
         for (int k = 0; k < di->nplots && k < PLOT_MAX_DECLARED; k++) {
             const ModelPlotGroup *g = &di->plots[k];
             if (declared_fits(ck, d, g))
-                out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, g->file, g->title, g->npanels, g, 0};
+                out[n++] = (Figure){d, CHK_OUTPUT, TRACE_OUT, g->file, g->title, g->npanels, g, 0, 0};
         }
         if (di->ncl_groups >= 2)
-            out[n++] = (Figure){d, CHK_POSITION, TRACE_CL, "tracking", "tracking errors", di->naxes, NULL, 1};
+            out[n++] = (Figure){d, CHK_POSITION, TRACE_CL, "tracking", "tracking errors", di->naxes, NULL, 1, 0};
         if (di->ncl_groups >= 4) {
-            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_voltages", "motor voltages", di->naxes, NULL, 2};
-            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_currents", "motor currents", di->naxes, NULL, 3};
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_voltages", "motor voltages", di->naxes, NULL, 2, 0};
+            out[n++] = (Figure){d, CHK_VOLTAGE, TRACE_CL, "motor_currents", "motor currents", di->naxes, NULL, 3, 0};
         }
     }
     return n;
@@ -443,8 +619,7 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
     for (int k = 0; k < nfig; k++) {
         const Figure *fg = &fig[k];
         int cols = fg->n <= 3 ? 1 : 2, rows_p = (fg->n + cols - 1) / cols;
-        if (fg->n > MAX_PANELS) cols = 1, rows_p = 1;
-        int w = cols == 1 ? 1000 : 1300, h = fg->n > MAX_PANELS ? 600 : 70 + rows_p * 240;
+        int w = cols == 1 ? 1000 : 1300, h = 70 + rows_p * (fg->grouped && fg->n == 1 ? 530 : 240);
         char dev[SAMPLE_NAME_LEN];
         safe_name(dev, sizeof dev, ck->lay->dev[fg->dev].name);
         for (int fmt_i = 0; fmt_i < 2; fmt_i++) {
@@ -463,9 +638,7 @@ static int write_script(FILE *f, const Checks *ck, const PlotOptions *o, const F
             fputs("set output ", f);
             gp_str(f, path);
             fputc('\n', f);
-            if (fg->decl) figure_declared(f, ck, o, fg, rows_p, cols);
-            else if (fg->group == TRACE_CL) figure_closed_loop(f, ck, o, fg, rows_p, cols);
-            else figure_body(f, ck, o, fg, rows_p, cols);
+            figure_body(f, ck, o, fg, rows_p, cols);
             nfiles++;
         }
     }

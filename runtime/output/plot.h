@@ -2,10 +2,12 @@
  *
  * One figure per quantity group per device — positions, speeds, accelerations, torques (forces), and the
  * model's own outputs (G, ...) — each as PNG (pngcairo, else png) and SVG, named DIR/<device>_<group>.png/.svg.
- * Each axis (or output) gets its own panel with time in s on the x axis and the unit on the y axis; limits are
- * dashed lines (drawn when the margin is below 50 % of the limit, otherwise quoted in the panel title so a far-away
- * limit does not flatten the curve), violation intervals shaded red, the peak marked. The script is kept as
- * DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
+ * Each axis gets its own panel, titled by its joint's name, the outputs one panel per unit with a legend of their
+ * names (or as the back-end's declared "outputs" figure groups them); time in s on the x axis, the unit on the y
+ * axis (revolute quantities in degrees when PlotOptions.degrees, output/display.h); limits are
+ * dashed lines (drawn when within the span of the panel's values beyond them or crossed, otherwise quoted in the
+ * panel title so a far-away limit does not flatten the curves), violation intervals shaded red, the peak marked.
+ * The script is kept as DIR/plots.gp (restyle and re-run it with `gnuplot DIR/plots.gp` from the directory irl ran in: paths in it are
  * absolute or as given) and gnuplot's messages go to DIR/plots.log. A trace longer than PLOT_MAX_POINTS rows is
  * first thinned into DIR/plots.csv (header, every n-th row and the last), which the figures then read; the
  * shaded violations and peak markers still come from the checks, which saw every cycle.
@@ -34,6 +36,7 @@ typedef struct {
     int progress;       /* 1: progress bar on stderr if it is a terminal */
     double timeout;     /* s of wall clock gnuplot may take; then it is killed (PLOT_TIMEOUT); <= 0: no bound */
     OutDir *out;        /* the output folder's list of the run's files (outdir.h), NULL: none kept */
+    int degrees;        /* 1: revolute quantities and their limits drawn in degrees (output/display.h); 0: SI */
 } PlotOptions;
 
 /* Write every figure of the run. PLOT_OK; PLOT_SKIPPED (gnuplot missing: err says so, print it as a warning);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "motion/planner.h"
+#include "output/display.h"
 #include "plant/closed_loop.h"
 
 /* {====================================================================== shared helpers */
@@ -202,16 +203,18 @@ static int not_given(const SampleDeviceInfo *di, int q, int *ax)
     return n;
 }
 
-/* What irl does about a limit not given (report.txt, report.json). */
-static const char *not_given_what(int q, char *buf, size_t n, int prismatic)
+/* What irl does about a limit not given (report.txt in degrees when `degrees`, report.json in SI). */
+static const char *not_given_what(int q, char *buf, size_t n, int prismatic, int degrees)
 {
+    DisplayUnit du;
     switch (q) {
     case NG_SPEED:
-        snprintf(buf, n, "planned with irl's default %g %s, not checked", PLANNER_DEFAULT_AXIS_VMAX, prismatic ? "m/s" : "rad/s");
+        du = display_unit(prismatic ? "m/s" : "rad/s", degrees);
+        snprintf(buf, n, "planned with irl's default %g %s, not checked", du.k * PLANNER_DEFAULT_AXIS_VMAX, du.unit);
         break;
     case NG_ACC:
-        snprintf(buf, n, "planned with irl's default %g %s, not checked", PLANNER_DEFAULT_AXIS_AMAX,
-                 prismatic ? "m/s^2" : "rad/s^2");
+        du = display_unit(prismatic ? "m/s^2" : "rad/s^2", degrees);
+        snprintf(buf, n, "planned with irl's default %g %s, not checked", du.k * PLANNER_DEFAULT_AXIS_AMAX, du.unit);
         break;
     case NG_JERK: snprintf(buf, n, "not limited: trapezoidal profiles, not checked"); break;
     default: snprintf(buf, n, "not checked"); break;
@@ -222,7 +225,7 @@ static const char *not_given_what(int q, char *buf, size_t n, int prismatic)
 static const char *const not_given_name[NG_COUNT] = {"position", "speed", "acceleration", "jerk", "torque"};
 
 /* "  limits arm's machine file does not give: acceleration (axes 1..6: planned with ...); ..." */
-static void text_not_given(FILE *f, const SampleDeviceInfo *di)
+static void text_not_given(FILE *f, const SampleDeviceInfo *di, int degrees)
 {
     int ax[MODEL_MAX_DOF], first = 1;
     char what[96];
@@ -234,7 +237,7 @@ static void text_not_given(FILE *f, const SampleDeviceInfo *di)
         fprintf(f, "%s (ax%s", not_given_name[q], n == 1 ? "is" : "es");
         for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : " ", ax[k]);
         int pri = di->desc->joint[ax[0] - 1].type == MODEL_PRISMATIC;
-        fprintf(f, ": %s)", not_given_what(q, what, sizeof what, pri));
+        fprintf(f, ": %s)", not_given_what(q, what, sizeof what, pri, degrees));
     }
     if (!first) fputc('\n', f);
 }
@@ -261,7 +264,8 @@ static void json_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
         fprintf(f, "%s\"%s\": {\"axes\": [", nq++ ? ", " : "", not_given_name[q]);
         for (int k = 0; k < n; k++) fprintf(f, "%s%d", k ? ", " : "", ax[k]);
         fputs("], \"what\": ", f);
-        report_json_string(f, not_given_what(q, what, sizeof what, di->desc->joint[ax[0] - 1].type == MODEL_PRISMATIC));
+        report_json_string(f, not_given_what(q, what, sizeof what, di->desc->joint[ax[0] - 1].type == MODEL_PRISMATIC,
+                                             0));
         fputc('}', f);
     }
     fputc('}', f);
@@ -530,15 +534,16 @@ static const char *num(char *buf, double x)
     return buf;
 }
 
-/* The limit of a channel as people write it: 97.6 (symmetric), [lo, hi], >= lo, <= hi, or "-". */
-static const char *limit_str(char *buf, const ChecksChannel *c)
+/* The limit of a channel as people write it, its values times k (the display unit's): 97.6 (symmetric), [lo, hi],
+ * >= lo, <= hi, or "-". */
+static const char *limit_str(char *buf, const ChecksChannel *c, double k)
 {
     char a[32], b[32];
     int flo = isfinite(c->lo), fhi = isfinite(c->hi);
-    if (flo && fhi && c->lo == -c->hi) snprintf(buf, 64, "%s", num(a, c->hi));
-    else if (flo && fhi) snprintf(buf, 64, "[%s, %s]", num(a, c->lo), num(b, c->hi));
-    else if (flo) snprintf(buf, 64, ">= %s", num(a, c->lo));
-    else if (fhi) snprintf(buf, 64, "<= %s", num(a, c->hi));
+    if (flo && fhi && c->lo == -c->hi) snprintf(buf, 64, "%s", num(a, k * c->hi));
+    else if (flo && fhi) snprintf(buf, 64, "[%s, %s]", num(a, k * c->lo), num(b, k * c->hi));
+    else if (flo) snprintf(buf, 64, ">= %s", num(a, k * c->lo));
+    else if (fhi) snprintf(buf, 64, "<= %s", num(a, k * c->hi));
     else snprintf(buf, 64, "-");
     return buf;
 }
@@ -559,7 +564,8 @@ static void text_violation(FILE *f, const Checks *ck, const ChecksViolation *w, 
 {
     const ChecksChannel *c = &ck->chan[w->channel];
     char what[160], a[32], b[32], t0[32], t1[32], tp[32];
-    const char *unit = checks_unit(ck, c);
+    DisplayUnit du = display_unit(checks_unit(ck, c), info->degrees);
+    const char *unit = du.unit;
     fprintf(f, "%s:%d:%d: error: ", src_file(w->src, info), w->src.line, w->src.col);
     what_str(what, sizeof what, ck, c);
     if (w->qty == CHK_IK)
@@ -570,8 +576,8 @@ static void text_violation(FILE *f, const Checks *ck, const ChecksViolation *w, 
         fprintf(f, "%s: measure %s below the threshold %s (near a singularity)", what, num(a, w->peak),
                 num(b, w->limit));
     else
-        fprintf(f, "%s %s%s%s %s its limit %s%s%s", what, num(a, w->peak), *unit ? " " : "", unit,
-                w->peak > w->limit ? "exceeds" : "is below", num(b, w->limit), *unit ? " " : "", unit);
+        fprintf(f, "%s %s%s%s %s its limit %s%s%s", what, num(a, du.k * w->peak), *unit ? " " : "", unit,
+                w->peak > w->limit ? "exceeds" : "is below", num(b, du.k * w->limit), *unit ? " " : "", unit);
     fprintf(f, " at t = %s s", num(tp, w->t_peak));
     if (w->cycles > 1) fprintf(f, " (during %s .. %s s, %ld cycles)", num(t0, w->t_start), num(t1, w->t_end),
                                w->cycles);
@@ -650,15 +656,26 @@ static void text_closed_loop(FILE *f, const Checks *ck, const ReportInfo *info)
         const ClosedLoop *cl = info->closed_loop[d];
         if (!cl) continue;
         const ClosedLoopGains *g = &cl->ctl.g;
+        /* the gains' units (SI, per radian: a gain is no angle to show in degrees); PID's differ on prismatic axes */
+        static const char *const ct_unit[2] = {"1/s^2", "1/s"};
+        static const char *const pid_unit[2][3] = {{"Nm/rad", "Nm s/rad", "Nm/(rad s)"}, {"N/m", "N s/m", "N/(m s)"}};
+        const ModelDesc *md = ck->lay->dev[d].desc;
         fprintf(f, "%s: gains", ck->lay->dev[d].name);
         for (int k = 0; k < 3; k++) {
             const double *v = k == 0 ? g->kp : k == 1 ? g->kd : g->ki;
             if (k == 2 && g->kind == CONTROLLER_CT) break;
             fprintf(f, " %s", k == 0 ? "kp" : k == 1 ? "kd" : "ki");
-            for (int j = 0; j < cl->n; j++) fprintf(f, "%c%.6g", j ? ',' : ' ', v[j]);
+            int pid = g->kind != CONTROLLER_CT, npri = 0;
+            for (int j = 0; j < cl->n; j++) {
+                int pri = md && j < md->njoints && md->joint[j].type == MODEL_PRISMATIC;
+                npri += pri;
+                fprintf(f, "%c%.6g", j ? ',' : ' ', v[j]);
+            }
+            fprintf(f, " %s", pid ? pid_unit[0][k] : ct_unit[k]);
+            if (pid && npri) fprintf(f, " (%s on prismatic axes)", pid_unit[1][k]);
         }
         fprintf(f, " (bandwidth %.6g rad/s)\n", g->omega);
-        closed_loop_report(cl, ck->lay->dev[d].name, f);
+        closed_loop_report(cl, ck->lay->dev[d].name, info->degrees, f);
     }
 }
 
@@ -672,24 +689,30 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     if (m && m->source[0]) fprintf(f, ", %s", m->source);
     if (m && m->backend[0]) fputc(']', f);
     fprintf(f, ", %d ax%s\n", di->naxes, di->naxes == 1 ? "is" : "es");
-    fprintf(f, "  %-13s %4s %-12s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", "joint", "peak", "unit",
+    int jw = 12; /* the joint column: as wide as the longest name, up to 32 */
+    for (int i = 0; i < di->naxes; i++) {
+        int l = (int)strlen(di->axis_name[i]);
+        jw = l > jw ? (l < 32 ? l : 32) : jw;
+    }
+    fprintf(f, "  %-13s %4s %-*s %13s %-7s %10s %6s %16s %12s %8s\n", "quantity", "axis", jw, "joint", "peak", "unit",
             "at t (s)", "line", "limit", "margin", "margin%");
-    (void)info;
     for (int i = ck->dev_base[d]; i < ck->dev_base[d + 1]; i++) {
         const ChecksChannel *c = &ck->chan[i];
         if (!reported(c) || c->qty == CHK_IK) continue;
         const ChecksPoint *p = checks_peak(c);
         char ax[16] = "", v[32], t[32], lim[64], mg[32], mp[32];
         if (axis_of(c)) snprintf(ax, sizeof ax, "%d", axis_of(c));
+        DisplayUnit du = display_unit(checks_unit(ck, c), info->degrees);
         double margin = checks_margin(c), pct = checks_margin_pct(c);
         const char *jn = axis_of(c) && di->axis_name[axis_of(c) - 1][0] ? di->axis_name[axis_of(c) - 1] : "-";
-        fprintf(f, "%c %-13.13s %4s %-12.12s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
-                checks_label(ck, c), ax, jn, num(v, p->v), checks_unit(ck, c), num(t, p->t), p->src.line, limit_str(lim, c),
-                isinf(margin) ? "-" : num(mg, margin), isinf(pct) || isnan(pct) ? "-" : num(mp, pct));
+        fprintf(f, "%c %-13.13s %4s %-*.*s %13s %-7s %10s %6d %16s %12s %8s\n", c->nbad ? '!' : ' ',
+                checks_label(ck, c), ax, jw, jw, jn, num(v, du.k * p->v), du.unit, num(t, p->t), p->src.line,
+                limit_str(lim, c, du.k), isinf(margin) ? "-" : num(mg, du.k * margin),
+                isinf(pct) || isnan(pct) ? "-" : num(mp, pct));
     }
     const ChecksChannel *ik = checks_channel(ck, d, CHK_IK, -1);
     if (ik && ik->nbad) fprintf(f, "! IK failed on %ld cycles\n", ik->nbad);
-    text_not_given(f, di);
+    text_not_given(f, di, info->degrees);
 }
 
 /* "cycle time: loop lines 19..35, 2 passes: 6.6 s, 7.26 s" after the duration line. */

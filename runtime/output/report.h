@@ -30,6 +30,8 @@ typedef struct {
     const struct ClosedLoop *const *closed_loop;
     const SampleSrc *const *cl_ev_src;
     const Timeline *timeline; /* the motion statements and the cycle time (timeline.h); NULL: not listed */
+    int degrees;          /* 1: report.txt shows revolute quantities in degrees (output/display.h); report.json is
+                           * SI whatever this says */
 } ReportInfo;
 
 /* Verdict: "pass", "fail" (a check failed), "error" (the program stopped with a run-time error) or "incomplete"

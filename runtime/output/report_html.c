@@ -16,7 +16,7 @@ ASSET(three_min_js) ASSET(OrbitControls_js)
 
 typedef struct {
     int dev, axis;        /* axis 1-based; 0 for a channel that is not an axis */
-    const char *quantity; /* as report.json names it: "position", "speed", ..., or the output's name */
+    const char *quantity; /* as report.json names it: "position", "speed", ..., "output" (the name says which) */
     char name[MODEL_NAME_LEN + 8];
     const char *unit;
 } Chan;
@@ -68,13 +68,14 @@ static int channels(const SampleLayout *lay, Chan *ch)
             for (int i = 0; i < di->naxes; i++, k++)
                 if (ch) {
                     ch[k] = (Chan){.dev = d, .axis = i + 1, .quantity = qty[g], .unit = axis_unit(di, i, rev[g], pri[g])};
-                    snprintf(ch[k].name, sizeof ch[k].name, "%s%d", sym[g], i + 1);
+                    if (di->axis_name[i][0]) snprintf(ch[k].name, sizeof ch[k].name, "%s", di->axis_name[i]);
+                    else snprintf(ch[k].name, sizeof ch[k].name, "%s%d", sym[g], i + 1);
                 }
         for (int i = 0; di->has_pose && i < 3; i++, k++)
             if (ch) ch[k] = (Chan){.dev = d, .quantity = "tool position", .unit = "m"},
                     snprintf(ch[k].name, sizeof ch[k].name, "%s", pose[i]);
         for (int i = 0; i < di->nout; i++, k++)
-            if (ch) ch[k] = (Chan){.dev = d, .quantity = di->out_name[i], .unit = di->out_unit[i]},
+            if (ch) ch[k] = (Chan){.dev = d, .quantity = "output", .unit = di->out_unit[i]},
                     snprintf(ch[k].name, sizeof ch[k].name, "%s", di->out_name[i]);
         for (int g = 0; g < di->ncl_groups; g++)
             for (int i = 0; i < di->naxes; i++, k++)
@@ -82,7 +83,8 @@ static int channels(const SampleLayout *lay, Chan *ch)
                     const char *u = !strcmp(di->cl_group[g], "u") ? "V" : !strcmp(di->cl_group[g], "i") ? "A"
                                                                                                         : axis_unit(di, i, "rad", "m");
                     ch[k] = (Chan){.dev = d, .axis = i + 1, .quantity = di->cl_group[g], .unit = u};
-                    snprintf(ch[k].name, sizeof ch[k].name, "%s%d", di->cl_group[g], i + 1);
+                    if (di->axis_name[i][0]) snprintf(ch[k].name, sizeof ch[k].name, "%s", di->axis_name[i]);
+                    else snprintf(ch[k].name, sizeof ch[k].name, "%s%d", di->cl_group[g], i + 1);
                 }
     }
     return k;
@@ -425,7 +427,7 @@ static void links(FILE *f, const ReportHtml *h, Model *const *models, Buf *o)
     }
 }
 
-/* The page's data: {"report": report.json, "source": {...}, "series": {...}}. */
+/* The page's data: {"report": report.json, "source": {...}, "display": "deg"|"si", "series": {...}}. */
 static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInfo *info, Model *const *models)
 {
     char *buf = NULL;
@@ -440,7 +442,7 @@ static void data(FILE *f, const ReportHtml *h, const Checks *ck, const ReportInf
     fputs(",\n\"source\": {\"file\": ", f), json_string(f, info->program);
     fputs(", \"text\": ", f), json_string(f, text);
     free(text);
-    fputs("},\n\"series\": ", f);
+    fprintf(f, "},\n\"display\": \"%s\",\n\"series\": ", info->degrees ? "deg" : "si");
     series(f, h, info->cycle, models);
     fputs("}\n", f);
 }

@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "dmath.h"
+
 /* Copy a machine file's motor into an actuator, with the defaults the header describes. */
 int actuator_from_model(Actuator *a, const ModelMotor *m)
 {
@@ -44,7 +46,7 @@ double actuator_voltage_for_current(const Actuator *a, double i_target, double i
 {
     double iss = i_target;
     if (a->L > 0) {
-        double decay = exp(-h * a->R / a->L);
+        double decay = dm_exp(-h * a->R / a->L);
         iss = (i_target - i0 * decay) / (1.0 - decay);
     }
     return a->R * iss + a->ke * a->N * qd;

@@ -1,13 +1,17 @@
-/* closed_loop.c — the closed-loop dry-run engine: controller at the cycle rate, actuators, and the plant
- * integrated by GSL's odeiv2 driver between cycles. */
+/* closed_loop.c — the closed-loop dry-run engine: controller at the cycle rate (or inside the ODE), actuators,
+ * and the plant integrated by GSL's odeiv2 driver between cycles. */
 #include "plant/closed_loop.h"
+#include "plant/ode_control.h"
 #include "spd_solve.h"
+#include "output/display.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+
+#include "dmath.h"
 
 /* printf into err (may be NULL). */
 static int fail(char *err, size_t errlen, int st, const char *fmt, ...)
@@ -26,7 +30,7 @@ static double friction(const ClosedLoop *cl, int j, double qd)
 {
     const ClosedLoopConfig *c = &cl->cfg;
     double f = c->viscous[j] * qd;
-    if (c->coulomb[j] != 0) f += c->coulomb[j] * tanh(qd / CLOSED_LOOP_COULOMB_V);
+    if (c->coulomb[j] != 0) f += c->coulomb[j] * dm_tanh(qd / CLOSED_LOOP_COULOMB_V);
     return f;
 }
 
@@ -49,14 +53,37 @@ static double axis_current(const ClosedLoop *cl, int j, const double *y)
     return actuator_current_static(&cl->act[j], cl->u_hold[j], y[cl->n + j]);
 }
 
-/* dy/dt = (q̇, q̈, di/dt) with the inputs held for this cycle. */
+/* Continuous controller: the torque axes' inputs at time t of the interval, from the state (q, q̇) and the
+ * interval's quintic reference. */
+static int control_inside(ClosedLoop *cl, double t, const double *q, const double *qd)
+{
+    int n = cl->n;
+    double r[3][MODEL_MAX_DOF] = {{0}}, x = t - cl->rt0;
+    for (int j = 0; j < n; j++) {
+        const double c0 = cl->rc[0][j], c1 = cl->rc[1][j], c2 = cl->rc[2][j], c3 = cl->rc[3][j], c4 = cl->rc[4][j],
+                     c5 = cl->rc[5][j];
+        r[0][j] = c0 + x * (c1 + x * (c2 + x * (c3 + x * (c4 + x * c5))));
+        r[1][j] = c1 + x * (2 * c2 + x * (3 * c3 + x * (4 * c4 + x * 5 * c5)));
+        r[2][j] = 2 * c2 + x * (6 * c3 + x * (12 * c4 + x * 20 * c5));
+    }
+    int st = controller_update(&cl->ctl, q, qd, r[0], r[1], r[2], cl->tau_cmd);
+    if (st < 0) return st;
+    for (int j = 0; j < n; j++) {
+        if (cl->kind[j] != CL_AXIS_TORQUE) continue;
+        double lim = cl->m->desc.joint[j].limits.effort, d = cl->tau_cmd[j] + friction(cl, j, qd[j]);
+        cl->tau_hold[j] = d > lim ? lim : d < -lim ? -lim : d;
+    }
+    return 0;
+}
+
+/* dy/dt = (q̇, q̈, di/dt) with the inputs held for this cycle (or, continuous, computed at t). */
 static int rhs(double t, const double y[], double dydt[], void *p)
 {
     ClosedLoop *cl = p;
     int n = cl->n, st;
     const double *q = y, *qd = y + n;
-    (void)t;
     cl->stats.rhs_evals++;
+    if (cl->cfg.continuous && (st = control_inside(cl, t, q, qd)) < 0) goto bad;
     for (int j = 0; j < n; j++) {
         double i = cl->kind[j] == CL_AXIS_MOTOR ? axis_current(cl, j, y) : 0;
         cl->tj[j] = axis_torque(cl, j, qd[j], i);
@@ -148,7 +175,17 @@ int closed_loop_init(ClosedLoop *cl, Model *m, const ClosedLoopGains *g, const C
         return fail(err, errlen, st, "closed loop: gains: %d given for %d axes, or negative / not finite", g->n,
                     m->dof);
     if ((st = setup_axes(cl, err, errlen)) < 0) return st;
+    if (cl->cfg.continuous) {
+        if (g->kind != CONTROLLER_CT)
+            return fail(err, errlen, MODEL_EINVAL, "closed loop: a continuous controller must be the computed-torque "
+                        "one (a PID's integrator is sampled)");
+        for (int j = 0; j < cl->n; j++)
+            if (cl->kind[j] == CL_AXIS_MOTOR)
+                return fail(err, errlen, MODEL_EINVAL, "closed loop: joint %s has a motor, whose voltage is set once "
+                            "per cycle: a continuous controller drives torques only", m->desc.joint[j].name);
+    }
     if ((st = start_state(cl, q0, qd0, err, errlen)) < 0) return st;
+    for (int j = 0; j < cl->n; j++) cl->ref[0][j] = q0[j], cl->ref[1][j] = qd0 ? qd0[j] : 0, cl->ref[2][j] = 0;
     const gsl_odeiv2_step_type *T = gsl_odeiv2_step_rk8pd;
     if (cfg->stepper && strcmp(cfg->stepper, "rkf45") == 0) T = gsl_odeiv2_step_rkf45;
     else if (cfg->stepper && strcmp(cfg->stepper, "rk8pd") != 0)
@@ -156,6 +193,10 @@ int closed_loop_init(ClosedLoop *cl, Model *m, const ClosedLoopGains *g, const C
     cl->sys = (gsl_odeiv2_system){rhs, NULL, (size_t)cl->ny, cl};
     cl->drv = gsl_odeiv2_driver_alloc_y_new(&cl->sys, T, cl->cycle / 4, cl->cfg.epsabs, cl->cfg.epsrel);
     if (!cl->drv) return fail(err, errlen, MODEL_ENOMEM, "closed loop: out of memory");
+    if (ode_control_install(cl->drv, cl->cfg.epsabs, cl->cfg.epsrel) != GSL_SUCCESS) {
+        closed_loop_free(cl);
+        return fail(err, errlen, MODEL_ENOMEM, "closed loop: out of memory");
+    }
     if (gsl_odeiv2_driver_set_hmax(cl->drv, cl->cycle) != GSL_SUCCESS) {
         closed_loop_free(cl);
         return fail(err, errlen, MODEL_EINVAL, "closed loop: bad cycle time");
@@ -241,8 +282,8 @@ static int hold_input(ClosedLoop *cl, int j, double demand)
     return sat;
 }
 
-/* Integrate the plant over [t_k, t_k+1] with the held inputs; update the statistics. */
-static int advance(ClosedLoop *cl)
+/* The statistics of this cycle's outputs. */
+static void note_peaks(ClosedLoop *cl)
 {
     ClosedLoopStats *s = &cl->stats;
     ClosedLoopOut *o = &cl->out;
@@ -254,7 +295,13 @@ static int advance(ClosedLoop *cl)
             if (fabs(o->i[j]) > s->imax[j]) s->imax[j] = fabs(o->i[j]);
         }
     }
-    double t = o->t, t1 = (double)(cl->k + 1) * cl->cycle;
+}
+
+/* Integrate the plant over [t_k, t_k+1] with the inputs of this cycle. */
+static int integrate(ClosedLoop *cl)
+{
+    ClosedLoopStats *s = &cl->stats;
+    double t = (double)cl->k * cl->cycle, t1 = (double)(cl->k + 1) * cl->cycle;
     cl->rhs_status = 0;
     /* The held inputs changed: the evolver must not reuse the last cycle's derivative at the first step (it
      * would, and then reject step after step until h is tiny). Resetting keeps the driver's step size. */
@@ -268,11 +315,60 @@ static int advance(ClosedLoop *cl)
     return 0;
 }
 
+/* Integrate with the held inputs and note the cycle's peaks. */
+static int advance(ClosedLoop *cl)
+{
+    note_peaks(cl);
+    return integrate(cl);
+}
+
+void closed_loop_set_reference(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr)
+{
+    for (int j = 0; j < cl->n; j++) cl->ref[0][j] = qr[j], cl->ref[1][j] = qdr[j], cl->ref[2][j] = qddr[j];
+}
+
+/* The quintic from the stored reference (t_k) to (qr, qdr, qddr) at t_k + h, in powers of t − t_k. */
+static void reference_quintic(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr)
+{
+    double h = cl->cycle;
+    cl->rt0 = (double)cl->k * h;
+    for (int j = 0; j < cl->n; j++) {
+        double p0 = cl->ref[0][j], v0 = cl->ref[1][j], a0 = cl->ref[2][j], dp = qr[j] - p0;
+        cl->rc[0][j] = p0, cl->rc[1][j] = v0, cl->rc[2][j] = a0 / 2;
+        cl->rc[3][j] = (20 * dp - (8 * qdr[j] + 12 * v0) * h - (3 * a0 - qddr[j]) * h * h) / (2 * h * h * h);
+        cl->rc[4][j] = (-30 * dp + (14 * qdr[j] + 16 * v0) * h + (3 * a0 - 2 * qddr[j]) * h * h) / (2 * h * h * h * h);
+        cl->rc[5][j] = (12 * dp - 6 * (qdr[j] + v0) * h + (qddr[j] - a0) * h * h) / (2 * h * h * h * h * h);
+    }
+}
+
+/* One continuous-controller cycle: integrate to t_k with the controller inside (from the second step on: the
+ * first one is at the start), then the outputs at t_k. */
+static int step_continuous(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr)
+{
+    ClosedLoopOut *o = &cl->out;
+    int st;
+    if (cl->started) {
+        reference_quintic(cl, qr, qdr, qddr);
+        if ((st = integrate(cl)) < 0) return st;
+    }
+    cl->started = 1;
+    closed_loop_set_reference(cl, qr, qdr, qddr);
+    read_state(cl);
+    if ((st = controller_update(&cl->ctl, o->q, o->qd, qr, qdr, qddr, o->tau)) < 0) return st;
+    for (int j = 0; j < cl->n; j++) {
+        o->e[j] = cl->ctl.e[j], o->ed[j] = cl->ctl.ed[j];
+        hold_input(cl, j, o->tau[j] + friction(cl, j, o->qd[j]));
+    }
+    note_peaks(cl);
+    return 0;
+}
+
 /* One closed-loop cycle: read the state, control, drive, integrate. */
 int closed_loop_step(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr)
 {
     ClosedLoopOut *o = &cl->out;
     int n = cl->n, st, ct = cl->ctl.g.kind == CONTROLLER_CT;
+    if (cl->cfg.continuous) return step_continuous(cl, qr, qdr, qddr);
     read_state(cl);
     if ((st = controller_update(&cl->ctl, o->q, o->qd, qr, qdr, qddr, o->tau)) < 0) return st;
     for (int j = 0; j < n; j++) {
@@ -329,27 +425,32 @@ void closed_loop_channel_values(const ClosedLoop *cl, double *v)
 }
 
 /* Human summary. */
-void closed_loop_report(const ClosedLoop *cl, const char *dev, FILE *f)
+void closed_loop_report(const ClosedLoop *cl, const char *dev, int degrees, FILE *f)
 {
     const ClosedLoopStats *s = &cl->stats;
     fprintf(f, "%s: closed loop (%s), %ld cycles, %ld integrator steps (%ld rejected), %ld evaluations\n", dev,
-            cl->ctl.g.kind == CONTROLLER_CT ? "computed-torque PD" : "PID", s->cycles, s->steps,
+            cl->ctl.g.kind != CONTROLLER_CT ? "PID" : cl->cfg.continuous ? "computed-torque PD, continuous"
+                                                                            : "computed-torque PD", s->cycles, s->steps,
             s->failed_steps, s->rhs_evals);
     for (int j = 0; j < cl->n; j++) {
+        int pri = j < cl->m->desc.njoints && cl->m->desc.joint[j].type == MODEL_PRISMATIC;
+        DisplayUnit du = display_unit(pri ? "m" : "rad", degrees);
+        const char *jn = j < cl->m->desc.njoints ? cl->m->desc.joint[j].name : "";
+        fprintf(f, "  axis %d%s%s%s", j + 1, *jn ? " (" : "", jn, *jn ? ")" : "");
         if (cl->kind[j] == CL_AXIS_PASSIVE) /* nothing drives it: its setpoint is only the planner's placeholder */
-            fprintf(f, "  axis %d (passive, not driven): peak |setpoint - actual| %.4g at t = %.6g s", j + 1,
-                    s->emax[j], s->emax_t[j]);
+            fprintf(f, ", passive, not driven: peak |setpoint - actual| %.4g %s at t = %.6g s", du.k * s->emax[j],
+                    du.unit, s->emax_t[j]);
         else
-            fprintf(f, "  axis %d: peak tracking error %.4g at t = %.6g s", j + 1, s->emax[j], s->emax_t[j]);
+            fprintf(f, ": peak tracking error %.4g %s at t = %.6g s", du.k * s->emax[j], du.unit, s->emax_t[j]);
         if (cl->kind[j] == CL_AXIS_MOTOR) fprintf(f, ", peak |u| %.4g V, peak |i| %.4g A", s->umax[j], s->imax[j]);
         if (s->sat_cycles[j]) fprintf(f, ", %ld cycles saturated", s->sat_cycles[j]);
         fputc('\n', f);
     }
     for (int k = 0; k < s->nev; k++) {
         const ClosedLoopSatEvent *e = &s->ev[k];
-        fprintf(f, "  %s axis %d: %s at its limit %.4g %s from t = %.6g to %.6g s (%ld cycles), demand up to %.4g at "
-                "t = %.6g s\n", dev, e->axis + 1, e->voltage ? "voltage" : "torque", e->limit,
-                e->voltage ? "V" : "Nm", e->t_start, e->t_end, e->cycles, e->worst, e->worst_t);
+        fprintf(f, "  %s axis %d: %s at its limit %.4g %s from t = %.6g to %.6g s (%ld cycles), demand up to %.4g "
+                "%s at t = %.6g s\n", dev, e->axis + 1, e->voltage ? "voltage" : "torque", e->limit,
+                e->voltage ? "V" : "Nm", e->t_start, e->t_end, e->cycles, e->worst, e->voltage ? "V" : "Nm", e->worst_t);
     }
     if (s->ev_dropped) fprintf(f, "  %ld more saturation events not listed\n", s->ev_dropped);
 }

@@ -20,6 +20,14 @@
  * ±vmax and held. Every clipped cycle is a saturation: counted per axis and collected into events (runs of
  * consecutive clipped cycles) for the report.
  *
+ * Continuous controller (ClosedLoopConfig.continuous, `--controller-rate continuous`): the controller is
+ * evaluated inside the ODE's right-hand side at every stage of every step, on the setpoint interpolated between
+ * two cycles by the quintic that matches position, speed and acceleration at both ends (exact for a polynomial of
+ * degree 5; for a smooth reference its error is O(Δt⁶)). Step k (k ≥ 1) then integrates [t_k−1, t_k] from the
+ * previous setpoint (closed_loop_set_reference, else the last step's) to this one; its outputs refer to t_k, the
+ * end of the interval, and step 0's to the start. Computed-torque control of torque-driven axes only (a PID's integrator and a motor's voltage
+ * are sampled by nature).
+ *
  * Start: at (q0, q̇0), in equilibrium: currents, and the PID integrator, hold the torque ID(q0, q̇0, 0) (+ the
  * friction at q̇0), as a machine that was holding its pose before the program started.
  *
@@ -55,6 +63,7 @@ typedef struct {
     int no_motors;                   /* 1: ignore the machine's motors, every powered axis is torque-driven */
     double viscous[MODEL_MAX_DOF];   /* joint viscous friction, Nm s/rad (N s/m); 0 = none */
     double coulomb[MODEL_MAX_DOF];   /* joint Coulomb friction, Nm (N); 0 = none */
+    int continuous;                  /* 1: the controller acts inside the ODE (see the header comment) */
 } ClosedLoopConfig;
 
 /* How an axis is driven. */
@@ -113,6 +122,10 @@ typedef struct ClosedLoop {
     double u_hold[MODEL_MAX_DOF], tau_hold[MODEL_MAX_DOF], dist[MODEL_MAX_DOF];
     double M[MODEL_MAX_DOF * MODEL_MAX_DOF], h[MODEL_MAX_DOF], tj[MODEL_MAX_DOF], qdd[MODEL_MAX_DOF];
     double tau_cmd[MODEL_MAX_DOF];
+    double ref[3][MODEL_MAX_DOF];     /* continuous: the setpoint (q, q̇, q̈) at the start of the next interval */
+    double rc[6][MODEL_MAX_DOF];      /* continuous: the interval's quintic, coefficients of (t − t0)^0..5 */
+    double rt0;                       /* continuous: the interval's start time */
+    int started;                      /* continuous: the first step (at the start, nothing to integrate) is done */
     int rhs_status;               /* MODEL_E* from the last failed right-hand side */
     gsl_odeiv2_system sys;
     gsl_odeiv2_driver *drv;
@@ -128,6 +141,9 @@ int closed_loop_init(ClosedLoop *cl, Model *m, const ClosedLoopGains *g, const C
 /* One cycle: the controller reads the state at t_k = k·cycle and the setpoint (qr, qdr, qddr) of that instant,
  * the plant is integrated to t_k+1. Fills cl->out. 0, or < 0 (MODEL_E*, CLOSED_LOOP_EODE). */
 int closed_loop_step(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr);
+/* Continuous controller: the setpoint (qr, qdr, qddr) at the plant's present time, the start of the next
+ * interval (the engine starts with its q0 at rest; a reference that starts moving there says so here). */
+void closed_loop_set_reference(ClosedLoop *cl, const double *qr, const double *qdr, const double *qddr);
 /* One cycle open loop (tests, and the motor alone): hold input[j] — a voltage on motored axes, a torque on the
  * others (clipped at effort) — over the cycle. Fills cl->out with e = 0. */
 int closed_loop_step_open(ClosedLoop *cl, const double *input);
@@ -143,8 +159,9 @@ void closed_loop_channel_name(const ClosedLoop *cl, const char *dev, int k, char
 /* This cycle's values of every channel, in channel order (call after a step). */
 void closed_loop_channel_values(const ClosedLoop *cl, double *v);
 
-/* A summary for people: peak tracking error per axis, saturation events, integrator work. */
-void closed_loop_report(const ClosedLoop *cl, const char *dev, FILE *f);
+/* A summary for people: peak tracking error per axis (revolute axes in degrees when `degrees`, output/display.h),
+ * saturation events, integrator work. */
+void closed_loop_report(const ClosedLoop *cl, const char *dev, int degrees, FILE *f);
 const char *closed_loop_strerror(int status);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "errcodes.h"
 #include "geom.h"
 
@@ -34,16 +35,16 @@ static int real_result(Value *v, int nargs, double r, const char *fn, char *msg,
         double a = v[0].r;                                                   \
         return real_result(v, n, (expr), #NAME, msg, ml);                    \
     }
-MATH1(SIN, sin(a))
-MATH1(COS, cos(a))
-MATH1(TAN, tan(a))
-MATH1(ASIN, asin(a))
-MATH1(ACOS, acos(a))
-MATH1(ATAN, atan(a))
+MATH1(SIN, dm_sin(a))
+MATH1(COS, dm_cos(a))
+MATH1(TAN, dm_tan(a))
+MATH1(ASIN, dm_asin(a))
+MATH1(ACOS, dm_acos(a))
+MATH1(ATAN, dm_atan(a))
 MATH1(SQRT, sqrt(a))
 MATH1(ABSR, fabs(a))
-MATH1(EXP, exp(a))
-MATH1(LN, a == 0 ? NAN : log(a))
+MATH1(EXP, dm_exp(a))
+MATH1(LN, a == 0 ? NAN : dm_log(a))
 
 #define MATH2(NAME, expr)                                                    \
     static int bi_##NAME(Value *v, int n, char *msg, size_t ml)              \
@@ -51,10 +52,10 @@ MATH1(LN, a == 0 ? NAN : log(a))
         double a = v[0].r, b = v[1].r;                                       \
         return real_result(v, n, (expr), #NAME, msg, ml);                    \
     }
-MATH2(ATAN2, atan2(a, b))
+MATH2(ATAN2, dm_atan2(a, b))
 MATH2(MINR, a < b ? a : b)
 MATH2(MAXR, a > b ? a : b)
-MATH2(POW, pow(a, b))
+MATH2(POW, dm_pow(a, b))
 
 static int bi_ABSI(Value *v, int n, char *msg, size_t ml)
 {
@@ -97,9 +98,9 @@ static int bi_POS(Value *v, int n, char *msg, size_t ml) { (void)v, (void)n, (vo
 /* Quaternion of a rotation by angle about the x (0), y (1) or z (2) axis. */
 static void quat_axis(double q[4], int axis, double angle)
 {
-    q[0] = cos(angle / 2);
+    q[0] = dm_cos(angle / 2);
     q[1] = q[2] = q[3] = 0;
-    q[1 + axis] = sin(angle / 2);
+    q[1 + axis] = dm_sin(angle / 2);
 }
 static void put(Value *v, const double *x, int n)
 {
@@ -148,8 +149,8 @@ static int bi_ORIVANG(Value *v, int n, char *msg, size_t ml)
         snprintf(msg, ml, "ORIVANG: the axis has zero length");
         return IRL_ERR_MATH;
     }
-    double s = sin(angle / 2) / norm;
-    double q[4] = {cos(angle / 2), e[0] * s, e[1] * s, e[2] * s};
+    double s = dm_sin(angle / 2) / norm;
+    double q[4] = {dm_cos(angle / 2), e[0] * s, e[1] * s, e[2] * s};
     put(v, q, 4);
     return 0;
 }

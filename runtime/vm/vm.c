@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dmath.h"
 #include "vm/builtins.h"
 #include "errcodes.h"
 #include "exec/motion.h"
 #include "vm/print.h"
+#include "vm/tasks.h"
 
 #if defined(__GNUC__) && !defined(IRL_VM_SWITCH)
 #define VM_COMPUTED_GOTO 1
@@ -76,11 +78,35 @@ int vm_init(Vm *vm, const Chunk *c, FILE *out, FILE *err)
         return VM_ENOMEM;
     }
     sys_defaults(vm->sys);
+    vm->stack_end = VM_STACK_SLOTS;
+    vm->owns = 1;
     return VM_OK;
+}
+
+int vm_init_task(Vm *vm, const Vm *parent)
+{
+    memset(vm, 0, sizeof *vm);
+    vm->chunk = parent->chunk;
+    vm->out = parent->out;
+    vm->err = parent->err;
+    vm->stack = parent->stack;
+    vm->sys = parent->sys;
+    vm->trace = parent->trace;
+    vm->trace_ctx = parent->trace_ctx;
+    vm->motion = parent->motion;
+    vm->tasks = parent->tasks;
+    vm->stack_end = VM_STACK_SLOTS;
+    vm->frames = calloc(VM_MAX_FRAMES, sizeof *vm->frames);
+    return vm->frames ? VM_OK : VM_ENOMEM;
 }
 
 void vm_free(Vm *vm)
 {
+    if (!vm->owns) {
+        free(vm->frames);
+        vm->frames = NULL;
+        return;
+    }
     free(vm->stack);
     free(vm->frames);
     free(vm->sys);
@@ -152,8 +178,8 @@ static int unwind(Vm *vm, int pc)
             vm->errno_ = vm->err_code;
             return r->handler;
         }
-        if (vm->nframes == 1) {
-            report(vm);
+        if (vm->nframes == vm->floor + 1) {
+            if (!vm->quiet) report(vm);
             return -1;
         }
         vm->nframes--;
@@ -181,19 +207,44 @@ static int64_t current_errno(const Vm *vm)
 /* Is [addr, addr + n) inside the slot stack? */
 static inline int addr_ok(int64_t addr, int64_t n) { return addr >= 0 && n >= 0 && addr <= VM_STACK_SLOTS - n; }
 
-/* Runs the main program (routine 0). */
-VM_LOOP_ATTR int vm_run(Vm *vm)
+static int run_loop(Vm *vm, int routine, int64_t base0);
+
+/* Runs the main program (routine 0): alone, or with its tasks and interrupts under the scheduler. */
+int vm_run(Vm *vm)
+{
+    vm->nframes = 0;
+    vm->floor = 0;
+    if (tasks_needed(vm->chunk)) return tasks_run(vm);
+    return vm_exec(vm, 0, 0, NULL);
+}
+
+int vm_exec(Vm *vm, int routine, int64_t base, Value *result)
+{
+    int32_t floor = vm->floor, n0 = vm->nframes;
+    if (n0 >= VM_MAX_FRAMES) return VM_ENOMEM;
+    vm->floor = n0;
+    int st = run_loop(vm, routine, base);
+    if (st == VM_OK && result) *result = vm->stack[base];
+    vm->floor = floor;
+    vm->nframes = n0;
+    return st;
+}
+
+/* Runs routine in a frame at base (index vm->floor) until that frame returns. */
+VM_LOOP_ATTR static int run_loop(Vm *vm, int routine, int64_t base0)
 {
     const Chunk *c = vm->chunk;
     const Instr *code = c->code;
     const int64_t *ki = c->kint;
     const double *kr = c->kreal;
     Value *stack = vm->stack;
-    if (c->nroutines < 1 || c->routines[0].frame_size > VM_STACK_SLOTS) return VM_ENOMEM;
-    vm->nframes = 1;
-    vm->frames[0] = (VmFrame){.routine = 0, .base = 0, .ret_pc = -1};
-    Value *base = stack;
-    const Instr *pc = code + c->routines[0].entry;
+    if (routine < 0 || routine >= c->nroutines || base0 < 0 || base0 + c->routines[routine].frame_size > vm->stack_end)
+        return VM_ENOMEM;
+    int32_t floor = vm->floor;
+    vm->nframes = floor + 1;
+    vm->frames[floor] = (VmFrame){.routine = routine, .base = (int32_t)base0, .ret_pc = -1};
+    Value *base = stack + base0;
+    const Instr *pc = code + c->routines[routine].entry;
     Instr ins;
     char msg[VM_MSG_LEN];
     int ecode = 0, blame = -1; /* blame: the pc an error from the motion door belongs to (-1: the executing one) */
@@ -386,7 +437,7 @@ dispatch:
     CASE(CALL) {
         const ChunkRoutine *r = &c->routines[INSTR_B(ins)];
         int64_t nb = (base - stack) + INSTR_A(ins);
-        if (UNLIKELY(vm->nframes >= VM_MAX_FRAMES || nb + r->frame_size > VM_STACK_SLOTS)) {
+        if (UNLIKELY(vm->nframes >= VM_MAX_FRAMES || nb + r->frame_size > vm->stack_end)) {
             ecode = IRL_ERR_STACK;
             snprintf(msg, sizeof msg, "call depth limit reached (runaway recursion) calling %s", c->kstr[r->name].text);
             goto on_error;
@@ -404,7 +455,7 @@ dispatch:
         unsigned n = INSTR_B(ins);
         if (LIKELY(n == 1)) base[0] = RA;
         else if (n) memmove(base, &RA, n * sizeof(Value));
-        if (vm->nframes == 1) goto done;
+        if (vm->nframes == floor + 1) goto done; /* the frame this run started */
         vm->nframes--;
         VmFrame *f = &vm->frames[vm->nframes - 1];
         base = stack + f->base;
@@ -413,7 +464,7 @@ dispatch:
     }
     CASE(BUILTIN) {
         if (LIKELY(INSTR_B(ins) == VB_SIN || INSTR_B(ins) == VB_COS)) { /* hot: no call through the table */
-            double a = RA.r, r = INSTR_B(ins) == VB_SIN ? sin(a) : cos(a);
+            double a = RA.r, r = INSTR_B(ins) == VB_SIN ? dm_sin(a) : dm_cos(a);
             if (LIKELY(isfinite(r) || !isfinite(a))) {
                 RA.r = r;
                 NEXT;
@@ -426,7 +477,7 @@ dispatch:
         }
         NEXT;
     }
-    CASE(HALT) goto done;
+    CASE(HALT) vm->halted = 1; goto done;
     CASE(PRINTI) print_int(vm->out, RA.i); NEXT;
     CASE(PRINTR) print_real(vm->out, RA.r); NEXT;
     CASE(PRINTB) print_bool(vm->out, RA.i); NEXT;
@@ -476,6 +527,13 @@ dispatch:
     CASE(SETSYS) memcpy(&vm->sys[INSTR_B(ins)], &RA, INSTR_C(ins) * sizeof(Value)); NEXT;
     CASE(MOTION) {
         int e = motion_execute(vm->motion, (MotionKind)INSTR_B(ins), &RA, (int)INSTR_C(ins), msg, sizeof msg);
+        if (UNLIKELY(vm->halted)) goto done; /* an interrupt's handler ran HALT while the statement waited */
+        if (UNLIKELY(e == MOTION_SKIPPED)) { /* an interrupt's handler ran: continue after the statement */
+            int32_t s0, s1;
+            stmt_at(c, PCIDX, &s0, &s1);
+            pc = code + s1;
+            NEXT;
+        }
         if (UNLIKELY(e < 0)) { /* the run ends here (a time bound, an interrupt): no handler takes it */
             set_error(vm, -e, PCIDX, msg);
             fflush(vm->out);
@@ -484,6 +542,15 @@ dispatch:
         if (UNLIKELY(e)) {
             ecode = e;
             blame = motion_error_pc(vm->motion);
+            goto on_error;
+        }
+        NEXT;
+    }
+    /* tasks and interrupts */
+    CASE(START) CASE(ENABLE) CASE(DISABLE) {
+        int e = tasks_op(vm, ins, PCIDX, msg, sizeof msg);
+        if (UNLIKELY(e)) {
+            ecode = e;
             goto on_error;
         }
         NEXT;

@@ -46,6 +46,13 @@ typedef struct Vm {
     int err_code;
     int32_t err_pc;
     char err_msg[VM_MSG_LEN];
+    /* tasks (runtime/vm/tasks.h): each task runs in a Vm of its own that shares stack, sys, chunk and motion */
+    int32_t floor;           /* the frame the innermost vm_exec started (an error unwinds no further) */
+    int64_t stack_end;       /* this context's frames stay below this slot */
+    int halted;              /* HALT ran: the whole program ends */
+    int owns;                /* vm_init allocated stack and sys (a task's Vm borrows them) */
+    int quiet;               /* an error unwound to the floor is not reported: vm_exec's caller raises it again */
+    struct Tasks *tasks;     /* the scheduler, NULL when the program has no TASK and no INTERRUPT */
 } Vm;
 
 /* Allocates the stacks (VM_ENOMEM on failure) and prepares to run c (which must outlive the Vm). */
@@ -55,6 +62,11 @@ void vm_free(Vm *vm);
  * motion door ended the run (it returned a negative code: err_code, err_pc and err_msg say why and where; nothing
  * is printed and no handler ran: the executor reports it). */
 int vm_run(Vm *vm);
+/* Runs routine (no parameters) in a new frame at absolute slot base, above the frames already there, until it
+ * returns: VM_OK (*result gets its first slot when result is not NULL), VM_ERROR, VM_STOPPED, as vm_run. */
+int vm_exec(Vm *vm, int routine, int64_t base, Value *result);
+/* A task's context: borrows parent's chunk, stack, sys, streams and motion; its own frames. VM_ENOMEM or VM_OK. */
+int vm_init_task(Vm *vm, const Vm *parent);
 
 /* The ERR_* name of a code ("ERR_DIV_ZERO"), or NULL when the code is not in src/errcodes.h. */
 const char *vm_errname(int code);

@@ -5,12 +5,17 @@ Several checks in one call (Python starts once), separated by '+':  online_check
   same    TRACE ONLINE_CSV [--complete]  every 'run' row of online.csv carries the trace row of its cycle: its
                                          positions, printed with the trace's 12 digits, are the trace's text;
                                          cycles in order without gaps (from 0; to the trace's end if --complete);
-                                         every other row holds the last position at zero speed, or is a stop row
+                                         every other row holds the last position at zero speed, or is a stop row,
+                                         or an approach row (cycle -1) before the first run row
+  approach DIR VMAX AMAX JMAX            the approach to the start (online.json "approach"): its rows come first
+                                         (after prime rows), as many as it says, from where the axes stood to the
+                                         start exactly, at rest there; speeds, accelerations and jerks (differences
+                                         of the written positions) within 10 % of VMAX, AMAX, JMAX (lists per axis)
   stream  ONLINE_CSV STREAM_OUT [deg]    the stream has one line per online.csv row with the same positions
                                          exactly (the halstreamer text read back as numbers; deg: in degrees)
   ramp    ONLINE_CSV VMAX AMAX           the log's positions never move faster than VMAX nor accelerate beyond
                                          AMAX (comma lists per axis, SI), and the log ends at rest with 'stop'
-                                         rows after the last 'run' row, some of them moving (a ramp)
+                                         rows after the last 'run' (or 'approach') row, some of them moving (a ramp)
   stopped DIR CAUSE TEXT [VMAX AMAX]     a run stopped online: online.json "complete": false and the cause,
                                          report.json verdict "error" with TEXT and "report and trace incomplete",
                                          online.csv has every row written, its run rows are the trace's (same);
@@ -52,7 +57,7 @@ def same(trace, online, complete=None):
     tq, oq, oqd = cols(th, 'q'), cols(oh, 'q'), cols(oh, 'qd')
     if [key(th[i]) for i in tq] != [key(oh[i]) for i in oq]:
         return 'position columns differ: %s vs %s' % ([th[i] for i in tq], [oh[i] for i in oq])
-    want, last = 0, None
+    want, last, approached = 0, None, 0
     for n, r in enumerate(on, 2):
         state, cyc = r[3], int(r[1])
         q = [float(r[i]) for i in oq]
@@ -64,6 +69,10 @@ def same(trace, online, complete=None):
             if got != exp:
                 return 'cycle %d: wrote %s, the trace has %s' % (cyc, got, exp)
             want += 1
+        elif state == 'approach':
+            if want != 0 or cyc != -1:
+                return 'online.csv line %d: an approach row with cycle %d after %d run rows' % (n, cyc, want)
+            approached = 1
         elif state in ('prime', 'hold', 'settle'):
             if last is not None and q != last:
                 return 'online.csv line %d: a %s row moved' % (n, state)
@@ -72,7 +81,7 @@ def same(trace, online, complete=None):
         elif state != 'stop':
             return 'online.csv line %d: state %s' % (n, state)
         last = q
-    if want == 0:
+    if want == 0 and not approached:
         return 'no run rows'
     if complete == '--complete' and want != len(tr):
         return '%d cycles written, the trace has %d' % (want, len(tr))
@@ -107,7 +116,7 @@ def ramp(online, vmax, amax):
     states = [r[3] for r in on]
     if 'stop' not in states:
         return 'no stop rows'
-    last_run = max(i for i, s in enumerate(states) if s == 'run')
+    last_run = max(i for i, s in enumerate(states) if s in ('run', 'approach'))
     if not all(s == 'stop' for s in states[last_run + 1:]) or last_run == len(on) - 1:
         return 'the log does not end with stop rows after the last run row: %s' % states[last_run:last_run + 5]
     q = [[float(r[i]) for i in oq] for r in on]
@@ -144,6 +153,43 @@ def stopped(d, cause, text, vmax=None, amax=None):
     if msg is None and vmax:
         msg = ramp(d + '/online.csv', vmax, amax)
     return msg
+
+
+def approach(d, vmax, amax, jmax):
+    j = json.load(open(d + '/online.json'))
+    a = j['approach']
+    oh, on = rows_of(d + '/online.csv')
+    oq, oqd = cols(oh, 'q'), cols(oh, 'qd')
+    states = [r[3] for r in on]
+    if not a or 'approach' not in states:
+        return 'no approach: online.json %s, states %s' % (a, sorted(set(states)))
+    first = states.index('approach')
+    rows = [r for r in on if r[3] == 'approach']
+    if states[:first] != ['prime'] * first or states[first:first + len(rows)] != ['approach'] * len(rows):
+        return 'the approach rows are not the first after the prime rows'
+    if len(rows) != a['setpoints'] or a['written'] != a['setpoints'] or not a['complete']:
+        return '%d approach rows; online.json %s' % (len(rows), a)
+    frm = [x['from'] for x in a['axes']]
+    to = [x['to'] for x in a['axes']]
+    if any([float(r[i]) for i in oq] != frm for r in on[:first]):
+        return 'the prime rows do not hold where the axes stood, %s' % frm
+    start = frm
+    last = [float(rows[-1][i]) for i in oq]
+    if last != to or any(float(rows[-1][i]) != 0 for i in oqd):
+        return 'the approach ends at %s, not at rest at the start %s' % (last, to)
+    dist = [x['distance'] for x in a['axes']]
+    if any(abs(t - f - dd) > 1e-12 for t, f, dd in zip(to, frm, dist)) or any(x['unit'] != 'rad' for x in a['axes']):
+        return 'online.json distances %s' % dist
+    lim = [[float(x) * 0.1 for x in s.split(',')] for s in (vmax, amax, jmax)]
+    q = [start] + [[float(r[i]) for i in oq] for r in rows]
+    for order in range(1, 4):
+        q = [[(b[k] - p[k]) / DT for k in range(len(b))] for p, b in zip(q, q[1:])]
+        for n, v in enumerate(q):
+            for k, x in enumerate(v):
+                if abs(x) > lim[order - 1][k] * (1 + 1e-3) + 1e-9:
+                    return 'approach row %d axis %d: %s %.6g beyond 10 %% of the limit, %.6g' % (
+                        n + order, k + 1, ('speed', 'acceleration', 'jerk')[order - 1], x, lim[order - 1][k])
+    return None
 
 
 def lag(online, tau):
@@ -183,7 +229,7 @@ def json_expr(path, expr):
 
 
 COMMANDS = {'same': same, 'stream': stream, 'ramp': ramp, 'stopped': stopped, 'lag': lag, 'micro': micro,
-            'json': json_expr, 'speeds': speeds}
+            'json': json_expr, 'speeds': speeds, 'approach': approach}
 
 
 def main(argv):

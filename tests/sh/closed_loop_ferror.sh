@@ -20,7 +20,7 @@ limit=$(awk 'BEGIN { printf "%.17g", 0.01 * atan2(0, -1) / 180 }')
 # 1. the fast program fails, the report names line 8 on stderr and in report.txt
 run fast --closed-loop ferror_fast.irl
 [ $rc = 1 ] || note "ferror_fast: exit $rc, want 1 ($(head -3 "$tmp/fast.stderr"))"
-grep -Eq '^ferror_fast\.irl:8:3: error: arm axis [12] \((shoulder|elbow)\) following error [0-9.e-]+ rad exceeds its limit 0\.000174533 rad at t = ' \
+grep -Eq '^ferror_fast\.irl:8:3: error: arm axis [12] \((shoulder|elbow)\) following error [0-9.e-]+ deg exceeds its limit 0\.01 deg at t = ' \
     "$tmp/fast.stderr" || note "ferror_fast: no following-error violation at line 8 on stderr"
 grep -Eq '^ferror_fast\.irl:8:3: error: arm axis [12] \((shoulder|elbow)\) following error' "$tmp/fast/report.txt" \
     || note "ferror_fast: report.txt lacks the violation"

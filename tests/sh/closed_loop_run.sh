@@ -40,6 +40,11 @@ msg=$(awk -F, -v h=0.001 -v w=20 '
     "$tmp/ct/trace.csv") || note "demo ct: $msg"
 grep -q "closed loop (computed-torque PD)" "$tmp/ct/report.txt" || note "report.txt lacks the closed-loop summary"
 grep -q "controller's torque demands" "$tmp/ct/report.txt" || note "report.txt does not say what the torques are"
+# every number with its unit: the gains (SI), each axis's peak tracking error (degrees: the PUMA's axes are revolute)
+grep -Eq '^arm: gains kp [0-9.,e+]+ 1/s\^2 kd [0-9.,e+]+ 1/s \(bandwidth 20 rad/s\)$' "$tmp/ct/report.txt" ||
+    note "ct: gains without their units: $(grep gains "$tmp/ct/report.txt")"
+[ "$(grep -Ec '^  axis [1-6] \(j[1-6]\): peak tracking error [0-9.e-]+ deg at t = ' "$tmp/ct/report.txt")" = 6 ] ||
+    note "ct: the peak tracking errors not in deg with the joint names: $(grep 'tracking error' "$tmp/ct/report.txt" | head -2)"
 grep -q '"closed_loop": {"torques": "controller demand"' "$tmp/ct/report.json" || note "report.json lacks closed_loop"
 
 # 2. determinism
@@ -51,6 +56,8 @@ cmp -s "$tmp/ct/report.json" "$tmp/ct2/report.json" || note "closed-loop report.
 run pid --closed-loop --controller pid lin_circ.irl
 [ $rc = 0 ] || note "lin_circ --controller pid: exit $rc ($(head -3 "$tmp/pid.stderr"))"
 grep -q "closed loop (PID)" "$tmp/pid/report.txt" || note "pid: report.txt lacks the PID summary"
+grep -Eq '^arm: gains kp [0-9.,e+]+ Nm/rad kd [0-9.,e+]+ Nm s/rad ki [0-9.,e+]+ Nm/\(rad s\) \(bandwidth' "$tmp/pid/report.txt" ||
+    note "pid: gains without their units: $(grep gains "$tmp/pid/report.txt")"
 msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^arm\.e[0-9]+\./) ec[++n] = i; next }
     { for (k = 1; k <= n; k++) { e = $(ec[k]); if (e < 0) e = -e; if (e > E) E = e } }
     END { if (n != 6 || !(E > 0) || E > 0.05) { print "n=" n " peak |e| " E; exit 1 } }' "$tmp/pid/trace.csv") \

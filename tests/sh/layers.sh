@@ -52,7 +52,7 @@ hits=$(grep -rnE "$backend"'|#include "(chain|stewart|freeflyer)[a-z_]*\.h"' run
 
 # OS calls outside the OS layer, osal.[ch] (a field named sched_note is not a call: match call syntax)
 oscall='pthread_[a-z_]+|clock_[a-z_]+|nanosleep|usleep|sigaction|sigprocmask|sigtimedwait|sigwait|signal|mlockall'
-oscall+='|munlockall|sched_[a-z_]+|setpriority|getpriority|syscall'
+oscall+='|munlockall|sched_[a-z_]+|setpriority|getpriority|syscall|getcontext|setcontext|makecontext|swapcontext'
 hits=$(grep -rnE "\\b($oscall)[[:space:]]*\\(" runtime --include='*.[ch]' | grep -v '^runtime/osal\.[ch]:')
 [ -z "$hits" ] || note "OS calls outside runtime/osal.c: $hits"
 

@@ -11,120 +11,23 @@
 #      and set away) and a servo thread that stops (halcmd stop) stop the run too;
 #   4. the program's I/O as pins: a program waits for irl.digital-in-01, moves, switches its output 2
 #      (irl.digital-out-02) and moves back;
-#   5. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start.
+#   5. a stream that does not fit the axes (5 pins, 6 axes) and a missing stream channel: the run does not start;
+#   6. every run has --approach: the first one finds the axes where the fresh streamer's pins (its feedback) stand,
+#      at 0, and moves them to the start first (approach rows within 10 % of the limits, the samples received are
+#      online.csv's); later ones start where the last one left them (at the start after a completed run, or where
+#      a stop ended). Every setpoint of the completed and E-stop runs is confirmed (taken by the servo thread: 1
+#      in online.csv's `confirmed`), and the final disable too (the stream played out, then a period with
+#      irl.enable FALSE).
 # Skips (exit 0, saying why) only when linuxcnc-uspace is absent and cannot be installed. It stops the rtapi_app
 # it started by pid, and runs under a child subreaper so that process is reaped here (PID 1 may not reap).
 # Needs $IRL. Prints the measured figures on stdout.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 
-if ! command -v halcmd >/dev/null || [ ! -x /usr/bin/halsampler ]; then
-    if [ "$(id -u)" = 0 ]; then
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linuxcnc-uspace >/dev/null 2>&1 ||
-            { apt-get update -qq >/dev/null 2>&1 &&
-              DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linuxcnc-uspace >/dev/null 2>&1; }
-    fi
-    command -v halcmd >/dev/null || { echo "SKIP: linuxcnc-uspace is not installed and could not be installed"; exit 0; }
-fi
-
-# Run the rest under a child subreaper: rtapi_app daemonises, and its orphans come back to us to be reaped.
-if [ -z "${IRL_HAL_REAPER:-}" ]; then
-    exec python3 - "$0" <<'EOF'
-import ctypes, os, signal, sys, time
-ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)                  # PR_SET_CHILD_SUBREAPER
-pid = os.fork()
-if pid == 0:
-    os.execvpe("bash", ["bash", sys.argv[1]], dict(os.environ, IRL_HAL_REAPER="1"))
-rc = 1
-while True:
-    p, st = os.waitpid(-1, 0)
-    if p == pid:
-        rc = os.waitstatus_to_exitcode(st)
-        break
-def left():                                             # our children still alive (not yet reaped)
-    me, out = os.getpid(), []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                f = open("/proc/%s/stat" % d).read()
-            except OSError:
-                continue
-            rest = f[f.rindex(")") + 2:].split()
-            if int(rest[1]) == me:
-                out.append((int(d), f[f.index("(") + 1:f.rindex(")")], rest[0]))
-    return out
-end = time.time() + 5
-while time.time() < end:
-    while True:
-        try:
-            p, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            p = 0
-        if p == 0:
-            break
-    if not left():
-        break
-    time.sleep(0.1)
-for p, name, state in left():
-    print("FAIL left running: pid %d (%s)" % (p, name))
-    os.kill(p, signal.SIGKILL)
-    os.waitpid(p, 0)
-    rc = 1
-sys.exit(rc)
-EOF
-fi
-
-fail=0
-note() { echo "FAIL $*"; fail=1; }
-# One HAL at a time in this IPC namespace: its shared-memory keys are fixed.
-exec 9>/tmp/irl-online-hal.lock
-flock -w 900 9 || { echo "FAIL another online_hal.sh held the lock for 15 min"; exit 1; }
-if ps -C rtapi_app -o stat= | grep -qv '^Z'; then
-    echo "FAIL a HAL is already running here (rtapi_app $(ps -C rtapi_app -o pid=,stat= | tr '\n' ' ')): stop it first"
-    exit 1
-fi
-
-if [ "$(id -u)" = 0 ]; then         # HAL refuses root: an unprivileged user of our own
-    user=irlhal
-    id "$user" >/dev/null 2>&1 || useradd -m "$user" || { echo "FAIL useradd $user"; exit 1; }
-    home=$(getent passwd "$user" | cut -d: -f6)
-    as=(setpriv --reuid="$user" --regid="$user" --init-groups env HOME="$home")
-else                                # already one: HAL and irl both run as this user
-    user=$(id -un)
-    as=(env)
-fi
-as() { "${as[@]}" "$@"; }
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-chown "$user:" "$tmp"
-rtapi=""
-sampler=""
-cleanup() {
-    [ -n "$sampler" ] && kill "$sampler" 2>/dev/null
-    (cd "$tmp" && as halrun -U >/dev/null 2>&1)
-    if [ -n "$rtapi" ] && kill -0 "$rtapi" 2>/dev/null && [ "$(ps -o stat= -p "$rtapi")" != Z ]; then
-        kill "$rtapi" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# The HAL files, exactly as docs/ONLINE-DRIVERS.md gives them.
-for f in irl-servo.hal irl-wire.hal; do
-    awk -v f="$f" '$0 ~ "^# " f ":" { on = 1 } on && /^```/ { exit } on' "$root/docs/ONLINE-DRIVERS.md" >"$tmp/$f"
-    [ -s "$tmp/$f" ] || { echo "FAIL docs/ONLINE-DRIVERS.md has no $f"; exit 1; }
-done
+. "$root/tests/sh/hal_setup.bash"
 "$IRL" run --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
 
-(cd "$tmp" && as halcmd -f irl-servo.hal) >"$tmp/servo.log" 2>&1 || { echo "FAIL irl-servo.hal: $(tail -3 "$tmp/servo.log")"; exit 1; }
-rtapi=$(ps -eo pid=,ppid=,comm= | awk -v p="$PPID" '$2 == p && $3 == "rtapi_app" { print $1 }' | head -1)
-[ -n "$rtapi" ] || note "no rtapi_app child of this test after irl-servo.hal"
-# The servo thread as a PREEMPT_RT kernel would run it (this kernel is not one: rtapi_app runs "POSIX
-# non-realtime", under the normal policy, where the busy machine may hold it up beyond the stream's lead).
-if [ -n "$rtapi" ] && ! chrt -f -a -p 70 "$rtapi" 2>/dev/null; then
-    [ "$(id -u)" = 0 ] && note "chrt: the servo thread stays under the normal policy"
-    echo "warning: the servo thread runs under the normal policy (no permission for SCHED_FIFO): underruns may come"
-fi
+hal_start_servo
 
 # One run of irl: $1 name, $2 driver spec, then the commands of $3 (a function) during the run, $4 the program
 # (default programs/lin_circ.irl). Leaves $tmp/$1/ (outputs), $tmp/$1.rc, .out, .err and .samples.
@@ -132,7 +35,7 @@ run_irl() {
     local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl} extra=${5:-}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
-    (cd "$root" && "$IRL" run --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
+    (cd "$root" && "$IRL" run --online --approach --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
         "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
@@ -149,24 +52,35 @@ run_irl() {
     kill "$sampler"; wait "$sampler" 2>/dev/null; sampler=""
 }
 
+# For the commands during a run: wait until the program's own setpoints run (after any approach), then $1 s more.
+started() {
+    local i
+    for i in $(seq 600); do
+        grep -q ',run,' "$tmp/$name/online.csv" 2>/dev/null && break
+        kill -0 "$irl_pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    sleep "$1"
+}
+
 # The stream's water marks, in samples: this machine is a VM whose vCPUs the host takes away now and then (irl's
 # SCHED_FIFO thread woke 25 ms late once, beyond the default 20/40 ms lead: an underrun); 60/100 ms cover that.
 marks=low=60,high=100
-estop_mid() { sleep 2.5; as halcmd sets estop 1; }
+estop_mid() { started 2.5; as halcmd sets estop 1; }
 # irl held up (SIGSTOP) beyond the stream's lead: the servo thread finds the stream empty
 underrun_mid() {
-    sleep 1.5
+    started 1.5
     local p
     p=$(ps -o pid= --ppid "$irl_pid")
     kill -STOP $p; sleep 0.2; kill -CONT $p
 }
-ferror_mid() { sleep 1.5; as halcmd unlinkp irl.arm.1.pos-fb; as halcmd setp irl.arm.1.pos-fb 3; }
+ferror_mid() { started 1.5; as halcmd unlinkp irl.arm.1.pos-fb; as halcmd setp irl.arm.1.pos-fb 3; }
 # the servo thread stops (a reader that goes away): no sample taken for `stall`
-stall_mid() { sleep 1.5; as halcmd stop; sleep 0.5; as halcmd start; }
+stall_mid() { started 1.5; as halcmd stop; sleep 0.5; as halcmd start; }
 
 # the program's I/O as pins: the input it waits for, the output it switches after its move
 io_mid() {
-    sleep 0.3
+    started 0.3
     as halcmd setp irl.digital-in-01 1
     local i
     for i in $(seq 200); do
@@ -207,7 +121,7 @@ done
 
 # What the servo thread received against online.csv and the trace; the E-stop's stop time.
 HIGH=${marks##*high=} python3 - "$tmp" <<'EOF' || fail=1
-import csv, json, os, sys
+import csv, json, math, os, sys
 tmp = sys.argv[1]
 n, dt, bad = 6, 0.001, []
 trace = list(csv.reader(open(tmp + "/dry/trace.csv")))
@@ -229,14 +143,16 @@ def received(name):
         bad.append("%s: the sampler lost samples" % name)
     return dict(rx=rx, idx=idx, a=a, b=b, estop=estop, gaps=sum(empty[a:b + 1]), under=under[b] - under[a])
 
-def compare(name, r):
-    """Delivered = pre-fill at the start + online.csv rows; run rows = trace rows. Max differences."""
+def compare(name, r, with_trace=True):
+    """Delivered = pre-fill where the axes were enabled + online.csv rows; run rows = trace rows (lin_circ's).
+    Max differences."""
     ol = list(csv.reader(open("%s/%s/online.csv" % (tmp, name))))
     h, ol = ol[0], ol[1:]
     qc = [h.index("arm.q%d" % (k + 1)) for k in range(n)]
     rec = [r["rx"][i] for i in r["idx"]]
     pre = len(rec) - len(ol)
-    q0 = [float(ol[0][c]) for c in qc]
+    ap = json.load(open("%s/%s/online.json" % (tmp, name)))["approach"]
+    q0 = [a["from"] for a in ap["axes"]] if ap else [float(ol[0][c]) for c in qc]
     if pre < 1 or any(abs(rec[j][k] - q0[k]) > 1e-9 for j in range(pre) for k in range(n)):
         bad.append("%s: %d samples before online.csv's first row, not all the start position" % (name, pre))
         return None, None, ol
@@ -244,10 +160,10 @@ def compare(name, r):
     d_tr, cycles = 0.0, []
     for j, row in enumerate(ol):
         c = int(row[1])
-        if c >= 0:
+        if c >= 0 and with_trace:
             cycles.append(c)
             d_tr = max(d_tr, max(abs(rec[pre + j][k] - float(trace[c][tq[k]])) for k in range(n)))
-    if cycles != list(range(len(cycles))):
+    if with_trace and cycles != list(range(len(cycles))):
         bad.append("%s: online.csv's cycles are not 0, 1, 2, ..." % name)
     if d_on > 1e-9 or d_tr > 1e-9:
         bad.append("%s: received vs online.csv %.3g, vs trace %.3g (limit 1e-9)" % (name, d_on, d_tr))
@@ -266,6 +182,35 @@ if r:
     j = json.load(open(tmp + "/full/online.json"))
     if not j["complete"]:
         bad.append("full: online.json not complete")
+
+# Confirmations: every setpoint the servo thread took, and the disable.
+for name in ("full", "estop", "io"):
+    rows = list(csv.DictReader(open("%s/%s/online.csv" % (tmp, name))))
+    j = json.load(open("%s/%s/online.json" % (tmp, name)))
+    unconf = sum(1 for x in rows if x["confirmed"] != "1")
+    if unconf or j["disabled_confirmed"] is not True:
+        bad.append("%s: %d of %d rows not confirmed, disabled_confirmed %s" % (name, unconf, len(rows),
+                                                                            j["disabled_confirmed"]))
+    print("%s: %d rows, every one confirmed (taken by the servo thread); disable confirmed" % (name, len(rows)))
+
+# The servo thread stopped for 0.5 s: the stop ramp filled the stream, whose refusals are logged unconfirmed.
+rows = list(csv.DictReader(open(tmp + "/stall/online.csv")))
+zeros = sum(1 for x in rows if x["confirmed"] == "0")
+if not zeros or any(x["confirmed"] not in ("0", "1") for x in rows):
+    bad.append("stall: %d rows unconfirmed of %d" % (zeros, len(rows)))
+print("stall: %d of %d rows unconfirmed (the stream was full)" % (zeros, len(rows)))
+
+# The first run's approach from where the fresh streamer's pins stood (0) to the start.
+r = received("io")
+if r:
+    compare("io", r, with_trace=False)
+    a = json.load(open(tmp + "/io/online.json"))["approach"]
+    home = [0, 45, -180, 0, 45, 0]
+    if not a or any(abs(x["from"]) > 1e-9 or abs(x["distance"] - math.radians(h)) > 1e-9 for x, h in zip(a["axes"], home)):
+        bad.append("io: online.json approach %s" % a)
+    else:
+        print("approach over HAL: %.3f s from 0 to the start (%d setpoints), every one received" % (a["duration_s"],
+                                                                                                    a["setpoints"]))
 
 r = received("estop")
 if r:
@@ -302,11 +247,11 @@ for b in bad:
     print("FAIL " + b)
 sys.exit(1 if bad else 0)
 EOF
-vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 # models/puma560_cell.irm, rad/s, rad/s^2
+vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma560_cell.irm, rad/s^k
 msg=$(python3 "$root/tests/online/online_check.py" \
     stopped "$tmp/estop" driver_fault "E-stop (irl.estop)" $vmax $amax + \
     stopped "$tmp/under" driver_fault "underrun" + stopped "$tmp/ferr" following_error "axis arm.1" + \
-    stopped "$tmp/stall" driver_fault "took no sample") || note "$msg"
+    stopped "$tmp/stall" driver_fault "took no sample" + approach "$tmp/io" $vmax $amax $jmax) || note "$msg"
 
 # A stream that does not fit the axes, and a channel with no stream: the run does not start.
 for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf streamer.0 servo" start; do

@@ -44,7 +44,7 @@ rc=$?
 not_started "$tmp/pf" 1 "pre-flight: the dry-run failed (exit 1): lin_short.irl:11:3: runtime error: MOVE LIN"
 grep -q "irl: pre-flight: the dry-run of lin_short.irl failed (exit 1): nothing moved" "$tmp/pf.err" \
     || note "pre-flight: message $(tail -2 "$tmp/pf.err")"
-grep -Eq "error: arm axis 1( \([^)]*\))? position 3 rad exceeds its limit" "$tmp/pf.err" || note "pre-flight: diagnostics not shown"
+grep -Eq "error: arm axis 1( \([^)]*\))? position 171\.887 deg exceeds its limit" "$tmp/pf.err" || note "pre-flight: diagnostics not shown"
 grep -q '"verdict": "error"' "$tmp/pf/report.json" || note "pre-flight: no report"
 [ ! -e "$tmp/pf/online.csv" ] && [ ! -e "$tmp/pf/trace.csv" ] || note "pre-flight: online.csv or trace.csv written"
 stale "$tmp/sp"

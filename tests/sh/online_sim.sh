@@ -29,8 +29,9 @@ msg=$(python3 "$root/tests/online/online_check.py" \
     + json "$j" 'j["complete"] is True and j["status"] == "complete" and j["stop"] is None and j["driver"] == "sim" and j["queue"] == 500' \
     + json "$j" 'j["cycles"] == j["written"] and j["log_dropped"] == 0 and j["from_queue"] == j["setpoints_produced"]' \
     + json "$j" 'j["last_cycle_written"] == j["from_queue"] - 1 and j["holds"] >= 0 and j["overruns"] >= 0' \
-    + json "$j" 'all(j[h]["samples"] >= j["cycles"] - 1 > 500 and 0 <= j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["max"] for h in ("period_s", "latency_s", "work_s"))' \
-    + json "$j" '0.0009 < j["period_s"]["p50"] < 0.0011 and j["queue_min"] >= 0' \
+    + json "$j" 'all(j[h]["samples"] >= j["cycles"] - 1 > 500 and 0 <= j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["p999"] <= j[h]["max"] for h in ("period_us", "wakeup_latency_us", "work_us"))' \
+    + json "$j" 'j["compute_us"]["samples"] == j["setpoints_produced"] - 1 and 0 < j["compute_us"]["min"] <= j["compute_us"]["p50"] <= j["compute_us"]["p99"] <= j["compute_us"]["max"]' \
+    + json "$j" '900 < j["period_us"]["p50"] < 1100 and j["queue_min"] >= 0 and j["approach"] is None and j["approach_setpoints"] == 0' \
     + json "$j" 'len(j["axes"]) == 6 and abs(j["axes"][0]["following_error_limit"] - 2.0 * 0.05) < 1e-12') \
     || note "$msg"
 

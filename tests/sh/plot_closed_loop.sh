@@ -23,7 +23,8 @@ for g in e:tracking u:motor_voltages i:motor_currents; do
     want=$(for a in 1 2 3 4 5 6; do col "arm.$grp$a.j$a"; done | tr '\n' ' ')
     got=$(awk -v f="arm_$fig.png" 'index($0, "set output") && index($0, f) { on = 1; next }
                                    index($0, "set output") { on = 0 }
-                                   on && /^plot / { match($0, /using 1:[0-9]+/); printf "%s ", substr($0, RSTART + 8, RLENGTH - 8) }' "$tmp/cl/plots.gp")
+                                   on && /^plot / { match($0, /using 1:(\(\$)?[0-9]+/); c = substr($0, RSTART + 8, RLENGTH - 8)
+                                                   sub(/^\(\$/, "", c); printf "%s ", c }' "$tmp/cl/plots.gp")
     [ -n "$got" ] && [ "$got" = "$want" ] || fail "$fig plots columns '$got', the trace has arm.${grp}1..6 at '$want'"
 done
 # each axis's voltage limit (motor_voltage, volts, in joint order in puma560_motors.irm), on its voltage panel

@@ -105,7 +105,7 @@ ENDPROGRAM
 IRL
 rc=$(run seven)
 [ "$rc" != 0 ] && grep -q '^seven.irl:5:3: runtime error: inverse kinematics failed' seven.err &&
-    grep -Eq '^seven.irl:5:3: error: arm axis [0-9]( \([^)]*\))? speed .* rad/s exceeds its limit' seven.err &&
+    grep -Eq '^seven.irl:5:3: error: arm axis [0-9]( \([^)]*\))? speed .* deg/s exceeds its limit' seven.err &&
     ! grep -q '^seven.irl:[6-9]:.*error' seven.err || note "seven: exit $rc: $(head -5 seven.err)"
 sed -i 's/WAIT 1 s;//' seven.irl
 rc=$(run seven)

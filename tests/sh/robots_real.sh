@@ -84,7 +84,7 @@ IRL
         grep -q '"torque_check": "incomplete"' "$out/report.json" || note "$urdf: report.json lacks torque_check"
     fi
     # a URDF carries no acceleration or jerk limit: the report says which limits are irl's defaults
-    grep -q "^  limits arm's machine file does not give: acceleration (axes 1, 2, 3, 4, 5, 6: planned with irl's default 5 rad/s^2, not checked); jerk (axes 1, 2, 3, 4, 5, 6: not limited" "$out/report.txt" ||
+    grep -q "^  limits arm's machine file does not give: acceleration (axes 1, 2, 3, 4, 5, 6: planned with irl's default 286.479 deg/s^2, not checked); jerk (axes 1, 2, 3, 4, 5, 6: not limited" "$out/report.txt" ||
         note "$urdf: report.txt does not name the limits not given: $(grep 'does not give' "$out/report.txt")"
     python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["devices"][0]["limits_not_given"]
 sys.exit(g["acceleration"]["axes"] != [1, 2, 3, 4, 5, 6] or "default 5" not in g["acceleration"]["what"] or

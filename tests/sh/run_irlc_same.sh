@@ -10,9 +10,9 @@ for f in *.irl; do
     grep -q '// exit: 65' "$f" && continue   # compile errors: no bytecode to compare
     b=${f%.irl}
     "$IRL" compile "$f" -o "$tmp/$b.irlc" 2>"$tmp/cerr" || { echo "compile failed: $f"; cat "$tmp/cerr"; fail=1; continue; }
-    "$IRL" run "$f" >"$tmp/a.out" 2>"$tmp/a.err"; ra=$?
+    "$IRL" run --out-temp --no-plots "$f" >"$tmp/a.out" 2>"$tmp/a.err"; ra=$?
     # run the .irlc from the same directory so relative names match
-    cp "$tmp/$b.irlc" "./.$b.tmp.irlc" && "$IRL" run "./.$b.tmp.irlc" >"$tmp/b.out" 2>"$tmp/b.err"; rb=$?
+    cp "$tmp/$b.irlc" "./.$b.tmp.irlc" && "$IRL" run --out-temp --no-plots "./.$b.tmp.irlc" >"$tmp/b.out" 2>"$tmp/b.err"; rb=$?
     rm -f "./.$b.tmp.irlc"
     n=$((n + 1))
     if [ $ra != $rb ] || ! cmp -s "$tmp/a.out" "$tmp/b.out" || ! cmp -s "$tmp/a.err" "$tmp/b.err"; then

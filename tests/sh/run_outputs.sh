@@ -44,7 +44,7 @@ pk=$(awk '$1 == "speed" && $2 == 1 { print $4 }' "$tmp/o1/report.txt")
 awk -v p="$pk" 'BEGIN { exit !(p > 0.1) }' || fail "lost: axis 1 speed peak '$pk'"
 grep -q '"verdict": "error"' "$tmp/o1/report.json" || fail "lost: report.json verdict"
 ls "$tmp/o1"/arm_positions.png >/dev/null 2>&1 || ! command -v gnuplot >/dev/null || fail "lost: no plots"
-echo "run-time error: the PTPs before it run to t = $t s in the trace, peaks kept (speed 1: $pk rad/s), ERROR at lost.irl:7:3, plots drawn"
+echo "run-time error: the PTPs before it run to t = $t s in the trace, peaks kept (speed 1: $pk deg/s), ERROR at lost.irl:7:3, plots drawn"
 
 # 2. SIGINT and SIGTERM: a whole last row, INCOMPLETE with the time reached, exit 130 / 143; and the previous
 #    run's PASS report does not survive beside the new trace

@@ -6,12 +6,15 @@
  * limits. Motor inertia and gearing are left out: this is the rigid-body model.
  *
  *   link  d        a       alpha   mass   COM r (DH frame i)           Ixx     Iyy     Izz
- *   1     0        0       +pi/2   0      0 0 0                        0       0.35    0
+ *   1     0        0       +pi/2   1 *    0 0 0                        0.175 * 0.35    0.175 *
  *   2     0        0.4318  0       17.4   -0.3638 0.006 0.2275         0.13    0.524   0.539
  *   3     0.15005  0.0203  -pi/2   4.8    -0.0203 -0.0141 0.070        0.066   0.086   0.0125
  *   4     0.4318   0       +pi/2   0.82   0 0.019 0                    1.8e-3  1.3e-3  1.8e-3
  *   5     0        0       -pi/2   0.34   0 0 0                        0.3e-3  0.4e-3  0.3e-3
  *   6     0        0       0       0.09   0 0 0.032                    0.15e-3 0.15e-3 0.04e-3
+ *   * link 1 turns about the fixed axis z0 through its centre of mass: its mass and its moments about the other
+ *     axes enter no torque and are not published; a stand-in of 1 kg and a disc's (izz / 2), since a body with
+ *     inertia has a mass (model_body_check; the PUMA's files say the same).
  *
  * Standard DH: T_{i-1,i} = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i); joint i turns about z_{i-1}. In the chain's
  * URDF convention link i's frame is frame i-1 turned by theta_i, so DH frame i = link frame * F_i with
@@ -39,10 +42,10 @@ static inline void puma560_desc(ModelDesc *d)
     static const double dh_d[6] = {0, 0, 0.15005, 0.4318, 0, 0};
     static const double dh_a[6] = {0, 0.4318, 0.0203, 0, 0, 0};
     static const double dh_al[6] = {M_PI / 2, 0, -M_PI / 2, M_PI / 2, -M_PI / 2, 0};
-    static const double mass[6] = {0, 17.4, 4.8, 0.82, 0.34, 0.09};
+    static const double mass[6] = {1, 17.4, 4.8, 0.82, 0.34, 0.09}; /* link 1's: a stand-in (puma560.irm) */
     static const double r[6][3] = {{0, 0, 0},          {-0.3638, 0.006, 0.2275}, {-0.0203, -0.0141, 0.070},
                                    {0, 0.019, 0},      {0, 0, 0},                {0, 0, 0.032}};
-    static const double Id[6][3] = {{0, 0.35, 0},          {0.13, 0.524, 0.539},     {0.066, 0.086, 0.0125},
+    static const double Id[6][3] = {{0.175, 0.35, 0.175},  {0.13, 0.524, 0.539},     {0.066, 0.086, 0.0125},
                                     {1.8e-3, 1.3e-3, 1.8e-3}, {0.3e-3, 0.4e-3, 0.3e-3}, {0.15e-3, 0.15e-3, 0.04e-3}};
     static const double qlim_deg[6][2] = {{-160, 160}, {-45, 225}, {-225, 45}, {-110, 170}, {-100, 100}, {-266, 266}};
     model_desc_init(d);

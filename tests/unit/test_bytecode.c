@@ -145,6 +145,38 @@ UTEST(verifier_operands)
     REJECT("returns 0 slots, the routine's result has 1", c.code[11] = instr_abc(OP_RET, 1, 0, 0));
 }
 
+/* Tasks and interrupts: START names a routine without parameters and result (a task), ENABLE/DISABLE a condition
+ * (no parameters, a BOOL result) and ENABLE's C a handler (no parameters, no result). Routine 1 of the valid chunk
+ * is f(x): one parameter, one result slot. */
+UTEST(verifier_task_and_interrupt_operands)
+{
+    REJECT("START names routine 1, which is not a task", c.code[7] = instr_abc(OP_START, 0, 1, 0));
+    REJECT("DISABLE names routine 1, which is not a condition", c.code[7] = instr_abc(OP_DISABLE, 0, 1, 0));
+    REJECT("main program cannot be called", c.code[7] = instr_abc(OP_START, 0, 0, 0));
+    REJECT("calls routine 9", c.code[7] = instr_abc(OP_ENABLE, 1, 9, 1));
+    REJECT("unused operand A is 2", c.code[7] = instr_abc(OP_START, 2, 1, 0));
+    REJECT("ENABLE names handler routine 1", c.code[7] = instr_abc(OP_ENABLE, 3, 1, 1) +
+                                                 0 * (c.routines[1].nparams = 0) + 0 * (c.routines[1].param_slots = 0));
+    REJECT("START names routine 1", c.code[7] = instr_abc(OP_START, 0, 1, 0) + 0 * (c.routines[1].nparams = 0));
+    /* accepted: f made a task (no parameters, no result: its RET returns nothing), or a condition */
+    Chunk c;
+    make_valid(&c);
+    c.routines[1].nparams = 0, c.routines[1].param_slots = 0, c.routines[1].result_slots = 0;
+    c.code[11] = instr_abc(OP_RET, 0, 0, 0);
+    c.code[7] = instr_abc(OP_START, 0, 1, 0);
+    int rc = verify_chunk(&c, msg, sizeof msg);
+    if (rc) printf("#   START: %s\n", msg);
+    CHECK(rc == 0);
+    chunk_free(&c);
+    make_valid(&c);
+    c.routines[1].nparams = 0, c.routines[1].param_slots = 0;
+    c.code[7] = instr_abc(OP_DISABLE, 0, 1, 0);
+    rc = verify_chunk(&c, msg, sizeof msg);
+    if (rc) printf("#   DISABLE: %s\n", msg);
+    CHECK(rc == 0);
+    chunk_free(&c);
+}
+
 UTEST(verifier_control_flow)
 {
     REJECT("jumps to 12, outside its routine", c.code[4] = instr_abx(OP_JMP, 0, 7));
@@ -609,5 +641,6 @@ int main(int argc, char **argv)
     RUN(reader_rejects_damage);
     RUN(crc32_check_value);
     RUN(every_truncation_rejected);
+    RUN(verifier_task_and_interrupt_operands);
     return utest_done();
 }

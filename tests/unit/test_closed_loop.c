@@ -90,7 +90,7 @@ static void ref2(double t, double *q, double *qd, double *qdd)
 
 /* Computed-torque PD on the 2R arm, started 0.01 / −0.02 rad off a moving trajectory at its speed; returns the
  * largest deviation of e(t) from the critically damped closed form e0 (1 + ωt) e^{−ωt} over 1 s. */
-static double ct_offset_deviation(double cycle, double w)
+static double ct_offset_deviation_rate(double cycle, double w, int continuous)
 {
     ModelDesc d;
     Model m;
@@ -103,7 +103,8 @@ static double ct_offset_deviation(double cycle, double w)
     double q[2], qd[2], qdd[2], q0[2], e0[2] = {-0.01, 0.02}, dev = 0;
     ref2(0, q, qd, qdd);
     q0[0] = q[0] - e0[0], q0[1] = q[1] - e0[1];
-    if (closed_loop_init(&cl, &m, &g, &(ClosedLoopConfig){.cycle = cycle}, q0, qd, err, sizeof err) < 0) {
+    if (closed_loop_init(&cl, &m, &g, &(ClosedLoopConfig){.cycle = cycle, .continuous = continuous}, q0, qd, err,
+                         sizeof err) < 0) {
         printf("# %s\n", err);
         model_close(&m);
         return INFINITY;
@@ -123,6 +124,8 @@ static double ct_offset_deviation(double cycle, double w)
     return dev;
 }
 
+static double ct_offset_deviation(double cycle, double w) { return ct_offset_deviation_rate(cycle, w, 0); }
+
 /* The sampled loop follows the continuous PD's closed form, to first order in the cycle time. */
 UTEST(ct_pd_offset_matches_closed_form)
 {
@@ -133,6 +136,30 @@ UTEST(ct_pd_offset_matches_closed_form)
     CHECK(d1 < 2e-4);
     CHECK(d4 < 0.5e-4);
     CHECK(d1 / d4 > 3 && d1 / d4 < 5); /* first order in h */
+}
+
+/* The controller inside the ODE, on the quintic between the cycles' setpoints, is the continuous PD: its error is
+ * the closed form to the integrator's tolerance, whatever the cycle (the quintic is exact to O(h^6)). */
+UTEST(ct_pd_continuous_matches_closed_form)
+{
+    double d1 = ct_offset_deviation_rate(1e-3, 10, 1), d10 = ct_offset_deviation_rate(1e-2, 10, 1);
+    printf("# CT PD continuous, deviation from e0(1+wt)e^-wt: cycle 1 ms %.3g rad, 10 ms %.3g rad (e0 = 0.02)\n", d1,
+           d10);
+    CHECK(d1 < 1e-12);
+    CHECK(d10 < 1e-12);
+    ModelDesc d;
+    Model m;
+    ClosedLoop cl;
+    ClosedLoopGains g;
+    char err[256];
+    arm2r_desc(&d, 1);
+    CHECK(model_open(&m, &d, err, sizeof err) == 0);
+    controller_gains_default(&g, &m, CONTROLLER_PID, 10, 1e-3);
+    double q0[2] = {0, 0};
+    CHECK(closed_loop_init(&cl, &m, &g, &(ClosedLoopConfig){.cycle = 1e-3, .continuous = 1}, q0, NULL, err,
+                           sizeof err) < 0);
+    CHECK(strstr(err, "computed-torque") != NULL);
+    model_close(&m);
 }
 
 /* A step torque disturbance on a constant inertia under computed torque: ë + 2ωė + ω²e = −d/J, so
@@ -368,7 +395,7 @@ UTEST(voltage_saturation_limits_acceleration)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    closed_loop_report(&cl, "rot", f);
+    closed_loop_report(&cl, "rot", 0, f);
     fclose(f);
     CHECK(strstr(buf, "rot axis 1: voltage at its limit 24 V from t = 0 to 0.299 s (300 cycles)") != NULL);
     free(buf);
@@ -560,6 +587,7 @@ int main(void)
 {
     RUN(ct_pd_offset_matches_closed_form);
     RUN(ct_pd_step_disturbance);
+    RUN(ct_pd_continuous_matches_closed_form);
     RUN(free_fall_conserves_energy);
     RUN(integrator_accuracy_vs_tolerance);
     RUN(dc_motor_transient_closed_form);

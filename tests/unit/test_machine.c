@@ -231,7 +231,24 @@ UTEST(impossible_data)
                  ":3:29: error: joint 'a': inertia violates the triangle inequality: principal moments 0.1 + 0.1 < 0.3");
     expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(1, 0, 0);\n"
                  "    mass = 0 kg;  inertia = INERTIA(0, 0, 0.35, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
-                 ":4:12: error: joint 'a': mass 0 kg with an inertia");
+                 ":4:12: error: joint 'a': mass 0 kg with an inertia (principal moments 0, 0, 0.35 kg m^2): a body "
+                 "with inertia has a mass > 0");
+    /* inertia given, mass left out (0 kg): at the inertia */
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    inertia = INERTIA(0.1, 0.1, 0.1, 0, 0, 0);\n"
+                 "  ENDJOINT;\nENDMACHINE\n",
+                 ":3:15: error: joint 'a': mass 0 kg with an inertia (principal moments 0.1, 0.1, 0.1 kg m^2)");
+    /* a rotor's inertia about the joint's own axis on a massless link (the PUMA's link 1 as Corke writes it): no
+     * rigid body has it; the message says how to write the link, with a disc's inertia about that axis */
+    expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(0, 0, 2);\n"
+                 "    mass = 0 kg;  inertia = INERTIA(0, 0, 0.35, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                 ":4:12: error: joint 'a': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body "
+                 "has: give the link its mass (on a link turning about a fixed axis through its centre of mass any "
+                 "mass > 0 gives the same torques) and a body's inertia, e.g. a disc's: ixx 0.175, iyy 0.175, izz "
+                 "0.35, ixy 0, ixz 0, iyz 0 kg m^2 (link frame)");
+    expect_error("MACHINE t : freeflyer;\n  JOINT a : REVOLUTE;\n    mass = 0 kg;\n"
+                 "    inertia = INERTIA(0, 0, 0.4, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                 ":3:12: error: joint 'a': mass 0 kg with an inertia izz 0.4 kg m^2: a body with inertia has a "
+                 "mass > 0");
     expect_error("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    speed = 1e-300 rad/s;\n  ENDJOINT;\nENDMACHINE\n",
                  ":3:13: error: joint 'a': speed 1e-300 rad/s: absurdly small (below 1e-06 rad/s)");
     expect_error("MACHINE t : chain;\n  JOINT a : PRISMATIC;\n    effort = -1 N;\n  ENDJOINT;\nENDMACHINE\n",
@@ -239,11 +256,12 @@ UTEST(impossible_data)
     expect_error("MACHINE t : freeflyer;\n  JOINT a : REVOLUTE;\n    inertia = INERTIA(0, 0, -0.1, 0, 0, 0);\n"
                  "  ENDJOINT;\nENDMACHINE\n",
                  ":3:15: error: joint 'a': inertia izz -0.1 kg m^2: must be finite and >= 0");
-    /* a rotor's inertia about the joint's own axis on a massless body, the PUMA's link 1, is accepted */
+    /* that link written as the message says, and a massless link without inertia, load */
     ModelDesc d;
     char *msgs = NULL;
     CHECK(load_text("MACHINE t : chain;\n  JOINT a : REVOLUTE;\n    axis = POS(0, 0, 1);\n"
-                    "    mass = 0 kg;  inertia = INERTIA(0, 0, 0.35, 0, 0, 0);\n  ENDJOINT;\nENDMACHINE\n",
+                    "    mass = 1 kg;  inertia = INERTIA(0.175, 0.175, 0.35, 0, 0, 0);\n  ENDJOINT;\n"
+                    "  JOINT b : REVOLUTE;\n    parent = a;  mass = 0 kg;\n  ENDJOINT;\nENDMACHINE\n",
                     &d, &msgs) == MACHINE_OK);
     CHECK(msgs && !*msgs);
     free(msgs);

@@ -1,5 +1,5 @@
 /* test_plot.c — the plots of a synthetic dry-run: gnuplot missing is a warning, not a failure; with gnuplot
- * every figure is written as PNG and SVG.
+ * every figure is written as PNG and SVG; a device of more than 12 axes gets one panel per unit, its joints named.
  * `test_plot --smoke DIR [CYCLES]` writes DIR/trace.csv, DIR/report.txt and the figures of the synthetic run, exits
  * 0 (plots written), 2 (gnuplot missing: skipped) or 1 (failure); tests/sh/plot_smoke.sh checks the files. */
 #include <math.h>
@@ -239,6 +239,85 @@ UTEST(progress_bar)
     free(buf);
 }
 
+/* The whole text of a file (NULL when unreadable); free it. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = calloc(1, (size_t)len + 1);
+    if (s && fread(s, 1, (size_t)len, f) != (size_t)len) s[0] = 0;
+    fclose(f);
+    return s;
+}
+
+/* A device of more than MAX_PANELS (12) axes: each figure draws one panel per unit, every axis a curve named by its
+ * joint (13 revolute axes in degrees, one prismatic in metres), not one panel per axis. */
+UTEST(long_chain_grouped)
+{
+    static ModelDesc d;
+    static SampleLayout ly;
+    static Sample sm;
+    Checks c;
+    char err[512], trace[300], gp[300];
+    model_desc_init(&d);
+    strcpy(d.name, "long"), strcpy(d.backend, "chain");
+    d.njoints = 14;
+    memset(&ly, 0, sizeof ly);
+    ly.ndev = 1;
+    strcpy(ly.dev[0].name, "long"), ly.dev[0].naxes = 14, ly.dev[0].desc = &d;
+    for (int i = 0; i < 14; i++) {
+        model_joint_init(&d.joint[i]);
+        d.joint[i].type = i == 13 ? MODEL_PRISMATIC : MODEL_REVOLUTE;
+        snprintf(ly.dev[0].axis_name[i], sizeof ly.dev[0].axis_name[i], "seg%d", i + 1);
+    }
+    sample_init(&sm, &ly);
+    ChecksConfig cfg = {.cycle = DT};
+    CHECK(checks_init(&c, &ly, &cfg, err, sizeof err) == 0);
+    snprintf(trace, sizeof trace, "%s/long.csv", tmpdir);
+    snprintf(gp, sizeof gp, "%s/plots.gp", tmpdir);
+    Trace tr;
+    CHECK(trace_open(&tr, trace, &ly, NULL, err, sizeof err) == 0);
+    for (long k = 0; k < 200; k++) {
+        sm.t = k * DT, sm.cycle = k;
+        for (int i = 0; i < 14; i++) sm.dev[0].q[i] = 0.01 * (i + 1) * sm.t;
+        checks_sample(&c, &sm);
+        trace_row(&tr, &sm);
+    }
+    CHECK(trace_close(&tr, err, sizeof err) == 0);
+    setenv("IRL_GNUPLOT", "false", 1);
+    PlotOptions o = {.dir = tmpdir, .trace = trace, .degrees = 1};
+    CHECK(plot_all(&c, &o, err, sizeof err) == PLOT_FAILED); /* `false` draws nothing: the script is what counts */
+    unsetenv("IRL_GNUPLOT");
+    char *s = slurp(gp);
+    CHECK(s != NULL);
+    const char *pos = s ? strstr(s, "long_positions.png") : NULL, *end = pos ? strstr(pos, "unset multiplot") : NULL;
+    CHECK(pos && end);
+    if (pos && end) {
+        int plots = 0;
+        for (const char *q = pos; (q = strstr(q, "\nplot ")) && q < end; q++) plots++;
+        CHECK(plots == 2);
+        const char *deg = strstr(pos, "set ylabel 'position (deg)'"), *m = strstr(pos, "set ylabel 'position (m)'");
+        CHECK(deg && deg < end && m && m < end && deg < m);
+        CHECK(strstr(pos, "set title 'seg1 … seg13 (13)") != NULL);
+        for (int i = 1; i <= 13 && deg && m; i++) { /* seg1..seg13 in the degree panel, in degrees */
+            char want[64];
+            snprintf(want, sizeof want, "using 1:($%d * 57.29577951308232", 2 + (i - 1));
+            CHECK(strstr(deg, want) && strstr(deg, want) < m);
+            snprintf(want, sizeof want, "title 'seg%d'", i);
+            CHECK(strstr(deg, want) && strstr(deg, want) < m);
+        }
+        CHECK(m && strstr(m, "using 1:15 with lines") && strstr(m, "using 1:15 with lines") < end);
+        const char *t14 = strstr(pos, "set title 'seg14  ·  peak ");
+        CHECK(t14 && m && t14 < m && t14 > deg); /* the metre panel: one curve, titled by its joint */
+    }
+    CHECK(s && strstr(s, "'axis ") == NULL);
+    free(s);
+    checks_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "--smoke") == 0) { /* optional 4th: cycles (timing) */
@@ -258,6 +337,7 @@ int main(int argc, char **argv)
     RUN(figures_written);
     RUN(thinning);
     RUN(progress_bar);
+    RUN(long_chain_grouped);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (tmpdir[0] && system(cmd) != 0) printf("#   could not remove %s\n", tmpdir);

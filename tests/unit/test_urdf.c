@@ -266,7 +266,20 @@ UTEST(real_file_conventions)
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"0\"/>"
               "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
-    expect_error(text, 4, "mass 0 kg with an inertia");
+    expect_error(text, 4, "mass 0 kg with an inertia (principal moments 0.1, 0.1, 0.1 kg m^2): a body with inertia "
+                 "has a mass > 0");
+    /* a rotor's inertia about the joint axis (URDF's default, x) on a massless link: how to write it instead */
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"0\"/>"
+              "<inertia ixx=\"0.35\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial>\n");
+    expect_error(text, 4, "link 'b': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body has: "
+                 "give the link its mass (on a link turning about a fixed axis through its centre of mass any mass > 0 "
+                 "gives the same torques) and a body's inertia, e.g. a disc's: ixx 0.35, iyy 0.175, izz 0.175, ixy 0, "
+                 "ixz 0, iyz 0 kg m^2 (link frame)");
+    two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
+              "\n<inertial><mass value=\"1\"/>"
+              "<inertia ixx=\"0.35\" ixy=\"0\" ixz=\"0\" iyy=\"0.175\" iyz=\"0\" izz=\"0.175\"/></inertial>\n");
+    CHECK(read_text(text, &d, err, sizeof err) == 0);
     /* no <inertial>: loads, the body is named in the description and in one warning at the link's line */
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"", "");
     char path[64], *msgs = NULL;

@@ -8,7 +8,8 @@
  * streamer's shared-memory stream).
  *
  * Call order, and which thread makes each call:
- *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, enable
+ *   normal thread:   check(opts) (before anything is set up: a bad option is a usage error), open, actual (when
+ *                    given), enable
  *   real-time thread, every cycle:  pace (when given), read (feedback of the previous cycle), write (this
  *                                   cycle's setpoint)
  *   real-time thread, after its last cycle:  disable (axes disabled)
@@ -28,7 +29,9 @@
 typedef struct {
     int naxes;
     double dt;                                  /* cycle time, s */
-    const double *q0;                           /* start positions (the program's cycle 0) */
+    const double *q0;                           /* where enable holds the axes, read by enable: the program's
+                                                 * start, or where actual found them (exec_online.c rewrites the
+                                                 * caller's array between actual and enable for an approach) */
     const char (*axis_name)[DRIVER_NAME_LEN];   /* "arm.1", ... */
     const int *linear;                          /* 1: prismatic axis (m), 0: revolute (rad) */
     const char *opts;                           /* the options after "NAME:" ("" when none) */
@@ -39,8 +42,12 @@ typedef struct {
     int has_feedback;   /* read() gives actual positions (the following-error monitor runs) */
     int has_inputs;     /* read() gives the digital inputs (they replace the offline --input stimulus) */
     int uses_stdout;    /* the driver writes to standard output (PRINT then goes to standard error) */
-    int confirms;       /* write() returns 0 only when the drive acknowledged the setpoint (online.csv "confirmed") */
+    int confirms;       /* online.csv "confirmed": 0 the driver cannot tell; 1 write() returns 0 only when the drive
+                         * acknowledged the setpoint; DRIVER_CONFIRMS_TAKEN the drive takes the setpoints later, from
+                         * a buffer, and taken() counts those it took */
 } DriverCaps;
+
+#define DRIVER_CONFIRMS_TAKEN 2
 
 /* Feedback read each cycle. */
 typedef struct {
@@ -59,7 +66,10 @@ typedef struct DriverType {
     int (*check)(const char *opts, char *err, size_t errlen);
     /* Open (connect, allocate). 0, or -1 with a message in err. */
     int (*open)(const DriverConfig *cfg, void **state, DriverCaps *caps, char *err, size_t errlen);
-    /* Enable the axes at their start positions. 0, or -1 with a message in err. */
+    /* Optional (NULL: the feedback is known only after the enable): where the axes stand before they are
+     * enabled, into q (SI). 0, or -1 with a message in err. */
+    int (*actual)(void *state, double *q, char *err, size_t errlen);
+    /* Enable the axes, holding them at cfg->q0 as it reads now. 0, or -1 with a message in err. */
     int (*enable)(void *state, char *err, size_t errlen);
     /* Real time: the feedback as of now. 0, or -1 on a fault (fb->fault set, text via fault). */
     int (*read)(void *state, DriverFeedback *fb);
@@ -73,6 +83,9 @@ typedef struct DriverType {
     /* The text of the last fault ("" none); valid until close. */
     const char *(*fault)(void *state);
     void (*close)(void *state);
+    /* For caps.confirms == DRIVER_CONFIRMS_TAKEN: how many of the setpoints write() accepted so far the drive has
+     * taken, in order. Any thread, at any time until close (also after disable); it must not block. */
+    long (*taken)(void *state);
     /* Optional (NULL: the cycle keeps its own clock). Real time, before the cycle's sleep, for a driver whose
      * reader paces the run: > 0 the reader's buffer is above its high water mark by that many setpoints (the
      * deadline moves that many cycles later), < 0 it is below its low one (the cycle runs at once), 0 neither. */

@@ -55,6 +55,7 @@ const DriverType driver_hal = {
 #else
 
 #include <errno.h>
+#include <stdatomic.h>
 
 #include <hal.h>
 
@@ -89,9 +90,13 @@ typedef struct {
     int comp, attached, n, speeds, nbits;  /* speeds: the stream carries them after the positions */
     hal_stream_t stream;
     HalPins *p;
-    double dt, scale[DRIVER_MAX_AXES], q0[DRIVER_MAX_AXES];
+    double dt, scale[DRIVER_MAX_AXES];
+    const double *q_enable;                /* DriverConfig.q0: where the enable holds the axes */
     long low, high, maxdepth;
     long written, consumed;                /* samples written; taken by the servo thread */
+    long prefill;                          /* of the written samples, the enable's */
+    _Atomic long published;                /* written, for taken() in another thread */
+    int disabled_ok;                       /* hal_disable: the stream played out and the thread ran on */
     const hal_data_u *underruns;           /* streamer.N.underruns (the stream's own count stays 0) */
     int underruns0;                        /* its value once the servo thread took from the filled stream */
     int64_t progress_at;                   /* when the servo thread last took a sample, ns */
@@ -205,8 +210,6 @@ static int make_pins(Hal *h, const DriverConfig *cfg, char *err, size_t errlen)
         if (new_pin(h, HAL_FLOAT, HAL_OUT, (void **)&p->vel_cmd[i], s, err, errlen) < 0) return -1;
         snprintf(s, sizeof s, "%.40s.pos-fb", a);
         if (new_pin(h, HAL_FLOAT, HAL_IN, (void **)&p->pos_fb[i], s, err, errlen) < 0) return -1;
-        *p->pos_cmd[i] = cfg->q0[i] * h->scale[i];
-        *p->vel_cmd[i] = 0;
     }
     for (int c = 0; c < h->o.dio; c++) {
         snprintf(s, sizeof s, "digital-out-%02d", c);
@@ -272,9 +275,10 @@ static int hal_open(const DriverConfig *cfg, void **state, DriverCaps *caps, cha
         return hal_close(h), -1;
     r = hal_ready(h->comp);
     if (r < 0) return snprintf(err, errlen, "hal: hal_ready: %s", strerror(-r)), hal_close(h), -1;
-    memcpy(h->q0, cfg->q0, (size_t)h->n * sizeof *h->q0);
+    h->q_enable = cfg->q0;
     *state = h;
-    *caps = (DriverCaps){.has_feedback = h->o.feedback, .has_inputs = h->o.dio > 0};
+    *caps = (DriverCaps){.has_feedback = h->o.feedback, .has_inputs = h->o.dio > 0,
+                         .confirms = DRIVER_CONFIRMS_TAKEN};
     return 0;
 }
 
@@ -292,6 +296,7 @@ static int put_sample(Hal *h, const double *q, const double *qd, uint64_t dout)
     memcpy(s->qd, qd, (size_t)h->n * sizeof *qd);
     s->dout = dout;
     h->written++;
+    atomic_store_explicit(&h->published, h->written, memory_order_release);
     return 0;
 }
 
@@ -310,15 +315,32 @@ static int gate_open(Hal *h) { return *h->p->enable_in || *h->p->estop || *h->p-
 static int taken_two(Hal *h) { return h->written - hal_stream_depth(&h->stream) >= 2; }
 static int drained(Hal *h) { return hal_stream_depth(&h->stream) == 0; }
 
-/* Wait for NAME.enable-in, pre-fill the stream with the start position (HAL_PREFILL, at most the stream's depth),
+/* Wait up to `wait` for NAME.enable-in (or E-stop, fault). 0, or -1 with a message. */
+static int wait_gate(Hal *h, char *err, size_t errlen)
+{
+    const char *nm = h->o.name;
+    if (!wait_for(h, h->o.wait, gate_open))
+        return snprintf(err, errlen, "hal: %s.enable-in stayed FALSE for %.3g s (net it to the machine's enable "
+                        "chain, or setp %s.enable-in 1)", nm, h->o.wait, nm), -1;
+    return 0;
+}
+
+/* Once the machine is wired (NAME.enable-in): the pos-fb pins; without feedback, the start (nothing to tell). */
+static int hal_actual(void *state, double *q, char *err, size_t errlen)
+{
+    Hal *h = state;
+    if (wait_gate(h, err, errlen) < 0) return -1;
+    for (int i = 0; i < h->n; i++) q[i] = h->o.feedback ? *h->p->pos_fb[i] / h->scale[i] : h->q_enable[i];
+    return 0;
+}
+
+/* Wait for NAME.enable-in, pre-fill the stream with the enable position (HAL_PREFILL, at most the stream's depth),
  * see the servo thread take from it, then raise NAME.enable. */
 static int hal_enable(void *state, char *err, size_t errlen)
 {
     Hal *h = state;
     const char *nm = h->o.name;
-    if (!wait_for(h, h->o.wait, gate_open))
-        return snprintf(err, errlen, "hal: %s.enable-in stayed FALSE for %.3g s (net it to the machine's enable "
-                        "chain, or setp %s.enable-in 1)", nm, h->o.wait, nm), -1;
+    if (wait_gate(h, err, errlen) < 0) return -1;
     if (*h->p->estop) return snprintf(err, errlen, "hal: %s.estop is TRUE: not enabling", nm), -1;
     if (*h->p->fault) return snprintf(err, errlen, "hal: %s.fault is TRUE: not enabling", nm), -1;
     if (hal_stream_depth(&h->stream) != 0)
@@ -335,8 +357,10 @@ static int hal_enable(void *state, char *err, size_t errlen)
     /* enough to cover the normal thread's way to the first real-time cycle on a busy machine; the first cycles
      * then wait (pace) until the stream is down between the marks, before any motion */
     long fill = (long)fmin((double)h->maxdepth - 1, fmax((double)(h->low + h->high) / 2, ceil(HAL_PREFILL / h->dt)));
+    for (int i = 0; i < h->n; i++) *h->p->pos_cmd[i] = h->q_enable[i] * h->scale[i], *h->p->vel_cmd[i] = 0;
     for (long k = 0; k < fill; k++)
-        if (put_sample(h, h->q0, zero, 0) < 0) return snprintf(err, errlen, "hal: cannot pre-fill the stream"), -1;
+        if (put_sample(h, h->q_enable, zero, 0) < 0) return snprintf(err, errlen, "hal: cannot pre-fill the stream"), -1;
+    h->prefill = fill;
     if (!wait_for(h, fmax(h->o.stall, 50 * h->dt), taken_two))
         return snprintf(err, errlen, "hal: the servo thread does not read streamer channel %d (addf streamer.%d "
                         "to a thread, then start)", h->o.channel, h->o.channel), -1;
@@ -413,20 +437,39 @@ static int hal_write(void *state, const double *q, const double *qd, uint64_t do
     return -1;
 }
 
-/* Let the servo thread play what the stream still holds (bounded), then drop NAME.enable. */
+static int ran_on(Hal *h) { return h->underruns->s != h->underruns0; }
+
+/* Let the servo thread play what the stream still holds (bounded), then drop NAME.enable. Confirmed when the
+ * stream played out (the last setpoint, at rest, reached the pins) and the servo thread then ran a period with
+ * NAME.enable FALSE (it counts an underrun each period it finds the stream empty). */
 static void hal_disable(void *state)
 {
     Hal *h = state;
-    wait_for(h, (double)hal_stream_depth(&h->stream) * h->dt + h->o.stall, drained);
+    int played = wait_for(h, (double)hal_stream_depth(&h->stream) * h->dt + h->o.stall, drained);
     *h->p->enable = 0;
+    h->underruns0 = h->underruns->s;
+    h->disabled_ok = played && wait_for(h, h->o.stall, ran_on);
+}
+
+static int hal_disable_confirmed(void *state) { return ((Hal *)state)->disabled_ok; }
+
+/* The setpoints write() put into the stream that the servo thread has taken (DRIVER_CONFIRMS_TAKEN). A sample
+ * written between the two reads counts as not taken yet. */
+static long hal_taken(void *state)
+{
+    Hal *h = state;
+    long w = atomic_load_explicit(&h->published, memory_order_acquire);
+    long t = w - hal_stream_depth(&h->stream) - h->prefill;
+    return t > 0 ? t : 0;
 }
 
 static const char *hal_fault(void *state) { return ((Hal *)state)->fault_text; }
 
 const DriverType driver_hal = {
-    .name = "hal", .keys = hal_keys, .check = hal_check, .open = hal_open, .enable = hal_enable,
-    .read = hal_read, .write = hal_write, .disable = hal_disable, .fault = hal_fault, .close = hal_close,
-    .pace = hal_pace,
+    .name = "hal", .keys = hal_keys, .check = hal_check, .open = hal_open, .actual = hal_actual,
+    .enable = hal_enable, .read = hal_read, .write = hal_write, .disable = hal_disable,
+    .disable_confirmed = hal_disable_confirmed, .fault = hal_fault, .close = hal_close, .pace = hal_pace,
+    .taken = hal_taken,
 };
 
 #endif

@@ -8,8 +8,14 @@
   var R = D.report || {}, S = D.series;
   /* report_html.c writes times as cycle numbers and values as levels of each channel's range (lo + k * step) */
   var T = S.k.map(function (k) { return k * S.cycle; });
+  /* angles and their rates in degrees unless irl ran with --display si; report.json's numbers are SI */
+  var DEG = { 'rad': 'deg', 'rad/s': 'deg/s', 'rad/s^2': 'deg/s^2', 'rad/s^3': 'deg/s^3' };
+  function shown(u) { return D.display !== 'si' && DEG[u] ? { unit: DEG[u], k: 180 / Math.PI } : { unit: u, k: 1 }; }
   S.channels.forEach(function (c) {
-    c.v = c.v.map(function (k) { return k == null ? null : c.lo + k * c.step; });
+    var s = shown(c.unit);
+    c.k = s.k;
+    c.unit = s.unit;
+    c.v = c.v.map(function (k) { return k == null ? null : (c.lo + k * c.step) * s.k; });
   });
   S.paths.concat(S.links).forEach(function (p) {
     p.xyz = p.xyz.map(function (k, i) { return k == null ? null : p.lo[i % 3] + k * p.step; });
@@ -48,8 +54,11 @@
   var list = $('violations');
   if (R.error) list.appendChild(el('li', 'error', R.error));
   viol.forEach(function (v, i) {
-    var li = el('li', 'violation', v.file + ':' + v.line + ':' + v.col + ': ' + v.device + ' axis ' + v.axis + ' ' +
-      v.name + ' ' + withUnit(v.value, v.unit) + ' exceeds its limit ' + withUnit(v.limit, v.unit) + ' at t = ' +
+    var s = shown(v.unit);
+    var li = el('li', 'violation', v.file + ':' + v.line + ':' + v.col + ': ' + v.device +
+      (v.axis ? ' axis ' + v.axis + (v.joint ? ' (' + v.joint + ')' : '') : '') + ' ' + v.name + ' ' +
+      withUnit(v.value * s.k, s.unit) + (v.value > v.limit ? ' exceeds' : ' is below') + ' its limit ' +
+      withUnit(v.limit * s.k, s.unit) + ' at t = ' +
       num(v.t_peak) + ' s (during ' + num(v.t_start) + ' .. ' + num(v.t_end) + ' s, ' + v.cycles + ' cycles)');
     li.dataset.t = v.t_peak;
     li.id = 'violation-' + i;
@@ -108,7 +117,8 @@
   function reportChannel(c) {
     var dev = (R.devices || []).filter(function (d) { return d.name === c.device; })[0];
     return dev && (dev.channels || []).filter(function (r) {
-      return (r.quantity === c.quantity || r.name === c.quantity) && (r.axis || 0) === (c.axis || 0);
+      return c.quantity === 'output' ? r.quantity === 'output' && r.name === c.name
+        : (r.quantity === c.quantity || r.name === c.quantity) && (r.axis || 0) === (c.axis || 0);
     })[0];
   }
   var syncing = false;
@@ -126,6 +136,7 @@
       ctx.setLineDash([6, 4]);
       g.ch.forEach(function (c, i) {
         [c.lim && c.lim.limit_min, c.lim && c.lim.limit_max].forEach(function (l) {
+          if (l != null) l *= c.k;
           if (l == null || !(l >= y0 && l <= y1)) return;
           var y = u.valToPos(l, 'y', true);
           ctx.strokeStyle = COLORS[i % COLORS.length];
@@ -155,12 +166,17 @@
     g.ch.forEach(function (c) { c.lim = reportChannel(c); });
     g.viol = viol.filter(function (v) {
       return v.device === g.device && (v.quantity === g.quantity || v.name === g.quantity) &&
-        g.ch.some(function (c) { return (c.axis || 0) === (v.axis || 0); });
+        g.ch.some(function (c) {
+          return (c.axis || 0) === (v.axis || 0) && (c.quantity !== 'output' || c.name === v.name);
+        });
     });
     var box = el('div', 'plot'), title = el('div');
     title.appendChild(el('span', 'ptitle', g.device + ' ' + g.quantity + (g.unit ? ' (' + g.unit + ')' : '')));
     var lims = g.ch.filter(function (c) { return c.lim && (c.lim.limit_min != null || c.lim.limit_max != null); })
-      .map(function (c) { return c.name + ' ' + num(c.lim.limit_min) + ' .. ' + num(c.lim.limit_max); });
+      .map(function (c) {
+        return c.name + ' ' + num(c.lim.limit_min == null ? null : c.k * c.lim.limit_min) + ' .. ' +
+          num(c.lim.limit_max == null ? null : c.k * c.lim.limit_max);
+      });
     if (lims.length) title.appendChild(el('span', 'plimits', 'limits: ' + lims.join(', ') + ' ' + g.unit));
     box.appendChild(title);
     plotsDiv.appendChild(box);
