@@ -854,7 +854,7 @@ static int plan_jspline(Planner *p, PlannerSegment *g, const PlannerParams *par,
         double vm = ax_v(p, i) * fv, am = ax_a(p, i) * fa, jm = ax_j(p, i) * fa;
         if (D1[i] > 0) V = fmin(V, vm / D1[i]);
         if (D2[i] > 0) V = fmin(V, sqrt(0.5 * am / D2[i]));
-        if (!isinf(jm) && D3[i] > 0) V = fmin(V, cbrt(0.25 * jm / D3[i]));
+        if (!isinf(jm) && D3[i] > 0) V = fmin(V, dm_cbrt(0.25 * jm / D3[i]));
     }
     for (int i = 0; i < n; i++) {
         double am = ax_a(p, i) * fa, jm = ax_j(p, i) * fa;
