@@ -35,6 +35,7 @@ static int syn_io_kind(SyntaxCtx *pc, const char *name, YYLTYPE loc);
 static void yyerror(YYLTYPE *loc, yyscan_t scanner, SyntaxCtx *pc, const char *msg);
 static void syn_contextual(SyntaxCtx *pc, const char *got, const char *want, const char *alt, YYLTYPE loc);
 static void syn_dropped(SyntaxCtx *pc, YYLTYPE from, YYLTYPE to);
+static int syn_trigger_anchor(SyntaxCtx *pc, const char *a, const char *b, YYLTYPE loc);
 static void syn_block_end(SyntaxCtx *pc, const char *open, const char *close, YYLTYPE loc);
 static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 }
@@ -74,14 +75,17 @@ static const char *syn_spell(SyntaxCtx *pc, const char *fmt, ...) __attribute__(
 /* tasks, events, interrupts */
 %token BRAKE "BRAKE" DISABLE "DISABLE" ENABLE "ENABLE" ENDTASK "ENDTASK" EVENT "EVENT" INTERRUPT "INTERRUPT"
 %token SIGNAL "SIGNAL" START "START" TASK "TASK"
+/* path-triggered I/O and trajectories as data (TRIGGER, SPLINE) */
+%token AT "AT" SPLINE "SPLINE" TRIGGER "TRIGGER"
 
 %type <node> unit routine stmt lvalue expr simple term factor postfix primary typeref unit_expr unit_term
 %type <node> mitem opt_kind label with_item opt_device opt_by opt_timeout motion gmotion param_type
+%type <node> opt_delay
 %type <list> decls decl const_items type_items var_items const_item type_item var_item idlist stmts elsifs
 %type <list> else_part case_arms labels args arglist exprs opt_with with_items params param_groups param_group
 %type <list> fields field mitems
 %type <handler> handler
-%type <ival> relop addop mulop
+%type <ival> relop addop mulop trigger_anchor
 
 /* An error right after an item of a CONST/TYPE/VAR section recovers inside the section (so the items after it
  * keep their meaning) rather than ending the section: the shift wins over reducing the section. */
@@ -296,6 +300,10 @@ stmt
     | WAIT expr opt_timeout ';'    { $$ = mk(pc, S_WAIT, @1); $$->a = $2; $$->b = $3; }
     | WAIT FOR expr opt_timeout ';' { $$ = mk(pc, S_WAIT_FOR, @1); $$->a = $3; $$->b = $4; }
     | PULSE IDENT FOR expr ';'     { $$ = mk(pc, S_PULSE, @1); $$->a = mk_name(pc, $2, @2); $$->b = $4; }
+    /* TRIGGER [dev] AT d (FROM START | BEFORE END) [DELAY t] DO lvalue := expr ; */
+    | TRIGGER opt_device AT expr trigger_anchor opt_delay DO lvalue ASSIGN expr ';'
+        { $$ = mk(pc, S_TRIGGER, @1); $$->a = $2; $$->b = $4; $$->c = $6; $$->flags = $5;
+          Node *as = mk(pc, S_ASSIGN, @9); as->a = $8; as->b = $10; $$->d = as; }
     | error ';'                    { $$ = NULL; pc->holes |= SYN_HOLE_STMT; syn_dropped(pc, @1, @2); }
     /* tasks, events, interrupts */
     | SIGNAL IDENT ';'             { $$ = mk(pc, S_SIGNAL, @1); $$->a = mk_name(pc, $2, @2); }
@@ -363,6 +371,7 @@ motion
     /* FOLLOW table | FOLLOW "file.csv" | FOLLOW f FOR duration */
     | FOLLOW expr          { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; }
     | FOLLOW expr FOR expr { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_FOLLOW; $$->b = $2; $$->c = $4; }
+    | SPLINE exprs         { $$ = mk(pc, S_MOVE, @1); $$->flags = MOVE_SPLINE; $$->list2 = $2; }
     ;
 /* GMOVE [dev] TO g | HOLD t | PROFILE table   [WITH ...] */
 gmotion
@@ -385,6 +394,15 @@ with_item
 opt_timeout
     : %empty               { $$ = NULL; }
     | IDENT expr           { $$ = $2; syn_contextual(pc, $1, "TIMEOUT", "';'", @1); }
+    ;
+/* FROM START (START is a keyword: START task;) | BEFORE END */
+trigger_anchor
+    : IDENT START          { $$ = syn_trigger_anchor(pc, $1, "START", @1); }
+    | IDENT IDENT          { $$ = syn_trigger_anchor(pc, $1, $2, @1); }
+    ;
+opt_delay
+    : %empty               { $$ = NULL; }
+    | IDENT expr           { $$ = $2; syn_contextual(pc, $1, "DELAY", "DO", @1); }
     ;
 
 /* ---- Expressions (Pascal levels: relations < + - OR < * / DIV MOD AND @ < NOT, unary -). ---- */
@@ -648,6 +666,15 @@ static void syn_contextual(SyntaxCtx *pc, const char *got, const char *want, con
         syn_error(pc, L(pc, loc), "expected %s or %s, found identifier '%s'", want, alt, got);
 }
 
+/* TRIGGER's anchor: FROM START (0) or BEFORE END (TRIGGER_END). */
+static int syn_trigger_anchor(SyntaxCtx *pc, const char *a, const char *b, YYLTYPE loc)
+{
+    if (strcasecmp(a, "FROM") == 0 && strcasecmp(b, "START") == 0) return 0;
+    if (strcasecmp(a, "BEFORE") == 0 && strcasecmp(b, "END") == 0) return TRIGGER_END;
+    syn_error(pc, L(pc, loc), "expected FROM START or BEFORE END after the TRIGGER's distance, found '%s %s'", a, b);
+    return 0;
+}
+
 /* The IoKind named after the ':' of an IO declaration. */
 static int syn_io_kind(SyntaxCtx *pc, const char *name, YYLTYPE loc)
 {
@@ -715,7 +742,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, yyscan_t scanner, Synt
         YYSYMBOL_MOVE, YYSYMBOL_MOVE_INC, YYSYMBOL_GMOVE, YYSYMBOL_WAIT, YYSYMBOL_PULSE, YYSYMBOL_IDENT,
         YYSYMBOL_SYSVAR,
         /* tasks, events, interrupts */
-        YYSYMBOL_SIGNAL, YYSYMBOL_START, YYSYMBOL_ENABLE, YYSYMBOL_DISABLE, YYSYMBOL_BRAKE};
+        YYSYMBOL_SIGNAL, YYSYMBOL_START, YYSYMBOL_ENABLE, YYSYMBOL_DISABLE, YYSYMBOL_BRAKE,
+        /* path-triggered I/O */
+        YYSYMBOL_TRIGGER};
     const yysymbol_kind_t expr_start[] = {
         YYSYMBOL_NUMBER, YYSYMBOL_STRING, YYSYMBOL_TRUE, YYSYMBOL_FALSE, YYSYMBOL_IDENT, YYSYMBOL_SYSVAR,
         YYSYMBOL_NOT, YYTRANSLATE('('), YYTRANSLATE('-'), YYTRANSLATE('+')};

@@ -38,6 +38,7 @@ const char *ast_kind_name(NodeKind kind)
         "S_ASSIGN", "S_CALL", "S_IF", "S_WHILE", "S_REPEAT", "S_FOR", "S_CASE", "S_LOOP", "S_EXIT", "S_RETURN",
         "S_HALT", "S_PRINT", "S_RAISE", "S_RETRY", "S_SKIP",
         "S_MOVE", "S_GMOVE", "S_WAIT", "S_WAIT_FOR", "S_PULSE",
+        "S_TRIGGER",
         "D_CONST", "D_VAR", "D_TYPE", "D_IMPORT", "D_DEVICE", "D_IO",
         "N_ROUTINE", "N_PARAM", "N_TYPEREF", "N_CASE_ARM", "N_ELSIF", "N_WITH", "N_PROGRAM",
         "S_SIGNAL", "S_START", "S_ENABLE", "S_DISABLE", "S_BRAKE", "D_EVENT", "D_INTERRUPT",

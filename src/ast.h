@@ -126,6 +126,7 @@ typedef enum {
     S_ASSIGN, S_CALL, S_IF, S_WHILE, S_REPEAT, S_FOR, S_CASE, S_LOOP, S_EXIT, S_RETURN, S_HALT, S_PRINT,
     S_RAISE, S_RETRY, S_SKIP,
     S_MOVE, S_GMOVE, S_WAIT, S_WAIT_FOR, S_PULSE,
+    S_TRIGGER, /* path-triggered I/O */
     /* declarations and units */
     D_CONST, D_VAR, D_TYPE, D_IMPORT, D_DEVICE, D_IO,
     N_ROUTINE,  /* PROCEDURE / FUNCTION */
@@ -153,7 +154,8 @@ typedef struct NodeList {
     int count, cap;
 } NodeList;
 
-typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC, MOVE_FOLLOW } MoveKind;
+typedef enum { MOVE_PTP, MOVE_LIN, MOVE_CIRC, MOVE_FOLLOW,
+               MOVE_SPLINE /* trajectories as data: SPLINE */ } MoveKind;
 typedef enum { GMOVE_TO, GMOVE_HOLD, GMOVE_PROFILE } GmoveKind;
 typedef enum { IO_DIN, IO_DOUT, IO_AIN, IO_AOUT } IoKind;
 
@@ -192,6 +194,7 @@ enum {
     NF_HANDLER = 1 << 12,  /* N_ROUTINE/N_PROGRAM: has an ON ERROR part */
     NF_TASK = 1 << 13,     /* N_ROUTINE: a TASK (no parameters, started with START) */
     NF_EVENT = 1 << 14,    /* S_WAIT: the operand is an EVENT (set by the checker) */
+    TRIGGER_END = 1 << 15, /* S_TRIGGER: BEFORE END (else FROM START) */
 };
 
 /* Layout by kind (children a b c d, lists):
@@ -208,6 +211,8 @@ enum {
  *  S_MOVE  flags=MoveKind|NF_INC a=device E_NAME or NULL b=target c=via (CIRC: via first) list=N_WITH
  *  S_GMOVE flags=GmoveKind a=device or NULL b=G or hold time or table list=N_WITH
  *  S_WAIT  a=duration or EVENT, b=timeout or NULL (flags NF_EVENT: an EVENT)   S_WAIT_FOR a=cond b=timeout or NULL      S_PULSE a=io b=duration
+ *  S_MOVE  (MOVE_SPLINE) list2=the points
+ *  S_TRIGGER flags=TRIGGER_END? a=device or NULL b=distance (m, or % for PTP) c=DELAY or NULL d=S_ASSIGN
  *  N_WITH  name a=value
  *  D_CONST name a=value             D_VAR list=E_NAME names a=N_TYPEREF or NULL b=init or NULL
  *  D_TYPE  name a=N_TYPEREF         D_IMPORT name=path (resolved relative to the importing file)

@@ -513,6 +513,7 @@ static void check_routine(Checker *c, Node *r) {
         }
     }
     ck_stmts(c, &r->body);
+    ck_triggers_follow(c, &r->body);
     bool fn = (r->flags & NF_FUNCTION) != 0;
     if (fn && !(c->holes & CHECK_HOLE_STMT) && !ck_ends(&r->body)) /* lenient: a dropped statement may have been the RETURN */
         ck_error(c, r->loc, "FUNCTION %s can reach its end without RETURN", r->name);
@@ -621,6 +622,7 @@ int check_program_ex(Arena *arena, Diag *diag, Node *program, unsigned holes) {
     for (int i = 0; i < program->list.count; i++)
         if (program->list.items[i]->kind == D_INTERRUPT) ck_interrupt(c, program->list.items[i]);
     ck_stmts(c, &program->body);
+    ck_triggers_follow(c, &program->body);
     if (program->flags & NF_HANDLER) {
         c->in_handler = true;
         ck_stmts(c, &program->handler);

@@ -96,5 +96,11 @@ const char *ck_tname(const Type *t, char *buf, size_t n);
 void ck_to_real(Checker *c, Node **slot);
 bool ck_type_exact(const Type *a, const Type *b);
 bool ck_want_real(Checker *c, Node **slot, Dim want, const char *what);
+/* TRIGGER and MOVE SPLINE (check_trigger.c) */
+#define CHECK_SPLINE_MAX 32 /* points of a MOVE SPLINE (runtime/motion/path.h: PLANNER_SPLINE_MAX) */
+void ck_trigger(Checker *c, Node *n);
+void ck_triggers_follow(Checker *c, const NodeList *body);
+/* The points of a MOVE SPLINE (all POSITION, all POSE or all JOINT) and the WITH it refuses; true when JOINT. */
+bool ck_spline_points(Checker *c, Node *n);
 
 #endif

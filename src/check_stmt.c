@@ -249,6 +249,14 @@ static void device_of(Checker *c, Node *n, const char *stmt) {
 
 static void stmt_move(Checker *c, Node *n) {
     int mk = n->flags & 0xff;
+    if (mk == MOVE_SPLINE) {   /* trajectories as data: WITH as a PTP (JOINT points) or a LIN */
+        device_of(c, n, "MOVE SPLINE");
+        c->move_dev = n->a && n->a->sym && n->a->sym->kind == SYM_DEVICE ? n->a->sym->index : -1;
+        bool joint = ck_spline_points(c, n);
+        c->move_dev = -1;
+        with_list(c, n, joint ? W_PTP : W_LIN, "MOVE SPLINE");
+        return;
+    }
     if (mk == MOVE_FOLLOW) {
         device_of(c, n, "MOVE FOLLOW");
         ck_stmt_follow(c, n);
@@ -458,6 +466,7 @@ static void stmt(Checker *c, Node *n) {
     case S_ENABLE: named(c, n, TY_ERROR, "ENABLE needs an INTERRUPT"); return;
     case S_DISABLE: named(c, n, TY_ERROR, "DISABLE needs an INTERRUPT"); return;
     case S_BRAKE: named(c, n, TY_DEVICE, "BRAKE needs a DEVICE"); return;
+    case S_TRIGGER: ck_trigger(c, n); return;
     default:
         ck_error(c, n->loc, "unexpected %s in a statement list", ast_kind_name(n->kind));
         return;

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "errcodes.h"
+#include "units.h"
 
 #define NO_JUMP (-1)
 #define MAX_REG 65535
@@ -1149,9 +1150,17 @@ static void stmt_motion(Gen *g, Node *s)
     MotionKind k;
     Node *ops[2] = {NULL, NULL};
     int64_t who = -1, shape = 0;
+    const NodeList *points = NULL; /* MOVE SPLINE */
     switch (s->kind) {
     case S_MOVE: {
         int mk = s->flags & 0xff;
+        if (mk == MOVE_SPLINE) {
+            k = MK_MOVE_SPLINE;
+            points = &s->list2;
+            who = device_index(g, s->a);
+            shape = (points->count ? opnd_shape(points->items[0]) : 0) | (int64_t)points->count << 8;
+            break;
+        }
         bool inc = (s->flags & NF_INC) != 0;
         if (mk == MOVE_FOLLOW) { /* a table (shape: rows) or a CSV file's name; FOR: a function of time */
             if (s->c) {
@@ -1200,6 +1209,7 @@ static void stmt_motion(Gen *g, Node *s)
     int total = MOTION_HDR + nwith;
     for (int i = 0; i < 2; i++)
         if (ops[i]) total += nslots_of(ops[i]->type);
+    for (int i = 0; points && i < points->count; i++) total += nslots_of(points->items[i]->type);
     int r = alloc_regs(g, total), off = MOTION_HDR;
     at(g, s->loc);
     if (k == MK_WAIT_FOR) emit_abx(g, OP_LOADI, r + 1, (uint32_t)-1); /* state: not started */
@@ -1211,6 +1221,10 @@ static void stmt_motion(Gen *g, Node *s)
             expr_to(g, ops[i], r + off);
             off += nslots_of(ops[i]->type);
         }
+    for (int i = 0; points && i < points->count; i++) {
+        expr_to(g, points->items[i], r + off);
+        off += nslots_of(points->items[i]->type);
+    }
     at(g, s->loc);
     if (k != MK_WAIT_FOR) emit_abx(g, OP_LOADI, r + 1, (uint32_t)who);
     emit_abx(g, OP_LOADI, r + 2, (uint32_t)shape);
@@ -1218,6 +1232,34 @@ static void stmt_motion(Gen *g, Node *s)
     emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION below */
     emit_abc(g, OP_MOTION, r, k, total);
     if (k == MK_WAIT_FOR) patch_to(g, emit_test(g, OP_TEST, r + MOTION_HDR + nwith, 0, 0), top);
+}
+
+/* TRIGGER: the header, d, DELAY, the target's IO index or absolute slot, and the value, evaluated now (opcodes.h);
+ * the door binds it to the device's next MOVE, which makes the assignment in a cycle of its motion. */
+static void stmt_trigger(Gen *g, Node *s)
+{
+    Node *as = s->d;
+    int r = alloc_regs(g, MOTION_HDR + 4);
+    int64_t shape = (s->flags & TRIGGER_END ? MOTION_TRIGGER_END : 0) |
+                    (s->b->type && dim_is_none(s->b->type->dim) ? MOTION_TRIGGER_FRACTION : 0);
+    expr_to(g, s->b, r + MOTION_HDR);
+    if (s->c) expr_to(g, s->c, r + MOTION_HDR + 1);
+    else emit_abc(g, OP_ZERO, r + MOTION_HDR + 1, 1, 0);
+    Place p;
+    gen_place(g, as->a, &p);
+    if (p.kind == PL_IO) {
+        shape |= MOTION_TRIGGER_IO;
+        emit_abx(g, OP_LOADI, r + MOTION_HDR + 2, (uint32_t)p.index);
+    } else {
+        place_addr_to(g, &p, r + MOTION_HDR + 2);
+    }
+    expr_to(g, as->b, r + MOTION_HDR + 3);
+    at(g, s->loc);
+    emit_abx(g, OP_LOADI, r + 1, (uint32_t)device_index(g, s->a));
+    emit_abx(g, OP_LOADI, r + 2, (uint32_t)shape);
+    emit_abx(g, OP_LOADI, r + 3, 0);
+    emit_abx(g, OP_LOADI, r, (uint32_t)(here(g) + 1)); /* the pc of the MOTION below */
+    emit_abc(g, OP_MOTION, r, MK_TRIGGER, MOTION_HDR + 4);
 }
 
 /* Reading $TIME stops look-ahead: the door runs the motion to the programmed point first. */
@@ -1346,6 +1388,8 @@ static void stmt(Gen *g, Node *s)
     case S_START: emit_abc(g, OP_START, 0, (unsigned)s->a->sym->decl->sym->index, 0); break;
     case S_ENABLE: case S_DISABLE: stmt_interrupt(g, s); break;
     case S_BRAKE: stmt_brake(g, s); break;
+    /* path-triggered I/O */
+    case S_TRIGGER: stmt_trigger(g, s); break;
     default: break;
     }
     g->ntop = mark;

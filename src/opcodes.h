@@ -330,7 +330,10 @@ extern const VmSysvarInfo irl_sysvarinfo[SV_COUNT];
     /* tasks, events, interrupts */         \
     X(SIGNAL, "SIGNAL")                     \
     X(WAIT_EVENT, "WAIT on an EVENT")       \
-    X(BRAKE, "BRAKE")
+    X(BRAKE, "BRAKE") \
+    /* path-triggered I/O and trajectories as data */ \
+    X(TRIGGER, "TRIGGER")               \
+    X(MOVE_SPLINE, "MOVE SPLINE")
 
 typedef enum {
 #define X(name, text) MK_##name,
@@ -361,9 +364,13 @@ extern const char *const irl_motion_names[MK_COUNT];
  * SIGNAL: the header only (the code then adds one to the EVENT's slot).   BRAKE: the header (device in R[A+1]).
  * WAIT_EVENT: header (R[A+1] state as for WAIT FOR, R[A+2] 1 when a TIMEOUT is given), then the EVENT's count
  * (reloaded before each call; the door writes 1 there when the wait is over, 0 after one cycle), the EVENT's
- * name (STRING), the timeout [s]; the code then takes one from the EVENT's slot. */
+ * name (STRING), the timeout [s]; the code then takes one from the EVENT's slot.
+ * MOVE SPLINE: shape = MOTION_OPND_* of its points | their count << 8; the operands are the points in order.
+ * TRIGGER: shape = MOTION_TRIGGER_* bits; no WITH; operands: REAL d (m, or a fraction), REAL DELAY (s), INT the
+ *   target (an IO index, or the absolute slot of a program-level variable), then the value (one slot). */
 #define MOTION_HDR 4
 enum { MOTION_OPND_NONE = 0, MOTION_OPND_JOINT = 1, MOTION_OPND_POSE = 2, MOTION_OPND_POSITION = 3 };
+enum { MOTION_TRIGGER_END = 1, MOTION_TRIGGER_FRACTION = 2, MOTION_TRIGGER_IO = 4 };
 #define IRL_MOTION_PARAMS(X) \
     X(SPEED) X(SPEED_ORI) X(SPEED_PTP) X(ACC) X(ACC_PTP) X(TIME) X(APPROX) X(APPROX_PTP) X(ONSET) X(HOLD) X(JERK) X(INTERP) \
     X(CONFIG) X(TURN)

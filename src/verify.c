@@ -240,6 +240,11 @@ static int check_operands(Verifier *v, const ChunkRoutine *r, int pc)
             break;
         case OPK_MOTION:
             if (x >= MK_COUNT) return fail(v, "motion statement kind %u (there are %d)", x, MK_COUNT);
+            /* path-triggered I/O and trajectories as data: their operand runs' fixed parts (opcodes.h) */
+            if (x == MK_TRIGGER && INSTR_C(ins) != MOTION_HDR + 4)
+                return fail(v, "TRIGGER takes %d operand slots, not %u", MOTION_HDR + 4, INSTR_C(ins));
+            if (x == MK_MOVE_SPLINE && INSTR_C(ins) < MOTION_HDR + 3)
+                return fail(v, "MOVE SPLINE takes at least %d operand slots, not %u", MOTION_HDR + 3, INSTR_C(ins));
             break;
         case OPK_JUMP:
             if (f != (wide ? 1 : 2)) return fail(v, "a jump offset must be sBx or sC");

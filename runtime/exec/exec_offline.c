@@ -310,10 +310,10 @@ static void step_singularity(ExecOffline *ex, Sample *s, int d)
  * t into s. Returns the first device error (after finishing the stage). */
 static int sample_setpoints(ExecOffline *ex, Sample *s, double t, char *msg, size_t msglen)
 {
-    int err = 0;
     s->t = t;
     s->cycle = ex->cycle;
     s->src = ex->motion.cur;
+    int err = triggers_cycle(&ex->motion, t, msg, msglen);   /* before the I/O columns: they show the switch */
     for (int k = 0; k < ex->lay.nio; k++) s->io[k] = ex->devs.io[ex->io_of[k]].value;
     for (int d = 0; d < ex->lay.ndev; d++) {
         PlannerSetpoint sp;
@@ -684,6 +684,8 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     ex->motion.cycle = exec_offline_cycle;
     ex->motion.cycle_ctx = ex;
     ex->motion.max_time = o->online ? 0 : o->max_time;
+    ex->motion.vars = vm->stack;
+    ex->motion.nvars = c->nglobals;
     vm->motion = &ex->motion;
     ex->active = ex->devs.ndev > 0;
     if (!ex->active) return EX_OK;
@@ -825,6 +827,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
     if (!ex->stopped && (vm_status == VM_OK || (!ex->opt->online && !ex->clock_err))) {
         char msg[VM_MSG_LEN];
         int e = motion_drain(&ex->motion, msg, sizeof msg);
+        if (!e && vm_status == VM_OK) e = triggers_unbound(&ex->motion, msg, sizeof msg);
         if (e && !ex->interrupted && vm_status == VM_OK) drain_error(ex, e, msg);
         if (e) status = EX_RUNTIME;
     }

@@ -149,7 +149,8 @@ static size_t pending_mine(const Motion *m)
     for (int i = 0; m->devs && i < m->devs->ndev; i++)
         if (drains(m, i))
             n += planner_pending(&m->dev[i].planner) + (size_t)(m->dev[i].gm.head - m->dev[i].gm.tail) +
-                 (size_t)follow_pending(&m->dev[i].follow) + (m->dev[i].brake.state != 0);
+                 (size_t)follow_pending(&m->dev[i].follow) + (m->dev[i].brake.state != 0) +
+                 (size_t)triggers_waiting_on(m, i);   /* a bound TRIGGER still to switch */
     return n;
 }
 
@@ -465,7 +466,12 @@ static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, co
         note(m, d, info->kind == PLANNER_PTP ? "ACC_PTP" : "ACC", info->acc_req, info->acc_applied, st->src);
     if (info->lowered & PLANNER_LOWERED_APPROX) {  /* the predecessor's request, at its statement */
         SampleSrc a = {info->approx_src.file, info->approx_src.line, info->approx_src.col};
-        if (info->approx_why.axis >= 0 && info->approx_ptp) approx_note(m, d, info, a);
+        if ((info->kind == PLANNER_SPLINE || info->kind == PLANNER_JSPLINE) && m->checks)
+            checks_note_text(m->checks, d, m->t, a, "%s %s %.4g %s dropped: the MOVE SPLINE at line %d starts from "
+                             "rest", m->devs->dev[d].name, info->approx_ptp ? "APPROX_PTP" : "APPROX",
+                             info->approx_ptp ? 100 * info->approx_req : 1e3 * info->approx_req,
+                             info->approx_ptp ? "%" : "mm", st->src.line);
+        else if (info->approx_why.axis >= 0 && info->approx_ptp) approx_note(m, d, info, a);
         else note(m, d, info->approx_ptp ? "APPROX_PTP" : "APPROX", info->approx_req, info->approx_applied, a);
     }
     return 0;
@@ -482,6 +488,25 @@ static int check_joint_limits(Motion *m, int d, const double *q, const char *wha
                         i + 1, q[i], u, l->min, l->max, u);
     }
     return 0;
+}
+
+/* After a MOVE's push (planner status rc, push_result's e): the armed TRIGGERs of device d bind to its segment. */
+static int bound(Motion *m, int d, int rc, int e, const Stmt *st, char *msg, size_t msglen)
+{
+    if (e || rc < 0) return e;
+    return triggers_bind(m, d, planner_last_pushed(&m->dev[d].planner), st->src, msg, msglen);
+}
+
+/* TRIGGER: armed for its device's next MOVE (triggers.h); nothing waits. */
+static int exec_trigger(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    int d = device_of(m, st, "TRIGGER", msg, msglen);
+    if (d < 0) return -d;
+    while (triggers_full(m) && triggers_waiting(m) > 0) {   /* as a full queue: the motion frees bound ones */
+        int e = run_cycle(m, msg, msglen);
+        if (e) return e;
+    }
+    return triggers_arm(m, d, pc_of(m, &st->src), st->src, (int)st->shape, st->ops, st->nops, msg, msglen);
 }
 
 static PlannerParams params_of(const Motion *m, const Stmt *st)
@@ -591,7 +616,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
         while ((rc = planner_push_ptp(p, q, &par, src, &info)) == PLANNER_EFULL)
             if ((e = run_cycle(m, msg, msglen))) return e;
         if (rc >= 0) keep_frames(m, d, info.id);
-        return push_result(m, d, rc, &info, st, what, msg, msglen);
+        return bound(m, d, rc, push_result(m, d, rc, &info, st, what, msg, msglen), st, msg, msglen);
     }
     if (!have_pose)
         return FAIL(IRL_ERR_NOT_SUPPORTED, "%s: device %s has no kinematics for Cartesian motion", what,
@@ -619,7 +644,60 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
             if ((e = run_cycle(m, msg, msglen))) return e;
     }
     if (rc >= 0) keep_frames(m, d, info.id);
-    return push_result(m, d, rc, &info, st, what, msg, msglen);
+    return bound(m, d, rc, push_result(m, d, rc, &info, st, what, msg, msglen), st, msg, msglen);
+}
+
+/* MOVE SPLINE p1, p2, ...: Cartesian points (POSITION keeps the orientation of the point before it) through the
+ * frames as a LIN's target, or JOINT points. */
+static int exec_spline(Motion *m, const Stmt *st, char *msg, size_t msglen)
+{
+    const char *what = irl_motion_names[MK_MOVE_SPLINE];
+    int d = device_of(m, st, what, msg, msglen);
+    if (d < 0) return -d;
+    int e = leave_gmove(m, d, what, msg, msglen);
+    if (e) return e;
+    Planner *p = &m->dev[d].planner;
+    Model *mo = &m->devs->dev[d].model;
+    int shape = (int)(st->shape & 15), np = (int)(st->shape >> 8), per = operand_slots(shape);
+    if (shape == MOTION_OPND_NONE || np < 1 || np > PLANNER_SPLINE_MAX - 1 || st->nops < np * per)
+        return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
+    PlannerParams par = params_of(m, st);
+    PlannerSrc src = {st->src.file, st->src.line, st->src.col};
+    PlannerPushInfo info;
+    int rc;
+    double tool[7];
+    tool_of(m, tool);
+    planner_set_tool(p, tool);
+    if (shape == MOTION_OPND_JOINT) {
+        double q[PLANNER_SPLINE_MAX - 1][PLANNER_MAX_AXES];
+        for (int k = 0; k < np; k++) {
+            const Value *v = st->ops + k * per;
+            if (v[0].i != mo->dof)
+                return FAIL(IRL_ERR_JOINT_COUNT, "%s: point %d has %lld axes, device %s has %d", what, k + 1,
+                            (long long)v[0].i, m->devs->dev[d].name, mo->dof);
+            for (int i = 0; i < mo->dof; i++) q[k][i] = v[1 + i].r;
+            if ((e = check_joint_limits(m, d, q[k], what, msg, msglen))) return e;
+        }
+        while ((rc = planner_push_jspline(p, np, (const double(*)[PLANNER_MAX_AXES])q, &par, src, &info)) ==
+               PLANNER_EFULL)
+            if ((e = run_cycle(m, msg, msglen))) return e;
+    } else {
+        double qlast[PLANNER_MAX_AXES], plast[3], qtlast[4], pts[PLANNER_SPLINE_MAX - 1][7];
+        if (!planner_last_target(p, qlast, plast, qtlast))
+            return FAIL(IRL_ERR_NOT_SUPPORTED, "%s: device %s has no kinematics for Cartesian motion", what,
+                        m->devs->dev[d].name);
+        Pose mlast = {{plast[0], plast[1], plast[2]}, {qtlast[0], qtlast[1], qtlast[2], qtlast[3]}};
+        Pose last = to_program(m, &mlast);
+        for (int k = 0; k < np; k++) {
+            Pose t = cart_operand(st->ops + k * per, shape, &last), mt = to_model_tcp(m, &t);
+            memcpy(pts[k], mt.p, sizeof mt.p), memcpy(pts[k] + 3, mt.q, sizeof mt.q);
+            last = t;
+        }
+        while ((rc = planner_push_spline(p, np, (const double(*)[7])pts, &par, src, &info)) == PLANNER_EFULL)
+            if ((e = run_cycle(m, msg, msglen))) return e;
+    }
+    if (rc >= 0) keep_frames(m, d, info.id);
+    return bound(m, d, rc, push_result(m, d, rc, &info, st, what, msg, msglen), st, msg, msglen);
 }
 
 /* The state a new GMOVE starts from, and when: after the last queued one, or now from the current state. */
@@ -909,7 +987,7 @@ static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t
 
 /* A FOLLOW that starts (ends) moving steps the setpoint's speed from (to) rest within one cycle: the report notes
  * the first powered axis whose step exceeds what its acceleration limit allows in a cycle (the online monitor
- * refuses such a step, docs/MOTION.md §10). */
+ * refuses such a step, docs/MOTION.md §11). */
 static void follow_step_note(Motion *m, int d, const FollowSample *s, double t, const char *how)
 {
     const Model *mo = &m->devs->dev[d].model;
@@ -1168,6 +1246,8 @@ int motion_execute(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
     case MK_SIGNAL: return motion_drain(m, msg, msglen);
     case MK_WAIT_EVENT: return exec_wait_event(m, args, &st, msg, msglen);
     case MK_BRAKE: return exec_brake(m, &st, msg, msglen);
+    case MK_TRIGGER: return exec_trigger(m, &st, msg, msglen);
+    case MK_MOVE_SPLINE: return settle(m, exec_spline(m, &st, msg, msglen), msg, msglen);
     default: return refuse(kind, msg, msglen);
     }
 }

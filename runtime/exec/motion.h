@@ -17,6 +17,7 @@
 #include "chunk.h"
 #include "exec/devices.h"
 #include "motion/follow.h"
+#include "exec/triggers.h"
 #include "motion/gmove.h"
 #include "motion/planner.h"
 #include "online/online_safety.h"
@@ -103,6 +104,10 @@ typedef struct Motion {
     int fail_dev;        /* set by the cycle with fail_src: the device whose motion failed (-1: unknown) */
     int in_cond;         /* an INTERRUPT's condition is being evaluated at a cycle boundary: inputs and $TIME are
                           * read as they are, without stopping look-ahead; nothing else may run */
+    /* path-triggered I/O (exec/triggers.h) */
+    Trigger trig[MOTION_TRIGGERS];
+    Value *vars;         /* the program-level VARs a TRIGGER may assign (the VM's first nvars slots) */
+    int nvars;
 } Motion;
 
 /* motion_execute's result when an interrupt's handler ran while the statement waited: the task continues after
@@ -124,7 +129,8 @@ int motion_error_pc(Motion *m);
 
 /* Segments queued and not finished, over all devices (0: everything at its programmed point). */
 size_t motion_pending(const Motion *m);
-/* Stop look-ahead and run cycles until every queue is empty. 0 or an error code with msg. */
+/* Stop look-ahead and run cycles until every queue is empty and every bound TRIGGER has fired. 0 or an error
+ * code with msg. */
 int motion_drain(Motion *m, char *msg, size_t msglen);
 
 /* The TCP of device d in the program's frame, INV($BASE) @ model pose @ $TOOL, from the model's tool-point pose

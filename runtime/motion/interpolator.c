@@ -139,6 +139,17 @@ static inline __attribute__((always_inline)) int slot_eval(Planner *p, PlannerSl
     const PlannerSegment *g = s->seg;
     int n = p->cfg.dof;
     double x = t - s->start;
+    if (g->kind == PLANNER_JSPLINE) {   /* q(s(x)) and the chain rule: exact */
+        ProfileState ps;
+        double d1[PLANNER_SPLINE_DIM], d2[PLANNER_SPLINE_DIM];
+        profile_at(&g->path, x, &ps);
+        planner_spline_at(g, ps.p, q, d1, d2);
+        for (int i = 0; i < n; i++) {
+            qd[i] = d1[i] * ps.v;
+            qdd[i] = d2[i] * ps.v * ps.v + d1[i] * ps.a;
+        }
+        return 0;
+    }
     if (g->kind == PLANNER_PTP) {
         for (int i = 0; i < n; i++) {
             ProfileState ps;
@@ -209,6 +220,12 @@ static void slot_start(PlannerSlot *s, const PlannerSegment *g, double start)
     s->ci = 0;
 }
 
+/* Does an exact stop between g and its successor nx rest one cycle (advance)? */
+static int rests(const PlannerSegment *g, const PlannerSegment *nx)
+{
+    return planner_kind_cartesian(g->kind) || planner_kind_cartesian(nx->kind);
+}
+
 /* Advance the queue to time t: start, blend in and retire segments. */
 static void advance(Planner *p, double t)
 {
@@ -242,9 +259,33 @@ static void advance(Planner *p, double t)
             /* an exact stop next to a Cartesian segment rests one cycle: that segment's differences reach a
              * cycle beyond its end (and before its start), where they would meet the other segment's first jerk
              * ramp in one cycle (up to the limit plus a sixth of the Cartesian ramp; docs/MOTION.md §3) */
-            int rest = nx && (g->kind != PLANNER_PTP || nx->kind != PLANNER_PTP);
+            int rest = nx && rests(g, nx);
             if (nx) slot_start(&p->main, nx, end + (rest ? p->cfg.dt : 0));
         }
+    }
+}
+
+int planner_segment_start(const Planner *p, double t, int id, double *start)
+{
+    size_t tail = atomic_load_explicit(&p->tail, memory_order_relaxed);
+    size_t head = atomic_load_explicit(&p->head, memory_order_acquire), cap = (size_t)p->cfg.capacity;
+    if (p->fault) return 0;
+    if (tail == head || id < p->ring[tail % cap].id) return -1;
+    const PlannerSegment *g = p->main.seg ? p->main.seg : &p->ring[tail % cap];
+    double s = p->main.seg ? p->main.start : t;
+    size_t i = tail + 1;
+    int decided = p->main.seg && p->zone_decided;
+    if (p->next.seg) {
+        if (g->id == id) return *start = s, 1;
+        g = p->next.seg, s = p->next.start, i++, decided = 0;
+    }
+    for (;; i++) {
+        if (g->id == id) return *start = s, 1;
+        if (i >= head) return 0;
+        const PlannerSegment *nx = &p->ring[i % cap];
+        /* a successor published while g has not reached its zone blends in (advance); else it starts after g */
+        s = nx->overlap > 0 && !decided ? s + g->T - nx->overlap : s + g->T + (rests(g, nx) ? p->cfg.dt : 0);
+        g = nx, decided = 0;
     }
 }
 
@@ -253,7 +294,7 @@ static void advance(Planner *p, double t)
 static void sing_due(const Planner *p, double t, PlannerSetpoint *sp)
 {
     const PlannerSegment *g = p->main.seg, *nx = p->next.seg;
-    if (g->kind != PLANNER_PTP || (nx && nx->kind != PLANNER_PTP)) {
+    if (planner_kind_cartesian(g->kind) || (nx && planner_kind_cartesian(nx->kind))) {
         sp->sing_due = 1;
     } else if (g->ik_target && !nx && t - p->main.start >= g->T - p->cfg.dt) {
         sp->sing_due = 2;
@@ -286,7 +327,7 @@ int planner_sample(Planner *p, double t, PlannerSetpoint *sp)
     sp->src = cur->seg->src;
     sing_due(p, t, sp);
     int st = slot_eval(p, &p->main, t, sp->q, sp->qd, sp->qdd, sp->pos, sp->quat);
-    sp->has_pose = p->main.seg->kind != PLANNER_PTP;
+    sp->has_pose = planner_kind_cartesian(p->main.seg->kind);
     if (st == 0 && p->next.seg) {
         double q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
         st = slot_eval_next(p, t, q, qd, qdd);   /* a blend has no path pose */

@@ -45,4 +45,11 @@ typedef struct {
  * holds the last good position until planner_reset). */
 int planner_sample(Planner *p, double t, PlannerSetpoint *sp);
 
+/* The absolute start time of published segment id, as the cycle at time t (before its planner_sample) will run it:
+ * the segment executing or blending in, or a queued one after them (each starts where advance() starts it: blended
+ * by its overlap, or after its predecessor's end, resting one cycle next to a Cartesian segment; an idle planner
+ * starts its first queued segment at t). Returns 1 with *start, 0 when it cannot be known yet (not published, or
+ * the planner holds after a fault), -1 when the segment has finished (or was dropped). Consumer side. */
+int planner_segment_start(const Planner *p, double t, int id, double *start);
+
 #endif

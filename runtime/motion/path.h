@@ -17,8 +17,19 @@
 #define PLANNER_MAX_AXES 12       /* the language's JOINT holds at most 12 axes */
 #define PLANNER_PATH_SAMPLES 32   /* intervals of the joint-space pre-sampling of a Cartesian path */
 #define PLANNER_TRIG 128          /* intervals of a CIRC's table of cos, sin of its angle (the per-cycle path pose) */
+#define PLANNER_SPLINE_MAX 33     /* knots of a SPLINE: where it starts and up to 32 points */
+#define PLANNER_SPLINE_DIM PLANNER_MAX_AXES /* components: x y z qw qx qy qz (SPLINE) or the axes (JOINT SPLINE) */
+#define PLANNER_SPLINE_ARC 256    /* intervals of a SPLINE's table of path length */
 
-typedef enum { PLANNER_PTP, PLANNER_LIN, PLANNER_CIRC } PlannerKind;
+typedef enum { PLANNER_PTP, PLANNER_LIN, PLANNER_CIRC,
+               PLANNER_SPLINE, PLANNER_JSPLINE /* trajectories as data: Cartesian and joint-space SPLINE */
+} PlannerKind;
+
+/* Is a segment of this kind a Cartesian path sampled by IK (LIN, CIRC, SPLINE)? */
+static inline int planner_kind_cartesian(PlannerKind k)
+{
+    return k == PLANNER_LIN || k == PLANNER_CIRC || k == PLANNER_SPLINE;
+}
 
 /* Where a segment came from: the MOVE statement's file, line and column (file is borrowed, not copied). */
 typedef struct {
@@ -55,7 +66,49 @@ typedef struct {
     double qs[PLANNER_PATH_SAMPLES + 1][PLANNER_MAX_AXES]; /* LIN/CIRC: q at s = k / PLANNER_PATH_SAMPLES */
     int has_tool;                    /* the pose of the TCP in the model's tool frame (planner_set_tool) is not the */
     double tool[7];                  /* identity: x y z qw qx qy qz; a LIN/CIRC's path is then this TCP's */
+    /* SPLINE, JOINT SPLINE: natural cubic splines of every component through nk knots at path parameters knot[]
+     * (chord length, scaled to [0, 1]); on interval k, component c is cf[k][c][0] + h (cf[k][c][1] + h (cf[k][c][2]
+     * + h cf[k][c][3])) with h = s - knot[k] */
+    int nk, ncomp;
+    double knot[PLANNER_SPLINE_MAX];
+    double cf[PLANNER_SPLINE_MAX - 1][PLANNER_SPLINE_DIM][4];
+    double arc[PLANNER_SPLINE_ARC + 1]; /* SPLINE: path length from the start at s = k / PLANNER_SPLINE_ARC, m */
 } PlannerSegment;
+
+/* Components of a SPLINE segment at path parameter s (the end intervals continued beyond [0, 1]) into v, and their
+ * first and second derivatives in s into d1, d2 (either may be NULL). */
+static inline void planner_spline_at(const PlannerSegment *g, double s, double *v, double *d1, double *d2)
+{
+    int lo = 0, hi = g->nk - 2;          /* the interval: the last knot at or before s */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (g->knot[mid] <= s) lo = mid;
+        else hi = mid - 1;
+    }
+    double h = s - g->knot[lo];
+    for (int c = 0; c < g->ncomp; c++) {
+        const double *k = g->cf[lo][c];
+        v[c] = k[0] + h * (k[1] + h * (k[2] + h * k[3]));
+        if (d1) d1[c] = k[1] + h * (2 * k[2] + h * 3 * k[3]);
+        if (d2) d2[c] = 2 * k[2] + 6 * h * k[3];
+    }
+}
+
+/* The path parameter at which a LIN, CIRC or SPLINE has covered the path length len (clamped to [0, 1]). */
+static inline double planner_s_at_length(const PlannerSegment *g, double len)
+{
+    if (!(g->length > 0) || len <= 0) return 0;
+    if (len >= g->length) return 1;
+    if (g->kind != PLANNER_SPLINE) return len / g->length;
+    int lo = 0, hi = PLANNER_SPLINE_ARC;  /* arc[lo] <= len < arc[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (g->arc[mid] <= len) lo = mid;
+        else hi = mid;
+    }
+    double f = (len - g->arc[lo]) / (g->arc[hi] - g->arc[lo]);
+    return (lo + f) / PLANNER_SPLINE_ARC;
+}
 
 /* Spherical linear interpolation from a to b (b already on a's side), half-angle omega. */
 static inline __attribute__((always_inline)) void planner_slerp(double r[4], const double a[4], const double b[4],
@@ -82,6 +135,14 @@ static inline __attribute__((always_inline)) void planner_path_pose_ext(const Pl
                                                                         double pos[3], double quat[4])
 {
     double x, y, z;
+    if (g->kind == PLANNER_SPLINE) {   /* position and quaternion components, the quaternion normalised */
+        double v[PLANNER_SPLINE_DIM];
+        planner_spline_at(g, s, v, NULL, NULL);
+        double n = 1.0 / sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+        pos[0] = v[0], pos[1] = v[1], pos[2] = v[2];
+        for (int i = 0; i < 4; i++) quat[i] = v[3 + i] * n;
+        return;
+    }
     if (g->kind == PLANNER_CIRC) {
         double a = g->phi * s, c, d;
         if (g->ntrig == PLANNER_TRIG && s >= 0 && s <= 1) {

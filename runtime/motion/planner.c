@@ -10,6 +10,7 @@
 
 #include "dmath.h"
 #include "geom.h"
+#include "motion/spline.h"
 
 #define NS PLANNER_PATH_SAMPLES
 #define BLEND_SAMPLES 400       /* samples of an overlap window checked against the limits at plan time */
@@ -122,6 +123,7 @@ void planner_reset(Planner *p, const double *q)
     p->zone_decided = 0;
     p->fault = 0;
     p->no_blend = 1;
+    p->resets++;
     memcpy(p->q_hold, q, (size_t)p->cfg.dof * sizeof *q);
     memcpy(p->q_end, q, (size_t)p->cfg.dof * sizeof *q);
     Model *m = plan_model(p);
@@ -129,6 +131,12 @@ void planner_reset(Planner *p, const double *q)
 }
 
 const char *planner_error(const Planner *p) { return p->err; }
+
+const PlannerSegment *planner_last_pushed(const Planner *p)
+{
+    size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
+    return p->next_id > 1 ? &p->ring[(h - 1) % (size_t)p->cfg.capacity] : NULL;
+}
 
 size_t planner_pending(const Planner *p)
 {
@@ -582,6 +590,8 @@ static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const C
     return PLANNER_OK;
 }
 
+static int is_spline(const PlannerSegment *g) { return g->kind == PLANNER_SPLINE || g->kind == PLANNER_JSPLINE; }
+
 /* Common tail of every push: blend with the predecessor, publish, remember the programmed end. */
 static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const PlannerParams *par,
                    PlannerPushInfo *info)
@@ -589,6 +599,16 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     size_t h = atomic_load_explicit(&p->head, memory_order_relaxed);
     g->overlap = 0;
     const PlannerSegment *a = predecessor(p);
+    if (a && (is_spline(a) || is_spline(g))) {  /* a SPLINE starts and ends at rest: the predecessor stops */
+        if (a->zone_t < a->T) {
+            info->lowered |= PLANNER_LOWERED_APPROX;
+            info->approx_src = a->src;
+            info->approx_req = a->approx_req;
+            info->approx_applied = 0;
+            info->approx_ptp = a->kind == PLANNER_PTP;
+        }
+        a = NULL;
+    }
     if (a) {
         int st = blend(p, a, g, cp, par, info);
         if (st < 0) return st;
@@ -599,7 +619,7 @@ static int publish(Planner *p, PlannerSegment *g, const CartPlan *cp, const Plan
     info->overlap = g->overlap;
     p->no_blend = 0;
     memcpy(p->q_end, g->q1, (size_t)p->cfg.dof * sizeof(double));
-    if (g->kind != PLANNER_PTP) {   /* the end pose is the model's tool point's, whatever tool the next uses */
+    if (planner_kind_cartesian(g->kind)) {   /* the end pose is the model's tool point's, whatever tool the next uses */
         v3_copy(p->pos_end, g->p1);
         memcpy(p->quat_end, g->quat1, sizeof p->quat_end);
         planner_tcp_to_flange(g, p->pos_end, p->quat_end);
@@ -750,3 +770,138 @@ int planner_push_circ(Planner *p, const double via[3], const double pos[3], cons
     return push_circ(p, via, pos, quat, par, src, info);
 }
 
+
+/* ---------------------------------------------------------------- SPLINE */
+
+/* The message of spline_fit's failure st (knot `at`); returns the planner status. */
+static int spline_failed(Planner *p, int st, int at)
+{
+    if (st == -1) {
+        snprintf(p->err, sizeof p->err, "point %d coincides with the %s", at,
+                 at == 1 ? "position it starts from" : "point before it");
+        return PLANNER_EGEOM;
+    }
+    snprintf(p->err, sizeof p->err, "the linear system of the spline could not be solved");
+    return PLANNER_EINVAL;
+}
+
+/* planner_push_spline once the queue has room. */
+static __attribute__((noinline)) int push_spline(Planner *p, int npts, const double (*pts)[7],
+                                                 const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int st, at;
+    if (!info) info = &dummy;
+    if (npts < 1 || npts > PLANNER_SPLINE_MAX - 1) {
+        snprintf(p->err, sizeof p->err, "SPLINE through %d points (1 to %d)", npts, PLANNER_SPLINE_MAX - 1);
+        return PLANNER_EINVAL;
+    }
+    for (int k = 0; k < npts; k++)
+        if (!isfinite(pts[k][0] + pts[k][1] + pts[k][2] + pts[k][3] + pts[k][4] + pts[k][5] + pts[k][6])) {
+            snprintf(p->err, sizeof p->err, "SPLINE point %d is not finite", k + 1);
+            return PLANNER_EINVAL;
+        }
+    PlannerSegment *g = cart_begin(p, PLANNER_SPLINE, pts[npts - 1], pts[npts - 1] + 3, src, info, &st);
+    if (!g) return st;
+    /* the knots: where it starts, then the points, each quaternion unit length on its predecessor's side */
+    double y[PLANNER_SPLINE_MAX][PLANNER_SPLINE_DIM];
+    memcpy(y[0], g->p0, 3 * sizeof(double));
+    memcpy(y[0] + 3, g->quat0, 4 * sizeof(double));
+    for (int k = 1; k <= npts; k++) {
+        const double *q = pts[k - 1] + 3;
+        double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]), dot = 0;
+        for (int i = 0; i < 4; i++) dot += q[i] * y[k - 1][3 + i];
+        memcpy(y[k], pts[k - 1], 3 * sizeof(double));
+        for (int i = 0; i < 4; i++) y[k][3 + i] = (dot < 0 ? -q[i] : q[i]) / n;
+    }
+    if ((st = spline_fit(g, npts + 1, (const double(*)[PLANNER_SPLINE_DIM])y, 7, 3, &at)) < 0)
+        return spline_failed(p, st, at);
+    memcpy(g->p1, y[npts], 3 * sizeof(double));
+    memcpy(g->quat1, y[npts] + 3, 4 * sizeof(double));
+    spline_arc(g);
+    info->time_req = par->time > 0 ? par->time : 0;
+    CartPlan cp;
+    spline_cart_bounds(g, &cp.L, &cp.th);
+    cp.L *= 1.01, cp.th *= 1.01;   /* the sampled maxima, with room for what falls between the samples */
+    planner_blend_lone_reset(p->blend);
+    if ((st = path_table(p, g, cp.D1, cp.D2, cp.D3)) < 0) return st;
+    PlannerParams pr = *par;
+    pr.approx = 0;
+    st = plan_cart(p, g, &cp, &pr, 1, info);
+    return st < 0 ? st : publish(p, g, &cp, &pr, info);
+}
+
+int planner_push_spline(Planner *p, int npts, const double (*pts)[7], const PlannerParams *par, PlannerSrc src,
+                        PlannerPushInfo *info)
+{
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_SPLINE);
+    return push_spline(p, npts, pts, par, src, info);
+}
+
+/* JOINT SPLINE: the path parameter's profile under every axis' limits scaled by SPEED_PTP and ACC_PTP, by the chain
+ * rule on the exact bounds of the first three derivatives of q(s) (as plan_cart, 1 % below each limit). Without
+ * jerk limits the path parameter's jerk is ten times its acceleration per second (its acceleration stays
+ * continuous). */
+static int plan_jspline(Planner *p, PlannerSegment *g, const PlannerParams *par, PlannerPushInfo *info)
+{
+    int n = p->cfg.dof;
+    double D1[PLANNER_SPLINE_DIM], D2[PLANNER_SPLINE_DIM], D3[PLANNER_SPLINE_DIM];
+    double fv = fmin(given(par->speed_ptp, 1.0), 1.0) * LONE_MARGIN;
+    double fa = fmin(given(par->acc_ptp, 1.0), 1.0) * LONE_MARGIN;
+    spline_component_bounds(g, D1, D2, D3);
+    double V = INFINITY, A = INFINITY, J = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double vm = ax_v(p, i) * fv, am = ax_a(p, i) * fa, jm = ax_j(p, i) * fa;
+        if (D1[i] > 0) V = fmin(V, vm / D1[i]);
+        if (D2[i] > 0) V = fmin(V, sqrt(0.5 * am / D2[i]));
+        if (!isinf(jm) && D3[i] > 0) V = fmin(V, dm_cbrt(0.25 * jm / D3[i]));
+    }
+    for (int i = 0; i < n; i++) {
+        double am = ax_a(p, i) * fa, jm = ax_j(p, i) * fa;
+        if (D1[i] > 0) A = fmin(A, (am - D2[i] * V * V) / D1[i]);
+        if (!isinf(jm) && D2[i] > 0) A = fmin(A, 0.25 * jm / (3 * D2[i] * V));
+    }
+    for (int i = 0; i < n; i++) {
+        double jm = ax_j(p, i) * fa;
+        if (!isinf(jm) && D1[i] > 0) J = fmin(J, (jm - 3 * D2[i] * V * A - D3[i] * V * V * V) / D1[i]);
+    }
+    if (isinf(J)) J = 10 * A;
+    if (!(V > 0 && A > 0 && J > 0) || isinf(V)) {
+        snprintf(p->err, sizeof p->err, "SPLINE: no speed keeps the axis limits along the path");
+        return PLANNER_EINVAL;
+    }
+    g->acc_req = fa;
+    int st = path_profile(g, par, V, A, J, info);
+    if (st < 0) return st;
+    g->zone_t = g->T;
+    return PLANNER_OK;
+}
+
+int planner_push_jspline(Planner *p, int npts, const double (*q)[PLANNER_MAX_AXES], const PlannerParams *par,
+                         PlannerSrc src, PlannerPushInfo *info)
+{
+    PlannerPushInfo dummy;
+    int n = p->cfg.dof, st, at;
+    if (!info) info = &dummy;
+    if (npts < 1 || npts > PLANNER_SPLINE_MAX - 1) {
+        snprintf(p->err, sizeof p->err, "SPLINE through %d points (1 to %d)", npts, PLANNER_SPLINE_MAX - 1);
+        return PLANNER_EINVAL;
+    }
+    for (int k = 0; k < npts; k++)
+        for (int i = 0; i < n; i++)
+            if (!isfinite(q[k][i])) {
+                snprintf(p->err, sizeof p->err, "SPLINE point %d, axis %d is not a finite number", k + 1, i + 1);
+                return PLANNER_EINVAL;
+            }
+    if (queue_full(p)) return queue_full_answer(p, info, PLANNER_JSPLINE);
+    PlannerSegment *g = slot_for_push(p, PLANNER_JSPLINE, src, info);
+    double y[PLANNER_SPLINE_MAX][PLANNER_SPLINE_DIM];
+    memcpy(y[0], g->q0, (size_t)n * sizeof(double));
+    for (int k = 0; k < npts; k++) memcpy(y[k + 1], q[k], (size_t)n * sizeof(double));
+    if ((st = spline_fit(g, npts + 1, (const double(*)[PLANNER_SPLINE_DIM])y, n, n, &at)) < 0)
+        return spline_failed(p, st, at);
+    memcpy(g->q1, q[npts - 1], (size_t)n * sizeof(double));
+    info->time_req = par->time > 0 ? par->time : 0;
+    st = plan_jspline(p, g, par, info);
+    return st < 0 ? st : publish(p, g, NULL, par, info);
+}

@@ -132,6 +132,7 @@ typedef struct Planner {
     double t_last;
     PlannerSrc fault_src;
     int fault;                     /* < 0: a cycle IK failure holds the planner */
+    long resets;                   /* planner_reset calls so far: what was queued before one never runs */
 } Planner;
 
 /* Fill a configuration with defaults (limits INFINITY, capacity 64, dt 1 ms, speeds 0.2 m/s, 1 rad/s, ...). */
@@ -149,6 +150,13 @@ int planner_push_lin(Planner *p, const double pos[3], const double quat[4], cons
                      PlannerSrc src, PlannerPushInfo *info);
 int planner_push_circ(Planner *p, const double via[3], const double pos[3], const double quat[4],
                       const PlannerParams *par, PlannerSrc src, PlannerPushInfo *info);
+/* SPLINE (docs/MOTION.md §7): a path through npts Cartesian points (x y z qw qx qy qz: the TCP in the model's
+ * base, as planner_push_lin's target), or through npts joint positions (JOINT SPLINE), from where the last segment
+ * ends; it starts and ends at rest (no blend either side). */
+int planner_push_spline(Planner *p, int npts, const double (*pts)[7], const PlannerParams *par, PlannerSrc src,
+                        PlannerPushInfo *info);
+int planner_push_jspline(Planner *p, int npts, const double (*q)[PLANNER_MAX_AXES], const PlannerParams *par,
+                         PlannerSrc src, PlannerPushInfo *info);
 /* Stop look-ahead: the last pushed segment ends at rest (WAIT, reading an input or the actual position). */
 void planner_flush(Planner *p);
 /* The TCP of the next pushed segments: its pose x y z qw qx qy qz in the model's tool frame ($TOOL). A LIN or
@@ -160,6 +168,9 @@ size_t planner_pending(const Planner *p);
 /* The programmed end of the last pushed segment (for MOVE_INC and the next segment's start). pos/quat may be
  * NULL; returns 1 when a pose is known. */
 int planner_last_target(const Planner *p, double *q, double *pos, double *quat);
+/* The segment the last successful push published (producer side; NULL before the first). It stays valid until
+ * the next push. */
+const PlannerSegment *planner_last_pushed(const Planner *p);
 /* Message of the last failed push. */
 const char *planner_error(const Planner *p);
 

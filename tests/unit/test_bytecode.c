@@ -138,6 +138,8 @@ UTEST(verifier_operands)
     REJECT("$TIME is read-only", c.code[7] = instr_abc(OP_SETSYS, 0, SVO_TIME, 1));
     REJECT("motion statement kind 200", c.code[7] = instr_abc(OP_MOTION, 0, 200, 0));
     REJECT("R2..R5 are outside", c.code[7] = instr_abc(OP_MOTION, 2, MK_WAIT, 4));
+    REJECT("TRIGGER takes 8 operand slots, not 2", c.code[7] = instr_abc(OP_MOTION, 0, MK_TRIGGER, 2));
+    REJECT("MOVE SPLINE takes at least 7 operand slots, not 1", c.code[7] = instr_abc(OP_MOTION, 0, MK_MOVE_SPLINE, 1));
     REJECT("R3..R4 are outside the frame", c.code[7] = instr_abc(OP_FORLOOP, 0, 3, 0));
     REJECT("returns 1 slots, the routine's result has 0", c.code[9] = instr_abc(OP_RET, 0, 1, 0));
     REJECT("returns 0 slots, the routine's result has 1", c.code[11] = instr_abc(OP_RET, 1, 0, 0));

@@ -2,7 +2,8 @@
  * seeded random PTP blends (continuity, limits), LIN on its line and CIRC on its circle through the PUMA 560's
  * IK, orientation slerp, Cartesian joint limits, IK failures with their source location, the queue (one thread
  * with a late producer, deterministically; two threads as a stress test: IRL_PLANNER_STRESS=N pushes N moves
- * instead of the default 300), and the blend check at the overlap window's ends (a regression). */
+ * instead of the default 300), the blend check at the overlap window's ends (a regression), and the start of
+ * each queued segment as planner_segment_start predicts it (TRIGGER's clock). */
 #include <stdio.h>
 
 #include "motion/planner.h"
@@ -1035,6 +1036,76 @@ UTEST(cycle_differences)
     }
 }
 
+/* planner_segment_start (TRIGGER's clock): the start each queued segment is predicted to have, asked every cycle
+ * before the cycle samples, is the start the cycle gives it (main or blending slot), for PTP-PTP and LIN-LIN blends,
+ * exact stops between PTP, LIN and CIRC (with the rest cycle next to a Cartesian one), a JOINT SPLINE, and a LIN
+ * pushed after its predecessor passed its approximation zone (no blend); a finished segment answers -1. */
+UTEST(segment_start_predicted)
+{
+    Model m;
+    Planner p;
+    PlannerConfig c;
+    double dt = 1e-3, a[3], qa[4], b[3], qb[4], q0[PLANNER_MAX_AXES];
+    puma_open(&m, &p, &c, dt);
+    planner_last_target(&p, q0, a, qa);
+    PlannerParams par = no_params, pz = no_params, lz = no_params;
+    pz.approx_ptp = 0.5;
+    lz.approx = 0.02;
+    lz.speed = par.speed = 0.2;
+    double q1[PLANNER_MAX_AXES], q2[PLANNER_MAX_AXES], js[2][PLANNER_MAX_AXES];
+    for (int i = 0; i < 6; i++) q1[i] = q0[i] + 0.2, q2[i] = q0[i] + 0.1 * (i % 2);
+    for (int i = 0; i < 6; i++) js[0][i] = q0[i] + 0.05, js[1][i] = q0[i] - 0.05 * (i % 3);
+    PlannerSrc src = {"s.irl", 1, 1};
+    CHECK(planner_push_ptp(&p, q1, &pz, src, NULL) == PLANNER_OK);          /* 1, blends into 2 */
+    CHECK(planner_push_ptp(&p, q2, &par, src, NULL) == PLANNER_OK);         /* 2, exact stop */
+    planner_last_target(&p, NULL, a, qa);
+    double off[3] = {0.08, -0.05, 0.04}, ax[3] = {0, 0, 1}, off2[3] = {0, 0.08, 0};
+    moved_target(a, qa, off, ax, 0.2, b, qb);
+    CHECK(planner_push_lin(&p, b, qb, &lz, src, NULL) == PLANNER_OK);       /* 3: rest after the PTP, blends */
+    moved_target(b, qb, off2, ax, 0, a, qa);
+    CHECK(planner_push_lin(&p, a, qa, &par, src, NULL) == PLANNER_OK);      /* 4 */
+    double via[3] = {a[0] + 0.03, a[1] + 0.03, a[2]}, e[3] = {a[0] + 0.06, a[1], a[2]};
+    CHECK(planner_push_circ(&p, via, e, qa, &par, src, NULL) == PLANNER_OK); /* 5 */
+    CHECK(planner_push_jspline(&p, 2, (const double(*)[PLANNER_MAX_AXES])js, &par, src, NULL) == PLANNER_OK); /* 6 */
+    CHECK(planner_push_ptp(&p, q0, &pz, src, NULL) == PLANNER_OK);          /* 7, with a zone from 0.75 T */
+    double pred[9], got[9];
+    for (int id = 0; id < 9; id++) pred[id] = got[id] = NAN;
+    int mismatch = 0, pushed8 = 0;
+    PlannerSetpoint sp;
+    for (long k = 0; k < 200000; k++) {
+        double t = k * dt, st;
+        for (int id = 1; id <= (pushed8 ? 8 : 7); id++) {
+            int r = planner_segment_start(&p, t, id, &st);
+            if (r == 1 && isnan(got[id])) {
+                if (isnan(pred[id])) pred[id] = st;
+                else if (fabs(st - pred[id]) > 1e-12) mismatch++;
+            }
+        }
+        int rc = planner_sample(&p, t, &sp);
+        if (p.main.seg && isnan(got[p.main.seg->id])) got[p.main.seg->id] = p.main.start;
+        if (p.next.seg && isnan(got[p.next.seg->id])) got[p.next.seg->id] = p.next.start;
+        if (!pushed8 && p.main.seg && p.main.seg->id == 7 && t - p.main.start > 0.8 * p.main.seg->T) {
+            planner_last_target(&p, NULL, a, qa);
+            moved_target(a, qa, off, ax, 0, b, qb);
+            CHECK(planner_push_lin(&p, b, qb, &par, src, NULL) == PLANNER_OK);  /* 8: too late to blend into 7 */
+            pushed8 = 1;
+        }
+        if (rc == PLANNER_IDLE && planner_pending(&p) == 0 && pushed8) break;
+    }
+    for (int id = 1; id <= 8; id++)
+        printf("#   segment %d: predicted start %.9g s, started %.9g s\n", id, pred[id], got[id]);
+    CHECK(mismatch == 0);
+    for (int id = 1; id <= 8; id++) CHECK_NEAR(pred[id], got[id], 1e-12);
+    CHECK(got[2] < got[1] + p.ring[0].T);                 /* 2 blended into 1 */
+    CHECK_NEAR(got[8], got[7] + p.ring[6].T + dt, 1e-12); /* 8 after 7's end and a rest cycle */
+    for (int id = 1; id <= 8; id++) {
+        double st;
+        CHECK(planner_segment_start(&p, 300, id, &st) == -1);
+    }
+    planner_free(&p);
+    model_close(&m);
+}
+
 int main(void)
 {
     RUN(ptp_synchronised_exact_stop);
@@ -1051,5 +1122,6 @@ int main(void)
     RUN(puma_random_lin_limits_and_blends);
     RUN(puma_shared_samples_and_window);
     RUN(cycle_differences);
+    RUN(segment_start_predicted);
     return utest_done();
 }
