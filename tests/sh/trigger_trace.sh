@@ -35,7 +35,7 @@ BEGIN
   MOVE_INC LIN POS(-0.1 m, 0, 0) WITH SPEED := 0.1 m/s;
 ENDPROGRAM
 IRL
-"$IRL" run --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
 tr="$tmp/o/trace.csv"
 cx=$(col "$tr" arm.x); cq=$(col "$tr" arm.q1.j1); ca=$(col "$tr" io.a)
 [ -n "$cx" ] && [ -n "$cq" ] && [ -n "$ca" ] || fail "no arm.x, arm.q1.j1 or io.a column: $(head -1 "$tr")"
