@@ -84,20 +84,21 @@ final "$tmp/rf" signal 'j["stop_cut_short"] is False and j["stop_ramp"] > 50'
 
 # 4. a slow Modbus peer: from 0.3 s after the enable every reply comes 30 ms late (the request timeout is 20 ms)
 [ -x "$emu" ] || { echo "FAIL no $emu"; exit 1; }
-slow() { # $1 name, $2 delay, $3 driver options
+slow() { # $1 name, $2 delay, $3 driver options, $4 more irl options
     rm -f "$tmp/$1.port"
     "$emu" --port-file "$tmp/$1.port" --start "$home" --timeout 15 --watchdog 0.5 --delay "$2" --delay-at 0.3 \
         >/dev/null 2>"$tmp/$1.emu" &
     emu_pid=$!
     for _ in $(seq 100); do [ -s "$tmp/$1.port" ] && break; sleep 0.05; done
-    "$IRL" run --trace csv --online --driver "modbus:port=$(cat "$tmp/$1.port")$3" --no-plots --out "$tmp/$1" lin_short.irl \
+    "$IRL" run --trace csv --online --driver "modbus:port=$(cat "$tmp/$1.port")$3" ${4:-} --no-plots --out "$tmp/$1" lin_short.irl \
         >/dev/null 2>"$tmp/$1.err"
     rc=$?
     wait "$emu_pid"; emu_pid=""
     [ $rc = 1 ] || note "$1: exit $rc: $(tail -3 "$tmp/$1.err")"
     grep -q "; disabled$" "$tmp/$1.emu" || note "$1: the drive ended $(cat "$tmp/$1.emu")"
 }
-slow late 30ms ""
+# (the deadline budget is the next case's; here a loaded machine's missed deadlines must not stop the run first)
+slow late 30ms "" "--max-missed 1000000"
 grep -q "online stop: driver fault: modbus: 127.0.0.1:[0-9]*: no reply in time" "$tmp/late.err" \
     || note "slow peer: message $(head -3 "$tmp/late.err")"
 # the stop lasts its ramp in wall time (plus one cycle's bounded wait per row), not 30 ms per row
