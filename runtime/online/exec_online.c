@@ -582,12 +582,14 @@ static int finish(Online *on, int vm_status)
     if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
     if (on->rt.disable_confirmed == 0) {
         char who[1200] = "";
-        for (int k = 0, n = 0; k < on->naxes; k++)
+        int n = 0;
+        for (int k = 0; k < on->naxes; k++)
             if (on->rt.disable_unconfirmed >> k & 1) {
                 size_t len = strlen(who);
-                snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : " (axes ", on->axis_name[k]);
+                snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
             }
-        fprintf(stderr, "irl: warning: the drive did not confirm the disable%s%s\n", who, who[0] ? ")" : "");
+        fprintf(stderr, "irl: warning: the drive did not confirm the disable%s%s%s\n",
+                n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "");
     }
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
     return status;
