@@ -16,14 +16,14 @@
  * Before the enable, actual reads where the axes stand (position_actual is readable in every state); the enable
  * writes the position the caller gives as the target (the drive holds there), then walks the drive's state
  * machine (the map's profile: CiA 402, or the emulator's one bit), confirmed by the statusword; each transition
- * may take the map's state_timeout. Before the first cycle a request
- * may take max(timeout, 0.5 s). A request that times out is a
- * fault (the stop follows); from then on a cycle blocks at most a quarter of the cycle time: it first waits for the
- * late reply still owed, and sends its setpoint only once it came (requests do not pile up at a slow peer, and the
- * stop is not stretched); a setpoint not acknowledged is written unconfirmed (online.csv). The disable at the end
- * waits up to max(timeout, 0.5 s) for what is owed, switches the power stage off and reads the statusword back
- * until it says so (at most the map's state_timeout more): disable_confirmed, and disable_unconfirmed names the
- * axes whose statusword did not (every axis when one statusword speaks for the drive). */
+ * may take the map's state_timeout. Before the first cycle a request may take max(timeout, 0.5 s). A request that
+ * times out is a fault (the stop follows); from then on a cycle blocks at most a quarter of the cycle time: it
+ * first waits for the late reply still owed, and sends its setpoint only once it came (requests do not pile up at a
+ * slow peer, and the stop is not stretched); a setpoint not acknowledged is written unconfirmed (online.csv). The
+ * disable at the end waits up to max(timeout, 0.5 s) for what is owed, switches the power stage off and reads the
+ * statusword back until it says so (at most the map's state_timeout more): disable_confirmed, and
+ * disable_unconfirmed names the axes whose statusword did not (every axis when one statusword speaks for the
+ * drive). */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -625,7 +625,7 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     return 0;
 }
 
-/* The connection up: libmodbus leaves it closed after some failures. 0, or -1 with errno. */
+/* The connection up (open connects; a socket closed since is connected again). 0, or -1 with errno. */
 static int connected(Modbus *m) { return modbus_get_socket(m->ctx) >= 0 ? 0 : modbus_connect(m->ctx); }
 
 /* Where the axes stand before the enable: the read plan (position_actual is readable in every state of the drive),
@@ -755,11 +755,14 @@ static int modbus_write(void *state, const double *q, const double *qd, uint64_t
     return parse_feedback(m);
 }
 
+/* Every axis as a mask, bit k for axis k. */
+static uint32_t all_axes(const Modbus *m) { return m->n >= 32 ? 0xffffffffu : (1u << m->n) - 1; }
+
 /* The axes whose statusword, as last read, does not show the power stage off (bit k: axis k); when one statusword
  * speaks for the drive, or none says which, every axis. */
 static uint32_t axes_not_off(const Modbus *m)
 {
-    uint32_t all = m->n >= 32 ? 0xffffffffu : (1u << m->n) - 1, bits = 0;
+    uint32_t all = all_axes(m), bits = 0;
     if (state_axes(m) == 1) return arrived(m, 0, 0) ? 0 : all;
     for (int a = 0; a < m->n; a++)
         if (!arrived(m, a, 0)) bits |= 1u << a;
@@ -772,7 +775,7 @@ static void modbus_disable(void *state)
     double t = fmax(m->timeout, 0.5);
     char err[DRIVER_FAULT_LEN];
     m->disabled_ok = 0, m->live = 0;
-    m->not_off = m->n >= 32 ? 0xffffffffu : (1u << m->n) - 1;
+    m->not_off = all_axes(m);
     if (!settle_owed(m, t)) return;
     set_timeout(m, t);
     m->owed = 0;
