@@ -444,6 +444,11 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
     fprintf(f, ",\n  \"ended_moving\": %s,\n", rt->ended_moving ? "true" : "false");
     fprintf(f, "  \"stop_cut_short\": %s,\n  \"disabled_confirmed\": %s,\n", rt->aborted ? "true" : "false",
             rt->disable_confirmed < 0 ? "null" : rt->disable_confirmed ? "true" : "false");
+    fputs("  \"disable_unconfirmed\": ", f); /* the axes that did not confirm it, when the driver tells */
+    if (!rt->disable_unconfirmed) fputs("null", f);
+    for (int k = 0, n = 0; k < on->naxes && rt->disable_unconfirmed; k++)
+        if (rt->disable_unconfirmed >> k & 1) fputs(n++ ? ", " : "[", f), report_json_string(f, on->axis_name[k]);
+    fputs(rt->disable_unconfirmed ? "],\n" : ",\n", f);
     fprintf(f, "  \"max_missed\": %d,\n", on->opt.max_missed);
     fprintf(f, "  \"last_cycle_written\": %ld,\n  \"last_t_written\": %.9g,\n  \"setpoints_produced\": %ld,\n",
             rt->last_cycle, rt->last_t, on->pushed);
@@ -575,7 +580,17 @@ static int finish(Online *on, int vm_status)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
     if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
-    if (on->rt.disable_confirmed == 0) fprintf(stderr, "irl: warning: the drive did not confirm the disable\n");
+    if (on->rt.disable_confirmed == 0) {
+        char who[1200] = "";
+        int n = 0;
+        for (int k = 0; k < on->naxes; k++)
+            if (on->rt.disable_unconfirmed >> k & 1) {
+                size_t len = strlen(who);
+                snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
+            }
+        fprintf(stderr, "irl: warning: the drive did not confirm the disable%s%s%s\n",
+                n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "");
+    }
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
     return status;
 }

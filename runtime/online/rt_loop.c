@@ -297,6 +297,8 @@ static void *rt_thread(void *arg)
     while (get_state(rt) != RT_DONE) rt_cycle(rt);
     rt->cfg.drv->disable(rt->cfg.drv_state);
     rt->disable_confirmed = rt->cfg.drv->disable_confirmed ? rt->cfg.drv->disable_confirmed(rt->cfg.drv_state) : -1;
+    if (rt->disable_confirmed == 0 && rt->cfg.drv->disable_unconfirmed)
+        rt->disable_unconfirmed = rt->cfg.drv->disable_unconfirmed(rt->cfg.drv_state);
     return NULL;
 }
 
@@ -340,6 +342,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     atomic_init(&rt->end_request, 0);
     rt->miss_left = cfg->miss_budget;
     rt->disable_confirmed = -1;
+    rt->disable_unconfirmed = 0;
     rt->confirmed = -1;
     rt->accepted = 0;
     atomic_init(&rt->din, 0);

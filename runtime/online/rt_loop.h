@@ -122,6 +122,7 @@ typedef struct RtLoop {
     int ended_moving;              /* the stream ended while the axes moved (a ramp followed) */
     int aborted;                   /* a third signal cut the stop ramp short */
     int disable_confirmed;         /* after the end: 1 the drive confirmed the disable, 0 not, -1 cannot tell */
+    uint32_t disable_unconfirmed;  /* when 0: the axes that did not confirm it (bit k: axis k; 0 cannot tell) */
     int fifo;                      /* 1: the cycle thread runs under SCHED_FIFO */
     char sched_note[240];          /* why not, when not */
     /* private to the cycle thread */

@@ -10,7 +10,8 @@ Several checks in one call (Python starts once), separated by '+':  online_check
   approach DIR VMAX AMAX JMAX            the approach to the start (online.json "approach"): its rows come first
                                          (after prime rows), as many as it says, from where the axes stood to the
                                          start exactly, at rest there; speeds, accelerations and jerks (differences
-                                         of the written positions) within 10 % of VMAX, AMAX, JMAX (lists per axis)
+                                         of the written positions over online.json's cycle_s) within 10 % of VMAX,
+                                         AMAX, JMAX (lists per axis)
   stream  ONLINE_CSV STREAM_OUT [deg]    the stream has one line per online.csv row with the same positions
                                          exactly (the halstreamer text read back as numbers; deg: in degrees)
   ramp    ONLINE_CSV VMAX AMAX           the log's positions never move faster than VMAX nor accelerate beyond
@@ -28,6 +29,12 @@ Several checks in one call (Python starts once), separated by '+':  online_check
   drive   ONLINE_CSV DRIVE_LOG SCALE     what the CiA 402 drive (tests/tools/cia402_drive.py) logged as received:
                                          after the enable's (the start), one target line per online.csv row, each
                                          the row's positions as whole counts of SCALE rad (rounded to nearest)
+  moved   DRIVE_LOG SCALE FROM TO VMAX AMAX DT
+                                         what the CiA 402 drive logged as received moves it from FROM (its counts:
+                                         the enable's target line) to TO (the program's start) and only then on:
+                                         the target lines' speeds and accelerations (differences over DT s) within
+                                         10 % of VMAX, AMAX, give or take the rounding to counts (1 count for a
+                                         speed, 2 for an acceleration)
   states  DRIVE_LOG AXES FIRST LAST      each of the drive's axes AXES (1-based, comma-separated) passed through
                                          state FIRST, and its last state is LAST (names as the drive logs them)
   json    FILE EXPR                      the Python expression EXPR holds, with j = the JSON file's content
@@ -187,8 +194,9 @@ def approach(d, vmax, amax, jmax):
         return 'online.json distances %s' % dist
     lim = [[float(x) * 0.1 for x in s.split(',')] for s in (vmax, amax, jmax)]
     q = [start] + [[float(r[i]) for i in oq] for r in rows]
+    dt = j['cycle_s']
     for order in range(1, 4):
-        q = [[(b[k] - p[k]) / DT for k in range(len(b))] for p, b in zip(q, q[1:])]
+        q = [[(b[k] - p[k]) / dt for k in range(len(b))] for p, b in zip(q, q[1:])]
         for n, v in enumerate(q):
             for k, x in enumerate(v):
                 if abs(x) > lim[order - 1][k] * (1 + 1e-3) + 1e-9:
@@ -245,6 +253,30 @@ def drive(online, log, scale):
     return None
 
 
+def moved(log, scale, frm, to, vmax, amax, dt):
+    sp = [[int(x) for x in l.strip().split(',')[1:]] for l in open(log) if l.startswith('sp,')]
+    frm, to = [int(x) for x in frm.split(',')], [int(x) for x in to.split(',')]
+    scale, dt = float(scale), float(dt)
+    if not sp or sp[0] != frm:
+        return 'the enable wrote %s, the drive stood at %s' % (sp[0] if sp else None, frm)
+    if to not in sp:
+        return 'the drive never received the program\'s start %s (last %s)' % (to, sp[-1])
+    end = sp.index(to)
+    if end == 0:
+        return 'the drive did not move before the program\'s start'
+    lim = [[float(x) * 0.1 * dt ** order / scale for x in s.split(',')] for order, s in ((1, vmax), (2, amax))]
+    d = sp[:end + 1]
+    for order in (1, 2):
+        d = [[b[k] - p[k] for k in range(len(b))] for p, b in zip(d, d[1:])]
+        for n, v in enumerate(d):
+            for k, x in enumerate(v):
+                if abs(x) > lim[order - 1][k] + order:
+                    return 'target line %d axis %d: %s %d counts per cycle%s beyond 10 %% of the limit, %.3g (+%d)' % (
+                        n + order + 1, k + 1, ('speed', 'acceleration')[order - 1], x, '' if order == 1 else '^2',
+                        lim[order - 1][k], order)
+    return None
+
+
 def states(log, axes, first, last):
     seen, final = {}, {}
     for l in open(log):
@@ -265,7 +297,7 @@ def json_expr(path, expr):
 
 
 COMMANDS = {'same': same, 'stream': stream, 'ramp': ramp, 'stopped': stopped, 'lag': lag, 'micro': micro,
-            'json': json_expr, 'speeds': speeds, 'approach': approach, 'drive': drive, 'states': states}
+            'json': json_expr, 'speeds': speeds, 'approach': approach, 'drive': drive, 'states': states, 'moved': moved}
 
 
 def main(argv):

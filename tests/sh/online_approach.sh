@@ -9,10 +9,12 @@
 #      the program's part is the dry-run's: trace.csv byte-identical, every run row the trace's;
 #   3. SIGINT and a drive fault during the approach stop it under control (a ramp within the limits, exit 1,
 #      "stopped", the message says how far into the approach);
-#   4. the drive emulator standing away (moving slowly, tau 1 s, once enabled at the start): the refusal names the
-#      axis and distance and the drive ends disabled; the modbus driver cannot tell where the axes stand before its
-#      enable, so --approach is refused there before anything is enabled; a driver without feedback (stream)
-#      refuses --approach; --approach at the start changes nothing.
+#   4. the drive emulator (modbus driver) standing 0.2 rad away on axis 2: without --approach the refusal names the
+#      axis and distance before anything is enabled (the emulator ends disabled where it stood); with --approach
+#      the driver reads where the axes stand, enables them there, and the approach runs as with sim (its rows
+#      within 10 % of the limits, online.json's entry, the trace the dry-run's), the emulator ending disabled at the
+#      program's end; a driver without feedback (stream) refuses --approach; --approach at the start changes
+#      nothing.
 # Needs $IRL, $BUILD.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -80,27 +82,48 @@ msg=$(check stopped "$tmp/int" signal "s into the approach to the program's star
     + json "$tmp/int/online.json" 'j["approach"]["complete"] is False and 0 < j["approach"]["written"] < j["approach"]["setpoints"] and j["from_queue"] == 0' \
     + json "$tmp/fault/online.json" '400 < j["approach"]["written"] <= 500 and j["last_cycle_written"] == -1') || note "$msg"
 
-# 4. the drive emulator standing away; drivers that cannot approach; --approach at the start
+# 4. the drive emulator standing away: refused without --approach, approached with it
 emu="$BUILD/tools/irl-drive-emulator"
 away="0,0.9853981633974483,-3.141592653589793,0,0.7853981633974483,0" # the PUMA cell's home, axis 2 + 0.2 rad
-for what in refuse approach; do
+for what in refuse emu_ap; do
     rm -f "$tmp/$what.port"
-    "$emu" --port-file "$tmp/$what.port" --start "$away" --tau 1 --timeout 15 >/dev/null 2>"$tmp/$what.emu" &
+    "$emu" --port-file "$tmp/$what.port" --start "$away" --watchdog 0.5 --timeout 20 >/dev/null 2>"$tmp/$what.emu" &
     emu_pid=$!
     for _ in $(seq 100); do [ -s "$tmp/$what.port" ] && break; sleep 0.05; done
     opt=""
-    [ $what = approach ] && opt=--approach
-    "$IRL" run --trace csv --online $opt --driver "modbus:port=$(cat "$tmp/$what.port"),timeout=0.5" --no-plots --out "$tmp/$what" \
-        lin_short.irl >/dev/null 2>"$tmp/$what.err"
+    [ $what = emu_ap ] && opt=--approach
+    "$IRL" run --trace csv --online $opt --driver "modbus:port=$(cat "$tmp/$what.port"),timeout=0.5" --max-missed 1000000 \
+        --no-plots --out "$tmp/$what" lin_short.irl >/dev/null 2>"$tmp/$what.err"
     rc=$?
     wait "$emu_pid"; emu_pid=""
-    [ $rc = 1 ] || note "emulator $what: exit $rc"
+    want=1
+    [ $what = emu_ap ] && want=0
+    [ $rc = $want ] || note "emulator $what: exit $rc: $(head -3 "$tmp/$what.err")"
     grep -q "; disabled$" "$tmp/$what.emu" || note "emulator $what: the drive ended $(cat "$tmp/$what.emu")"
 done
 grep -q "axis arm.2 stands 0.2 rad from the program's start" "$tmp/refuse.err" \
     || note "emulator refuse: $(head -2 "$tmp/refuse.err")"
-grep -q "the modbus driver cannot tell where the axes stand before it enables them.*nothing was enabled" \
-    "$tmp/approach.err" || note "modbus --approach: $(head -2 "$tmp/approach.err")"
+grep -q "; axes at 0,0.985398163,-3.14159265,0,0.785398163,0;" "$tmp/refuse.emu" \
+    || note "emulator refuse: the drive moved: $(cat "$tmp/refuse.emu")"
+msg=$(check json "$tmp/refuse/online.json" "j['status'] == 'not_started' and 'axis arm.2 stands 0.2 rad' in j['reason']") \
+    || note "$msg"
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 rad, arm.2 -0.2 rad" \
+    "$tmp/emu_ap.err" || note "emulator approach: stderr $(head -3 "$tmp/emu_ap.err")"
+cmp -s "$tmp/dry/trace.csv" "$tmp/emu_ap/trace.csv" || note "emulator approach: trace.csv differs from the dry-run's"
+j="$tmp/emu_ap/online.json"
+msg=$(check same "$tmp/dry/trace.csv" "$tmp/emu_ap/online.csv" --complete + approach "$tmp/emu_ap" $vmax $amax $jmax \
+    + json "$j" 'j["status"] == "complete" and j["driver"] == "modbus" and j["disabled_confirmed"] is True and j["approach"]["complete"]' \
+    + json "$j" '[round(a["distance"], 6) for a in j["approach"]["axes"]] == [0, -0.2, 0, 0, 0, 0]' \
+    + json "$j" 'abs(j["approach"]["axes"][1]["from"] - 0.985398) < 1e-12') || note "$msg"
+# the emulator's axes, where it ended (disabled), are the program's end: the trace's last row
+python3 - "$tmp/dry/trace.csv" "$tmp/emu_ap.emu" <<'PY' || note "emulator approach: the drive did not end at the program's end"
+import csv, re, sys
+rows = list(csv.reader(open(sys.argv[1])))
+end = [float(rows[-1][i]) for i, h in enumerate(rows[0]) if re.match(r"arm\.q\d\b", h)]
+at = [float(x) for x in re.search(r"; axes at ([^;]*);", open(sys.argv[2]).read()).group(1).split(",")]
+print("emulator approach: the drive ended at %s, the program's end %s" % (at, end))
+sys.exit(0 if len(end) == 6 and all(abs(a - e) < 1e-5 for a, e in zip(at, end)) else 1)
+PY
 "$IRL" run --trace csv --online --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
     >/dev/null 2>"$tmp/st.err"
 rc=$?

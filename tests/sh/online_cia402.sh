@@ -12,7 +12,12 @@
 #   4. an axis that never reaches Operation enabled: the run does not start, the message names the axis and its
 #      state, and the axes already enabled are switched off again; a drive that powers up in Fault is reset;
 #   5. bad map files: errors with file:line:col, exit 65 (66 for a missing file); objects sharing a register;
-#   6. drives/emulator.map named explicitly, against irl's own emulator: the run completes as with the built-in map.
+#   6. drives/emulator.map named explicitly, against irl's own emulator: the run completes as with the built-in map;
+#   7. --approach: the drive powers up 5 degrees away on axis 2 and 3 on axis 5; the driver reads where it stands,
+#      enables it there, and the drive's log shows it moved from there to the program's start within 10 % of the
+#      speed and acceleration limits, then received the program (online.csv's rows, whose run rows are the trace);
+#   8. an axis that does not leave Operation enabled at the disable: online.json "disabled_confirmed": false and
+#      "disable_unconfirmed" names it, as the warning on stderr does.
 # Every peer ends by itself (--timeout) and is killed by pid on the way out. Needs $IRL, $BUILD.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -194,6 +199,34 @@ wait "$peer_pid"; erc=$?; peer_pid=""
 grep -q "; disabled$" "$tmp/emu.err" || note "emulator: $(cat "$tmp/emu.err")"
 checks+=(+ same "$tmp/emu/trace.csv" "$tmp/emu/online.csv" --complete + micro "$tmp/emu/online.csv"
          + json "$tmp/emu/online.json" 'j["complete"] and j["disabled_confirmed"] is True')
+
+# 7. the approach to the start from where the drive powers up
+vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma560_cell.irm, rad/s^k
+away="0,500000,-1800000,0,420000,0"
+start_peer approach --start "$away"
+"$IRL" run --trace csv --online --approach --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+    --no-plots --out "$tmp/ap" lin_short.irl >/dev/null 2>"$tmp/ap.err"
+rc=$?; end_peer
+[ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 rad, arm.2 -0.0872665 rad, arm.3 +0 rad, arm.4 +0 rad, arm.5 +0.0523599 rad" \
+    "$tmp/ap.err" || note "approach: stderr $(head -3 "$tmp/ap.err")"
+checks+=(+ same "$tmp/ap/trace.csv" "$tmp/ap/online.csv" --complete + approach "$tmp/ap" $vmax $amax $jmax
+         + drive "$tmp/ap/online.csv" "$tmp/approach.log" "$scale"
+         + moved "$tmp/approach.log" "$scale" "$away" "$home" $vmax $amax 0.004
+         + states "$tmp/approach.log" 1,2,3,4,5,6 "Operation enabled" "Ready to switch on"
+         + json "$tmp/ap/online.json" 'j["complete"] and j["disabled_confirmed"] is True and j["disable_unconfirmed"] is None'
+         + json "$tmp/ap/online.json" '[round(a["distance"] * 180 / 3.141592653589793, 9) for a in j["approach"]["axes"]] == [0, -5, 0, 0, 3, 0]')
+
+# 8. axis 4 keeps its power stage on at the disable
+start_peer offdis --refuse-disable 4
+"$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
+    --no-plots --out "$tmp/od" lin_short.irl >/dev/null 2>"$tmp/od.err"
+rc=$?; end_peer
+grep -q "irl: warning: the drive did not confirm the disable (axis arm.4)$" "$tmp/od.err" \
+    || note "disable refused (exit $rc): stderr $(tail -3 "$tmp/od.err")"
+checks+=(+ json "$tmp/od/online.json" 'j["complete"] and j["disabled_confirmed"] is False and j["disable_unconfirmed"] == ["arm.4"]'
+         + states "$tmp/offdis.log" 4 "Operation enabled" "Operation enabled"
+         + states "$tmp/offdis.log" 1,2,3,5,6 "Operation enabled" "Ready to switch on")
 
 msg=$(python3 "$root/tests/online/online_check.py" "${checks[@]}") || note "$msg"
 exit $fail

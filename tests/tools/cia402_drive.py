@@ -17,7 +17,8 @@ Operation enabled an axis follows the target position exactly (CSP) or integrate
 wall time (CSV); otherwise it stands.
 
   cia402_drive.py --port-file F [--axes N] [--start c1,c2,...] [--timeout T] [--log FILE] [--transition-delay T]
-                  [--fault-at T --fault-axis A] [--refuse-enable A] [--start-in-fault] [--delay T --delay-at T]
+                  [--fault-at T --fault-axis A] [--refuse-enable A] [--refuse-disable A] [--start-in-fault]
+                  [--delay T --delay-at T]
 
   --start          the actual positions at power-up, in counts (0.0001 degree)
   --log FILE       one line per write of the target block ("sp,c1,...,cN": target position counts) and per
@@ -25,6 +26,7 @@ wall time (CSV); otherwise it stands.
   --fault-at T     T s after every axis reached Operation enabled, axis A (--fault-axis, 1-based) goes to Fault
                    reaction active, then Fault 10 ms later, error code 0x2310 (continuous over current)
   --refuse-enable  axis A never leaves Switched on for Operation enabled (as with safe torque off active)
+  --refuse-disable axis A, once in Operation enabled, ignores every controlword (its power stage stays on)
   --start-in-fault every axis powers up in Fault (error code 0x5530: a memory error), cleared by a fault reset
   --delay T        a slow peer: from --delay-at T s after every axis reached Operation enabled, each read is
                    answered T s late (the server blocks meanwhile: later requests wait their turn)
@@ -90,6 +92,8 @@ class Drive(ModbusSequentialDataBlock):
     def command(self, a, cw):
         """A controlword write: the CiA 402 transition it asks for from the axis's state."""
         ax, st = self.axes[a], self.axes[a].state
+        if st == ENABLED and self.o.refuse_disable == a + 1:
+            return
         rising7 = (cw & 0x80) and not (ax.cw & 0x80)
         ax.cw = cw
         if st == FAULT:
@@ -200,6 +204,7 @@ def main():
     p.add_argument("--fault-at", type=float)
     p.add_argument("--fault-axis", type=int, default=1)
     p.add_argument("--refuse-enable", type=int, default=0)
+    p.add_argument("--refuse-disable", type=int, default=0)
     p.add_argument("--start-in-fault", action="store_true")
     p.add_argument("--delay", type=float, default=0)
     p.add_argument("--delay-at", type=float, default=0)

@@ -18,7 +18,8 @@
  *   --input CH=V@T  digital input channel CH (0..63) becomes V (0/1) T s after the enable
  *   --delay T       a slow peer: every reply goes out T s after its request (from --delay-at T s after the enable;
  *                   default 0: from the start); requests that arrive meanwhile wait their turn
- * Times take an optional unit (s, ms). Exit status: 0 client served, 1 error, 2 usage, 3 timeout. */
+ * Times take an optional unit (s, ms). On exit one line on stderr: requests served, where the axes stand (SI), the
+ * fault code, "disabled" or "still enabled". Exit status: 0 client served, 1 error, 2 usage, 3 timeout. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -273,8 +274,11 @@ int main(int argc, char **argv)
     int ls = listen_local(&e, ctx);
     if (ls < 0) return 1;
     int rc = serve(&e, ctx, ls, deadline);
-    fprintf(stderr, "irl-drive-emulator: %s after %ld requests; fault %d (%s); %s\n",
-            rc == 3 ? "timed out" : "client left", e.requests, e.fault, modbus_map_fault_name(e.fault),
+    char at[MODBUS_MAP_MAX_AXES * 20] = "";
+    for (int i = 0, k = 0; i < e.o.axes && k >= 0 && (size_t)k < sizeof at; i++)
+        k += snprintf(at + k, sizeof at - (size_t)k, "%s%.9g", i ? "," : "", e.x[i]);
+    fprintf(stderr, "irl-drive-emulator: %s after %ld requests; axes at %s; fault %d (%s); %s\n",
+            rc == 3 ? "timed out" : "client left", e.requests, at, e.fault, modbus_map_fault_name(e.fault),
             e.enabled ? "still enabled" : "disabled");
     close(ls);
     modbus_close(ctx);

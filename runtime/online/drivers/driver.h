@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DRIVER_MAX_AXES 32     /* axes over all devices of a program, online */
+#define DRIVER_MAX_AXES 32     /* axes over all devices of a program, online (a uint32_t mask holds them) */
 #define DRIVER_NAME_LEN 80
 #define DRIVER_FAULT_LEN 160
 
@@ -82,6 +82,9 @@ typedef struct DriverType {
     void (*disable)(void *state);
     /* Optional (NULL: cannot tell), after disable: 1 the drive confirmed it is disabled, 0 it did not. */
     int (*disable_confirmed)(void *state);
+    /* Optional (NULL: cannot tell which), after a disable not confirmed: the axes that did not confirm it, bit k
+     * for axis k (DRIVER_MAX_AXES fits). */
+    uint32_t (*disable_unconfirmed)(void *state);
     /* The text of the last fault ("" none); valid until close. */
     const char *(*fault)(void *state);
     void (*close)(void *state);

@@ -13,14 +13,17 @@
  *   map=FILE      the register map (read by the CLI; default: the emulator's, drives/emulator.map)
  *   mode=csp|csv  the CiA 402 mode of operation, over the map's
  *
- * Enabling walks the drive's state machine (the map's profile: CiA 402, or the emulator's one bit) and is
- * confirmed by the statusword; each transition may take the map's state_timeout. Before the first cycle a request
- * may take max(timeout, 0.5 s). A request that times out is a
- * fault (the stop follows); from then on a cycle blocks at most a quarter of the cycle time: it first waits for the
- * late reply still owed, and sends its setpoint only once it came (requests do not pile up at a slow peer, and the
- * stop is not stretched); a setpoint not acknowledged is written unconfirmed (online.csv). The disable at the end
- * waits up to max(timeout, 0.5 s) for what is owed, switches the power stage off and reads the statusword back
- * until it says so (at most the map's state_timeout more): disable_confirmed. */
+ * Before the enable, actual reads where the axes stand (position_actual is readable in every state); the enable
+ * writes the position the caller gives as the target (the drive holds there), then walks the drive's state
+ * machine (the map's profile: CiA 402, or the emulator's one bit), confirmed by the statusword; each transition
+ * may take the map's state_timeout. Before the first cycle a request may take max(timeout, 0.5 s). A request that
+ * times out is a fault (the stop follows); from then on a cycle blocks at most a quarter of the cycle time: it
+ * first waits for the late reply still owed, and sends its setpoint only once it came (requests do not pile up at a
+ * slow peer, and the stop is not stretched); a setpoint not acknowledged is written unconfirmed (online.csv). The
+ * disable at the end waits up to max(timeout, 0.5 s) for what is owed, switches the power stage off and reads the
+ * statusword back until it says so (at most the map's state_timeout more): disable_confirmed, and
+ * disable_unconfirmed names the axes whose statusword did not (every axis when one statusword speaks for the
+ * drive). */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -62,6 +65,7 @@ typedef struct {
     int n;
     const int *linear;
     const char (*axis_name)[DRIVER_NAME_LEN];
+    const double *q_enable;     /* DriverConfig.q0: where the enable holds the axes */
     uint16_t *w, *r;            /* images of the holding registers written and read (MB_REGS each) */
     Req req[MB_MAX_REQ];
     int nreq;
@@ -71,6 +75,7 @@ typedef struct {
     int owed;                   /* a request timed out: its reply is still owed */
     int degraded;               /* after a timeout: the cycle's requests share a quarter of the cycle */
     int disabled_ok;            /* the drive confirmed the disable */
+    uint32_t not_off;           /* after a disable not confirmed: the axes that did not confirm it (bit k: axis k) */
     int live;                   /* the enable began and no disable followed yet: close disables first */
     char where[64];
     char fault_text[DRIVER_FAULT_LEN];
@@ -596,7 +601,7 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     m->w = calloc(MB_REGS, sizeof *m->w), m->r = calloc(MB_REGS, sizeof *m->r);
     if (!m->w || !m->r) return snprintf(err, errlen, "out of memory"), open_fail(m);
     m->map = *cfg->regmap;
-    m->n = cfg->naxes, m->linear = cfg->linear, m->axis_name = cfg->axis_name;
+    m->n = cfg->naxes, m->linear = cfg->linear, m->axis_name = cfg->axis_name, m->q_enable = cfg->q0;
     m->dt = cfg->dt, m->timeout = o.timeout;
     m->mode = o.mode ? o.mode : m->map.mode;
     if (m->mode == REGMAP_MODE_CSV && (m->map.profile != REGMAP_PROFILE_CIA402 || !has(m, REGMAP_TARGET_VELOCITY)))
@@ -620,6 +625,27 @@ static int modbus_open(const DriverConfig *cfg, void **state, DriverCaps *caps, 
     return 0;
 }
 
+/* The connection up (open connects; a socket closed since is connected again). 0, or -1 with errno. */
+static int connected(Modbus *m) { return modbus_get_socket(m->ctx) >= 0 ? 0 : modbus_connect(m->ctx); }
+
+/* Where the axes stand before the enable: the read plan (position_actual is readable in every state of the drive),
+ * each request bounded by max(timeout, 0.5 s). */
+static int modbus_actual(void *state, double *q, char *err, size_t errlen)
+{
+    Modbus *m = state;
+    set_timeout(m, fmax(m->timeout, MB_SETUP_TIMEOUT));
+    if (connected(m) < 0 || plan_run(m, DO_READS) < 0)
+        return snprintf(err, errlen, "modbus: cannot read where the axes stand (position_actual) from %s: %s",
+                        m->where, modbus_strerror(errno)), -1;
+    for (int i = 0; i < m->n; i++) {
+        q[i] = get_value(m, REGMAP_POSITION_ACTUAL, i);
+        if (!isfinite(q[i]))
+            return snprintf(err, errlen, "modbus: %s: axis %s's position_actual reads %g", m->where, m->axis_name[i],
+                            q[i]), -1;
+    }
+    return 0;
+}
+
 /* After a failed enable (message in err): the axes back to a power stage off, what that gave appended. -1. */
 static int switch_off(Modbus *m, char *err, size_t errlen)
 {
@@ -632,21 +658,18 @@ static int switch_off(Modbus *m, char *err, size_t errlen)
     return -1;
 }
 
-/* Enable: the setpoints at the axes' actual positions (the drive holds where it stands: a start elsewhere is
- * refused after the enable, without a jump), the mode of operation, then the state machine to Operation enabled,
- * confirmed by the statusword. */
+/* Enable: the target positions at cfg->q0 as it reads now (the program's start, or where actual found the axes
+ * when an approach follows: the caller checked they stand there), the target velocities 0, the mode of operation,
+ * then the state machine to Operation enabled, confirmed by the statusword. */
 static int modbus_enable(void *state, char *err, size_t errlen)
 {
     Modbus *m = state;
     int64_t until = osal_now() + (int64_t)(4 * m->map.state_timeout * 1e9) +
                     (int64_t)(8 * fmax(m->timeout, MB_SETUP_TIMEOUT) * 1e9);
-    if (plan_run(m, DO_READS) < 0)
-        return snprintf(err, errlen, "modbus: %s: cannot read the drive: %s", m->where, modbus_strerror(errno)), -1;
     for (int i = 0; i < m->n; i++) {
-        double q = get_value(m, REGMAP_POSITION_ACTUAL, i);
-        if (put_si(m, REGMAP_TARGET_POSITION, i, q) < 0)
-            return snprintf(err, errlen, "modbus: axis %s stands at %g, outside target_position's range", m->axis_name[i],
-                            q), -1;
+        if (put_si(m, REGMAP_TARGET_POSITION, i, m->q_enable[i]) < 0)
+            return snprintf(err, errlen, "modbus: axis %s: %g %s is outside target_position's range", m->axis_name[i],
+                            m->q_enable[i], m->linear[i] ? "m" : "rad"), -1;
         if (has(m, REGMAP_TARGET_VELOCITY)) put_si(m, REGMAP_TARGET_VELOCITY, i, 0.0);
     }
     if (has(m, REGMAP_MODES))
@@ -732,21 +755,39 @@ static int modbus_write(void *state, const double *q, const double *qd, uint64_t
     return parse_feedback(m);
 }
 
+/* Every axis as a mask, bit k for axis k. */
+static uint32_t all_axes(const Modbus *m) { return m->n >= 32 ? 0xffffffffu : (1u << m->n) - 1; }
+
+/* The axes whose statusword, as last read, does not show the power stage off (bit k: axis k); when one statusword
+ * speaks for the drive, or none says which, every axis. */
+static uint32_t axes_not_off(const Modbus *m)
+{
+    uint32_t all = all_axes(m), bits = 0;
+    if (state_axes(m) == 1) return arrived(m, 0, 0) ? 0 : all;
+    for (int a = 0; a < m->n; a++)
+        if (!arrived(m, a, 0)) bits |= 1u << a;
+    return bits ? bits : all;
+}
+
 static void modbus_disable(void *state)
 {
     Modbus *m = state;
     double t = fmax(m->timeout, 0.5);
     char err[DRIVER_FAULT_LEN];
     m->disabled_ok = 0, m->live = 0;
+    m->not_off = all_axes(m);
     if (!settle_owed(m, t)) return;
     set_timeout(m, t);
     m->owed = 0;
     /* the emulator's one control word: cleared whatever the status says (a faulted drive too) */
     if (m->map.profile == REGMAP_PROFILE_IRL && command(m, 0, 0) < 0) return;
     m->disabled_ok = walk(m, 0, osal_now() + (int64_t)((t + m->map.state_timeout) * 1e9), err, sizeof err) == 0;
+    m->not_off = m->disabled_ok ? 0 : axes_not_off(m);
 }
 
 static int modbus_disable_confirmed(void *state) { return ((Modbus *)state)->disabled_ok; }
+
+static uint32_t modbus_disable_unconfirmed(void *state) { return ((Modbus *)state)->not_off; }
 
 static const char *modbus_fault(void *state) { return ((Modbus *)state)->fault_text; }
 
@@ -759,8 +800,9 @@ static void modbus_close_(void *state)
 }
 
 const DriverType driver_modbus = {
-    .name = "modbus", .keys = modbus_keys, .check = modbus_check, .open = modbus_open, .enable = modbus_enable,
-    .read = modbus_read, .write = modbus_write, .disable = modbus_disable,
-    .disable_confirmed = modbus_disable_confirmed, .fault = modbus_fault,
+    .name = "modbus", .keys = modbus_keys, .check = modbus_check, .open = modbus_open, .actual = modbus_actual,
+    .enable = modbus_enable, .read = modbus_read, .write = modbus_write, .disable = modbus_disable,
+    .disable_confirmed = modbus_disable_confirmed, .disable_unconfirmed = modbus_disable_unconfirmed,
+    .fault = modbus_fault,
     .close = modbus_close_,
 };
