@@ -174,6 +174,9 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
 void checks_free(Checks *ck);
 /* Check one cycle. Never allocates. */
 void checks_sample(Checks *ck, const Sample *s);
+/* At the end of a run no cycle of which had a statement (its first statement failed before moving): charge what the
+ * start state opened to src, the statement that ended the run, so that no violation is reported at line 0. */
+void checks_charge_start(Checks *ck, SampleSrc src);
 /* Record a request the planner lowered to a limit. Never allocates. */
 void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double requested, double applied,
                          double t, SampleSrc src);

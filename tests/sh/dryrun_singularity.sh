@@ -4,7 +4,7 @@
 # URDFs (arm stretched, wrist singular) and PTPs through and onto A5 = 0 on the PUMA cell pass. A LIN through the
 # wrist singularity fails at the LIN's line; a PTP to a POSE whose IK solution is wrist-singular fails at the PTP's
 # line. A violation present from the very first cycle (gravity alone beyond a torque limit at the start pose) is
-# charged to the program's first statement, never to line 0.
+# charged to the program's first statement, never to line 0, also when that statement fails before anything moves.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IRL=${IRL:-$root/build/release/irl}
@@ -105,6 +105,20 @@ IRL
 rc=$(run line0)
 [ "$rc" = 1 ] && grep -q '^line0.irl:4:3: error: arm axis 2 (j2) torque' line0.err && ! grep -q ':0:0:' line0.err &&
     ! grep -q ':0:0:' o_line0/report.txt || note "line0: exit $rc, want the torque error at 4:3 and nothing at 0:0: $(cat line0.err)"
+
+# the same when the first statement fails before anything moves: charged to that statement
+cat >line0_first.irl <<IRL
+PROGRAM line0_first;
+  DEVICE arm : CHAIN "low.irm";
+BEGIN
+  MOVE PTP JOINT(10 deg, 45 deg, 180 deg, 0, 45 deg, 0);
+ENDPROGRAM
+IRL
+rc=$(run line0_first)
+[ "$rc" = 1 ] && grep -q '^line0_first.irl:4:3: runtime error: MOVE PTP: axis 3' line0_first.err &&
+    grep -q '^line0_first.irl:4:3: error: arm axis 2 (j2) torque' line0_first.err && ! grep -q ':0:0:' line0_first.err &&
+    ! grep -q ':0:0:' o_line0_first/report.txt ||
+    note "line0_first: exit $rc, want the torque error at 4:3 and nothing at 0:0: $(cat line0_first.err)"
 
 [ $fail = 0 ] && echo "singularity checked on LIN (6:3) and at a PTP's IK target (5:3); PTPs through singular poses pass"
 exit $fail
