@@ -115,7 +115,7 @@ typedef struct {
 } ChecksLimited;
 
 /* A free-text note tied to a statement (e.g. what governed a GMOVE spin-up). Fixed-size text, no allocation. */
-#define CHECKS_NOTE_TEXT 192
+#define CHECKS_NOTE_TEXT 512
 #define CHECKS_MAX_NOTES 256   /* capacity of the note list */
 typedef struct {
     int dev;                   /* -1: not tied to a device */
