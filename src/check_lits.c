@@ -33,7 +33,11 @@ void lits_angle(Diag *d, const Node *n, const char *what)
 void lits_percent(Diag *d, const Node *n, const char *what)
 {
     double v;
-    if (lits_bare(n, &v))
+    if (!lits_bare(n, &v)) return;
+    if (v != 0 && fabs(v) <= 1) /* a fraction: the user most likely meant 100 v % */
+        diag_error(d, n->loc, "%s takes a percentage: write %g %% (a bare %g would mean %g %%; %g %% is %g percent)",
+                   what, 100 * v, v, 100 * v, v, v);
+    else
         diag_error(d, n->loc, "%s takes a percentage: write %g %% (a bare %g would mean %g %%)", what, v, v, 100 * v);
 }
 

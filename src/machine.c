@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,6 +24,7 @@ typedef struct MCtx {
     const char *urdf;           /* the URDF this file adds to (`urdf = "file.urdf";`), NULL: a whole machine */
     char urdf_path[512];        /* its path, relative to the working folder */
     bool mass_given[MODEL_MAX_DOF]; /* a JOINT block gave the body's mass (URDF: its inertial data are complete) */
+    SrcLoc param_at[MODEL_MAX_PARAMS]; /* where each PARAM's value is written */
 } MCtx;
 
 /* An error at loc, counted. */
@@ -537,7 +539,7 @@ static void mqualified(MCtx *m, Node *it)
                 return;
             p->n = 1;
         }
-        d->nparams++;
+        m->param_at[d->nparams++] = v->loc;
     } else if (strcasecmp(it->lit.s, "OUTPUT") == 0) {
         if (d->noutput_limits >= MODEL_MAX_OUTPUTS) {
             merr(m, it->loc, "more than %d output limits", MODEL_MAX_OUTPUTS);
@@ -611,6 +613,52 @@ static void murdf_missing(MCtx *m)
     memcpy(d->inertia_missing, list, sizeof list);
 }
 
+/* The index of the numeric PARAM named prefix + suffix with n numbers, or -1. */
+static int mparam_find(const ModelDesc *d, const char *prefix, size_t plen, const char *suffix, int n)
+{
+    for (int i = 0; i < d->nparams; i++) {
+        const char *nm = d->param[i].name;
+        if (d->param[i].n == n && strncasecmp(nm, prefix, plen) == 0 && strcasecmp(nm + plen, suffix) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* A back-end's rigid body given by PARAMs (the Stewart platform's): `X_inertia = LIST(Ixx, Iyy, Izz, Ixy, Ixz,
+ * Iyz)` and `X_mass` pass the joints' body check (model_body_check), at the value that breaks it. */
+static void mparam_bodies(MCtx *m)
+{
+    const ModelDesc *d = m->d;
+    ModelDesc *b = calloc(1, sizeof *b);
+    if (!b) return;
+    for (int i = 0; i < d->nparams; i++) {
+        const ModelParam *p = &d->param[i];
+        size_t len = strlen(p->name), plen;
+        int im = -1, ii = -1;
+        if (p->n == 6 && len > 8 && strcasecmp(p->name + (plen = len - 8), "_inertia") == 0)
+            ii = i, im = mparam_find(d, p->name, plen, "_mass", 1);
+        else if (p->n == 1 && len > 5 && strcasecmp(p->name + (plen = len - 5), "_mass") == 0 &&
+                 mparam_find(d, p->name, plen, "_inertia", 6) < 0)
+            im = i;
+        else
+            continue;
+        ModelJoint *j = &b->joint[0];
+        memset(j, 0, sizeof *j);
+        j->mass = im >= 0 ? d->param[im].v[0] : 1.0; /* none given: only the inertia's own rules apply */
+        if (ii >= 0) {
+            const double *v = d->param[ii].v;
+            double I[9] = {v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2]};
+            memcpy(j->inertia, I, sizeof I);
+        }
+        char why[384];
+        if (model_body_check(b, 0, why, sizeof why) < 0) {
+            int at = strncmp(why, "mass", 4) == 0 && im >= 0 ? im : ii >= 0 ? ii : im;
+            merr(m, m->param_at[at], "parameter '%s': %s", d->param[at].name, why);
+        }
+    }
+    free(b);
+}
+
 /* Fill the description from the parsed MACHINE unit. */
 static void mfill(MCtx *m, Node *root, const char *path)
 {
@@ -656,6 +704,7 @@ static void mfill(MCtx *m, Node *root, const char *path)
             merr(m, it->loc, "unknown machine property '%s' (urdf, gravity, tool, tool_link, PARAM, OUTPUT, JOINT)",
                  it->name);
     }
+    mparam_bodies(m);
     if (m->urdf) /* the links a JOINT block gave a mass are complete now */
         murdf_missing(m);
     const char *nm;

@@ -253,8 +253,8 @@ static int urdf_joint(Urdf *u, xmlNode *n)
             (urdf_numbers(u, lim, "lower", &j->lower, 1) < 0 || urdf_numbers(u, lim, "upper", &j->upper, 1) < 0))
             return MODEL_EINVAL;
         if (j->lower > j->upper)
-            return urdf_error(u, line_of(lim), "joint '%s': lower limit %g above upper limit %g", j->name,
-                              j->lower, j->upper);
+            return urdf_error(u, line_of(lim), "joint '%s': lower limit %g %s above upper limit %g %s", j->name,
+                              j->lower, j->kind == 3 ? "m" : "rad", j->upper, j->kind == 3 ? "m" : "rad");
     } else if (j->kind == 1 || j->kind == 3) {
         return urdf_error(u, j->line, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
     }

@@ -144,7 +144,7 @@ for b in "${builds[@]}"; do
     done
     if [ -x "$b/irl" ]; then
         while IFS= read -r f; do
-            grep -qE '// (expect|exit):' "$f" || continue   # libraries imported by tests carry no directives
+            grep -qE '// (expect|expect-err|exit|cmd):' "$f" || continue   # libraries imported by tests carry no directives
             n=${f#tests/}; add_job lang "$b" "$f" "${n%.irl}" 1
         done < <(find tests/lang programs -name '*.irl' 2>/dev/null | sort)
         for g in tests/golden/*/; do

@@ -492,6 +492,11 @@ static __attribute__((noinline)) void charge_unattributed(Checks *ck, SampleSrc 
     ck->unattributed = 0;
 }
 
+void checks_charge_start(Checks *ck, SampleSrc src)
+{
+    if (ck->unattributed && src.line > 0) charge_unattributed(ck, src);
+}
+
 /* Check one cycle of every device, then remember what the differentiated channels need. */
 void checks_sample(Checks *ck, const Sample *s)
 {

@@ -115,7 +115,7 @@ typedef struct {
 } ChecksLimited;
 
 /* A free-text note tied to a statement (e.g. what governed a GMOVE spin-up). Fixed-size text, no allocation. */
-#define CHECKS_NOTE_TEXT 192
+#define CHECKS_NOTE_TEXT 512
 #define CHECKS_MAX_NOTES 256   /* capacity of the note list */
 typedef struct {
     int dev;                   /* -1: not tied to a device */
@@ -174,6 +174,9 @@ int checks_init(Checks *ck, const SampleLayout *lay, const ChecksConfig *cfg, ch
 void checks_free(Checks *ck);
 /* Check one cycle. Never allocates. */
 void checks_sample(Checks *ck, const Sample *s);
+/* At the end of a run no cycle of which had a statement (its first statement failed before moving): charge what the
+ * start state opened to src, the statement that ended the run, so that no violation is reported at line 0. */
+void checks_charge_start(Checks *ck, SampleSrc src);
 /* Record a request the planner lowered to a limit. Never allocates. */
 void checks_note_limited(Checks *ck, int dev, int axis, const char *what, double requested, double applied,
                          double t, SampleSrc src);

@@ -773,6 +773,18 @@ static void vm_error_text(ExecOffline *ex)
              name ? name : "?");
 }
 
+/* The statement the run ended at: the VM's error, else the motion's failure or its last statement. */
+static SampleSrc end_src(const ExecOffline *ex)
+{
+    const Chunk *c = ex->chunk;
+    if (ex->error[0] && ex->vm->err_pc >= 0 && ex->vm->err_pc < c->ncode) {
+        ChunkLine l = c->lines[ex->vm->err_pc];
+        const char *file = l.file >= 0 && l.file < c->nfiles ? c->kstr[c->files[l.file]].text : ex->program;
+        if (l.line > 0) return (SampleSrc){file, l.line, l.col};
+    }
+    return ex->motion.fail_src.line > 0 ? ex->motion.fail_src : ex->motion.cur;
+}
+
 /* Print the report's error lines (violations with file:line:col) on stderr. */
 static void print_summary(ExecOffline *ex, const ReportInfo *info)
 {
@@ -841,6 +853,7 @@ int exec_offline_end(ExecOffline *ex, int vm_status)
             status = EX_RUNTIME;
         }
         progress_end(&ex->pg);
+        checks_charge_start(&ex->ck, end_src(ex));
         char err[600];
         if (ex->tracing && (ex->interrupted || ex->error[0]))
             trace_incomplete(&ex->tr, ex->interrupted ? ex->stop_msg : ex->error);

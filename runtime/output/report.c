@@ -715,6 +715,8 @@ static void text_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     text_not_given(f, di, info->degrees);
 }
 
+#define REPORT_PASSES_LISTED 10
+
 /* "cycle time: loop lines 19..35, 2 passes: 6.6 s, 7.26 s" after the duration line. */
 static void text_cycle_time(FILE *f, const Timeline *tl)
 {
@@ -725,8 +727,16 @@ static void text_cycle_time(FILE *f, const Timeline *tl)
         fputs("no motion statement in its lines ran\n", f);
         return;
     }
+    /* a line to read: the first REPORT_PASSES_LISTED passes, then the extremes (report.json lists them all) */
+    int shown = tl->npass < REPORT_PASSES_LISTED ? tl->npass : REPORT_PASSES_LISTED;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < tl->npass; k++) lo = fmin(lo, pass_time(tl, k)), hi = fmax(hi, pass_time(tl, k));
     fprintf(f, "%d pass%s:", tl->npass, tl->npass == 1 ? "" : "es");
-    for (int k = 0; k < tl->npass; k++) fprintf(f, "%s %s s", k ? "," : "", num(a, pass_time(tl, k)));
+    for (int k = 0; k < shown; k++) fprintf(f, "%s %s s", k ? "," : "", num(a, pass_time(tl, k)));
+    if (shown < tl->npass) {
+        char b[32];
+        fprintf(f, ", ... (%d more; shortest %s s, longest %s s)", tl->npass - shown, num(a, lo), num(b, hi));
+    }
     if (tl->pass_dropped) fprintf(f, " (%ld more passes not listed)", tl->pass_dropped);
     fputc('\n', f);
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tests/sh/dryrun_singularity.sh: singularity proximity is checked where it matters (docs/RUNNING.md, "Checks").
 # A joint-interpolated PTP may start at, end at or pass through a singular pose: PTPs from the all-zero home of two
-# URDFs (arm stretched, wrist singular) and PTPs through and onto A5 = 0 on the PUMA cell pass. A LIN through the
-# wrist singularity fails at the LIN's line; a PTP to a POSE whose IK solution is wrist-singular fails at the PTP's
-# line. A violation present from the very first cycle (gravity alone beyond a torque limit at the start pose) is
-# charged to the program's first statement, never to line 0.
+# URDFs (arm stretched, wrist singular) and PTPs through and onto A5 = 0 on the PUMA cell pass. A LIN, a CIRC and
+# two blended LINs through the wrist singularity fail at the Cartesian statement's line; a PTP to a POSE whose IK
+# solution is wrist-singular fails at the PTP's line. A violation present from the very first cycle (gravity alone beyond a torque limit at the start pose) is
+# charged to the program's first statement, never to line 0, also when that statement fails before anything moves.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 IRL=${IRL:-$root/build/release/irl}
@@ -76,6 +76,19 @@ rc=$(run lin_sing)
 [ "$rc" = 1 ] && grep -q '^lin_sing.irl:6:3: error: arm singularity: measure' lin_sing.err &&
     [ "$(grep -c 'error' lin_sing.err)" = 1 ] || note "lin_sing: exit $rc, want one singularity error at 6:3: $(cat lin_sing.err)"
 
+# a CIRC, and two blended LINs, over the same crossing: at the Cartesian statement, never at the PTP after it
+sed 's/^PROGRAM lin_sing;/PROGRAM circ_sing;/; s|MOVE_INC LIN POS(0, 0.005 m, 0.2 m);|MOVE_INC CIRC POS(0.002 m, 0.003 m, 0.1 m), POS(0, 0.005 m, 0.2 m);|' \
+    lin_sing.irl >circ_sing.irl
+rc=$(run circ_sing)
+[ "$rc" = 1 ] && grep -q '^circ_sing.irl:6:3: error: arm singularity: measure' circ_sing.err &&
+    [ "$(grep -c 'error' circ_sing.err)" = 1 ] || note "circ_sing: exit $rc, want one singularity error at 6:3: $(cat circ_sing.err)"
+sed 's/^PROGRAM lin_sing;/PROGRAM blend_sing;/; s|\$SPEED := 0.2 m/s;|\$SPEED := 0.2 m/s;  \$APPROX := 30 mm;|
+     s|MOVE_INC LIN POS(0, 0.005 m, 0.2 m);|MOVE_INC LIN POS(0, 0.0025 m, 0.1 m);  MOVE_INC LIN POS(0, 0.0025 m, 0.1 m);|' \
+    lin_sing.irl >blend_sing.irl
+rc=$(run blend_sing)
+[ "$rc" = 1 ] && grep -q '^blend_sing.irl:6:[0-9]*: error: arm singularity: measure' blend_sing.err &&
+    [ "$(grep -c 'error' blend_sing.err)" = 1 ] || note "blend_sing: exit $rc, want one singularity error at line 6: $(cat blend_sing.err)"
+
 # a PTP to a POSE whose IK solution has q5 = 0 (the pose of JOINT(0, 45 deg, -160 deg, 0, 0, 0))
 cat >ptp_pose_sing.irl <<IRL
 PROGRAM ptp_pose_sing;
@@ -105,6 +118,20 @@ IRL
 rc=$(run line0)
 [ "$rc" = 1 ] && grep -q '^line0.irl:4:3: error: arm axis 2 (j2) torque' line0.err && ! grep -q ':0:0:' line0.err &&
     ! grep -q ':0:0:' o_line0/report.txt || note "line0: exit $rc, want the torque error at 4:3 and nothing at 0:0: $(cat line0.err)"
+
+# the same when the first statement fails before anything moves: charged to that statement
+cat >line0_first.irl <<IRL
+PROGRAM line0_first;
+  DEVICE arm : CHAIN "low.irm";
+BEGIN
+  MOVE PTP JOINT(10 deg, 45 deg, 180 deg, 0, 45 deg, 0);
+ENDPROGRAM
+IRL
+rc=$(run line0_first)
+[ "$rc" = 1 ] && grep -q '^line0_first.irl:4:3: runtime error: MOVE PTP: axis 3' line0_first.err &&
+    grep -q '^line0_first.irl:4:3: error: arm axis 2 (j2) torque' line0_first.err && ! grep -q ':0:0:' line0_first.err &&
+    ! grep -q ':0:0:' o_line0_first/report.txt ||
+    note "line0_first: exit $rc, want the torque error at 4:3 and nothing at 0:0: $(cat line0_first.err)"
 
 [ $fail = 0 ] && echo "singularity checked on LIN (6:3) and at a PTP's IK target (5:3); PTPs through singular poses pass"
 exit $fail

@@ -4,7 +4,8 @@
 # the outputs: the trace stays inside the limits read from the URDF text by awk (not by irl), effort="0" is "not
 # given" (no torque limit, no violation), the files without <inertial> get a warning naming their links and a
 # report that says the torque check is incomplete, the others do not; kr120_site.irm adds limits to the vendor's
-# file and the report shows them. Needs $IRL.
+# file and the report shows them; an APPROX_PTP the planner lowers names the axis and the limit, and says when the
+# limit is irl's default; a gripper with a <mimic> finger appended to a real file loads and dry-runs. Needs $IRL.
 set -u
 cd "$(dirname "$0")/../robots"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -106,4 +107,50 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { n = split($i, p, "."); col[n == 3
     "$tmp/site/trace.csv" || note "kr120_site: axis 1 beyond its 3 rad/s^2"
 "$IRL" model kr120_site.irm info | grep -q '"name": "joint_a1", "type": "revolute", "min": -3.22885911619[0-9]*, "max": 3.2288[0-9]*, "vmax": 2.72271363311[0-9]*, "amax": 3, "jmax": 30, "effort": 12000' ||
     note "kr120_site: info does not show the URDF's limits with the site's added"
+
+# APPROX_PTP 50 % between PTPs that reverse axis 2: the note names the axis and the limit, and says when that limit
+# is irl's default (the vendor's URDF) rather than the site file's; a pair keeping its directions is granted whole
+approx() { # $1 machine, $2 name, $3 third PTP
+    cat >"$tmp/$2.irl" <<IRL
+PROGRAM $2;
+  DEVICE arm : CHAIN "$PWD/$1";
+BEGIN
+  \$APPROX_PTP := 50 %;
+  MOVE PTP JOINT(20 deg, -80 deg, 80 deg, 10 deg, 40 deg, 0);
+  MOVE PTP JOINT(40 deg, -70 deg, 70 deg, 20 deg, 50 deg, 10 deg);
+  MOVE PTP JOINT($3);
+ENDPROGRAM
+IRL
+    "$IRL" run --no-plots --out "$tmp/$2" --start "arm=0,-1.57,1.57,0,0.8,0" "$tmp/$2.irl" >/dev/null 2>&1 ||
+        note "$2: exit $?"
+}
+approx kr120r2500pro.urdf blend_urdf "60 deg, -80 deg, 80 deg, 10 deg, 40 deg, 0"
+grep -q "^$tmp/blend_urdf.irl:6:3: note: arm APPROX_PTP 50 % lowered to [0-9.]* %: the blend asked for would take axis 2's acceleration to [0-9.]* rad/s^2, beyond its limit 5 rad/s^2 (irl's default: the machine file gives none)\$" "$tmp/blend_urdf/report.txt" ||
+    note "blend_urdf: $(grep -i 'approx' "$tmp/blend_urdf/report.txt")"
+approx kr120_site.irm blend_site "60 deg, -80 deg, 80 deg, 10 deg, 40 deg, 0"
+grep -q "^$tmp/blend_site.irl:6:3: note: arm APPROX_PTP 50 % lowered to [0-9.]* %: the blend asked for would take axis 2's acceleration to [0-9.]* rad/s^2, beyond its limit 3 rad/s^2\$" "$tmp/blend_site/report.txt" ||
+    note "blend_site: $(grep -i 'approx' "$tmp/blend_site/report.txt")"
+# a Franka-style gripper (two prismatic fingers, the second a <mimic> of the first) on the IRB 120's flange: the
+# file loads, the follower is no axis (7 axes: 6 + finger_joint1) and the dry-run passes
+sed 's|</robot>|<link name="finger1"/><link name="finger2"/>\
+<joint name="finger_joint1" type="prismatic"><parent link="link_6"/><child link="finger1"/><origin xyz="0.05 0.01 0"/><axis xyz="0 1 0"/><limit effort="20" lower="0" upper="0.04" velocity="0.2"/></joint>\
+<joint name="finger_joint2" type="prismatic"><parent link="link_6"/><child link="finger2"/><origin xyz="0.05 -0.01 0"/><axis xyz="0 -1 0"/><limit effort="20" lower="0" upper="0.04" velocity="0.2"/><mimic joint="finger_joint1"/></joint>\
+</robot>|' abbIrb120.urdf >"$tmp/gripper.urdf"
+cat >"$tmp/gripper.irl" <<IRL
+PROGRAM gripper;
+  DEVICE arm : CHAIN "$tmp/gripper.urdf";
+BEGIN
+  MOVE PTP JOINT(30 deg, 20 deg, 10 deg, 0, -40 deg, 0, 30 mm);
+ENDPROGRAM
+IRL
+"$IRL" run --no-plots --out "$tmp/gripper" "$tmp/gripper.irl" >/dev/null 2>"$tmp/gripper.err" || note "gripper: exit $? ($(head -3 "$tmp/gripper.err"))"
+grep -q '^verdict: PASS' "$tmp/gripper/report.txt" || note "gripper: $(grep verdict "$tmp/gripper/report.txt")"
+h=$(head -1 "$tmp/gripper/trace.csv")
+case ",$h," in *",arm.q6.joint_6,arm.q7.finger_joint1,arm.qd1."*) ;; *) note "gripper: trace header ${h:0:160}" ;; esac
+case "$h" in *finger_joint2*) note "gripper: the mimic joint is an axis of the trace" ;; esac
+awk -F, 'END { if ($8 < 0.03 - 1e-9 || $8 > 0.03 + 1e-9) { print "finger at " $8; exit 1 } }' "$tmp/gripper/trace.csv" ||
+    note "gripper: the finger did not reach 30 mm"
+
+approx kr120r2500pro.urdf blend_same "60 deg, -60 deg, 60 deg, 30 deg, 60 deg, 20 deg"
+grep -qi 'approx' "$tmp/blend_same/report.txt" && note "blend_same: $(grep -i 'approx' "$tmp/blend_same/report.txt")"
 exit $fail

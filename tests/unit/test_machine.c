@@ -256,6 +256,21 @@ UTEST(impossible_data)
     expect_error("MACHINE t : freeflyer;\n  JOINT a : REVOLUTE;\n    inertia = INERTIA(0, 0, -0.1, 0, 0, 0);\n"
                  "  ENDJOINT;\nENDMACHINE\n",
                  ":3:15: error: joint 'a': inertia izz -0.1 kg m^2: must be finite and >= 0");
+    /* a back-end's body given by PARAMs (the Stewart platform's): the same rules, at the value that breaks them */
+    expect_error("MACHINE t : stewart;\n  PARAM platform_mass = 3000 kg;\n"
+                 "  PARAM platform_inertia = LIST(2600, 5000, 5600, 9000, -150, 0);\nENDMACHINE\n",
+                 ":3:28: error: parameter 'platform_inertia': inertia (ixx 2600, iyy 5000, izz 5600, ixy 9000, ixz "
+                 "-150, iyz 0 kg m^2) is not positive semi-definite");
+    expect_error("MACHINE t : stewart;\n  PARAM platform_inertia = LIST(100, 100, 5600, 0, 0, 0);\n"
+                 "  PARAM platform_mass = 3000 kg;\nENDMACHINE\n",
+                 ":2:28: error: parameter 'platform_inertia': inertia violates the triangle inequality: principal "
+                 "moments 100 + 100 < 5600 kg m^2");
+    expect_error("MACHINE t : stewart;\n  PARAM platform_inertia = LIST(2600, 5000, 5600, 0, 0, 0);\n"
+                 "  PARAM platform_mass = -3000 kg;\nENDMACHINE\n",
+                 ":3:25: error: parameter 'platform_mass': mass -3000 kg: must be finite and >= 0");
+    expect_error("MACHINE t : stewart;\n  PARAM platform_mass = 0 kg;\n"
+                 "  PARAM platform_inertia = LIST(2600, 5000, 5600, 0, 0, 0);\nENDMACHINE\n",
+                 ":2:25: error: parameter 'platform_mass': mass 0 kg with an inertia");
     /* that link written as the message says, and a massless link without inertia, load */
     ModelDesc d;
     char *msgs = NULL;

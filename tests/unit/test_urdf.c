@@ -255,6 +255,9 @@ UTEST(real_file_conventions)
     expect_error(text, 8, "negative effort -1 Nm");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"1e-300\"", I);
     expect_error(text, 8, "speed 1e-300 rad/s: absurdly small");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\">\n"
+                 "<parent link=\"a\"/><child link=\"b\"/>\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
+                 "</joint>\n</robot>\n", 6, "joint 'j': lower limit 2 rad above upper limit 1 rad");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"2\"/>"
               "<inertia ixx=\"0.13\" ixy=\"2\" ixz=\"2\" iyy=\"0.524\" iyz=\"2\" izz=\"0.539\"/></inertial>\n");
