@@ -143,7 +143,7 @@ BEGIN
   MOVE PTP JOINT(30 deg, 20 deg, 10 deg, 0, -40 deg, 0, 30 mm);
 ENDPROGRAM
 IRL
-"$IRL" run --no-plots --out "$tmp/gripper" "$tmp/gripper.irl" >/dev/null 2>"$tmp/gripper.err" || note "gripper: exit $? ($(head -3 "$tmp/gripper.err"))"
+"$IRL" run --trace csv --no-plots --out "$tmp/gripper" "$tmp/gripper.irl" >/dev/null 2>"$tmp/gripper.err" || note "gripper: exit $? ($(head -3 "$tmp/gripper.err"))"
 grep -q '^verdict: PASS' "$tmp/gripper/report.txt" || note "gripper: $(grep verdict "$tmp/gripper/report.txt")"
 h=$(head -1 "$tmp/gripper/trace.csv")
 case ",$h," in *",arm.q6.joint_6,arm.q7.finger_joint1,arm.qd1."*) ;; *) note "gripper: trace header ${h:0:160}" ;; esac
