@@ -542,7 +542,8 @@ static double approx_of(const PlannerSegment *a, double o)
     return a->length * (1 - s.p);
 }
 
-/* Blend of a new segment b with its published predecessor a. PTP with PTP: blend_overlap (exact). With a
+/* Blend of a new segment b with its published predecessor a, against the limits the machine gives (given_limits:
+ * irl's defaults do not limit a blend). PTP with PTP: blend_overlap (exact). With a
  * Cartesian segment: the stream-envelope check of planner_blend.c; when it does not keep at least half of the
  * longest overlap, b is replanned with its acceleration and jerk (ACC, ACC_PTP) lowered in steps, and the
  * first step that keeps half of it is taken (else the one with the longest overlap, else exact stop).

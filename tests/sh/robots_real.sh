@@ -5,7 +5,8 @@
 # given" (no torque limit, no violation), the files without <inertial> get a warning naming their links and a
 # report that says the torque check is incomplete, the others do not; kr120_site.irm adds limits to the vendor's
 # file and the report shows them; an APPROX_PTP the planner lowers names the axis and the limit the machine gives,
-# and irl's defaults (the URDF's missing acceleration) never lower one; a gripper with a <mimic> finger appended to a real file loads and dry-runs. Needs $IRL.
+# and irl's defaults (the URDF's missing acceleration) never lower one; a gripper with a <mimic> finger appended to
+# a real file loads and dry-runs. Needs $IRL.
 set -u
 cd "$(dirname "$0")/../robots"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
