@@ -444,14 +444,11 @@ static void approx_note(Motion *m, int d, const PlannerPushInfo *info, SampleSrc
     const ModelJoint *j = &m->devs->dev[d].model.desc.joint[w->axis];
     int prismatic = j->type == MODEL_PRISMATIC;
     const char *u = unit[prismatic][w->qty];
-    double given[3] = {j->limits.vmax, j->limits.amax, j->limits.jmax};
-    /* a limit the machine file does not give is the planner's default: the note says so, and where to give one */
-    const char *dflt = isinf(given[w->qty]) ? " (irl's default: the machine file gives none)" : "";
     if (m->checks)
         checks_note_text(m->checks, d, m->t, src,
                          "%s APPROX_PTP %.4g %% lowered to %.4g %%: the blend asked for would take axis %d's %s to "
-                         "%.4g %s, beyond its limit %.4g %s%s", m->devs->dev[d].name, 100 * info->approx_req,
-                         100 * info->approx_applied, w->axis + 1, qty[w->qty], fabs(w->value), u, w->limit, u, dflt);
+                         "%.4g %s, beyond its limit %.4g %s", m->devs->dev[d].name, 100 * info->approx_req,
+                         100 * info->approx_applied, w->axis + 1, qty[w->qty], fabs(w->value), u, w->limit, u);
 }
 
 static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, const Stmt *st, const char *what,

@@ -71,6 +71,16 @@ static void blend_limits(const Planner *p, PlannerBlendLimits *lim)
     for (int i = 0; i < p->cfg.dof; i++) lim[i] = (PlannerBlendLimits){ax_v(p, i), ax_a(p, i), ax_j(p, i)};
 }
 
+/* Every axis's limits as the machine gives them (INFINITY: not given): what a blend must keep. A default is a
+ * planning value of each segment, not a limit of the machine, and does not lower or refuse a blend. */
+static void given_limits(const Planner *p, PlannerBlendLimits *lim)
+{
+    for (int i = 0; i < p->cfg.dof; i++) {
+        const ModelAxisLimits *g = &p->cfg.limits[i];
+        lim[i] = (PlannerBlendLimits){g->vmax, g->amax, g->jmax};
+    }
+}
+
 int planner_init(Planner *p, const PlannerConfig *cfg)
 {
     memset(p, 0, sizeof *p);
@@ -225,8 +235,10 @@ static int sum_fits(double x, double y, double lim)
     return s <= BLEND_MARGIN * lim || s <= fmax(fabs(x), fabs(y)) * (1 + 1e-9);
 }
 
-/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit? With why (not NULL)
- * every axis is looked at, and the value furthest beyond its limit (relative) so far is kept in why. */
+/* Does the blended sum at overlap time tau (0 at the successor's start) keep every limit the machine gives? A
+ * default (ax_v, ax_a where the machine file gives none) is a planning value, not a limit of the machine: it
+ * shapes each segment, never the blend (docs/MOTION.md §2). With why (not NULL) every axis is looked at, and the
+ * value furthest beyond its limit (relative) so far is kept in why. */
 static int blend_point_fits(const Planner *p, const PlannerSegment *a, const PlannerSegment *b, double o,
                             double tau, PlannerBlendWhy *why)
 {
@@ -236,7 +248,8 @@ static int blend_point_fits(const Planner *p, const PlannerSegment *a, const Pla
     plan_eval(p, a, a->T - o + tau, va, aa, ja);
     plan_eval(p, b, tau, vb, ab, jb);
     for (int i = 0; i < n; i++) {
-        double x[3] = {va[i], aa[i], ja[i]}, y[3] = {vb[i], ab[i], jb[i]}, l[3] = {ax_v(p, i), ax_a(p, i), ax_j(p, i)};
+        const ModelAxisLimits *g = &p->cfg.limits[i];   /* INFINITY: not given, not checked */
+        double x[3] = {va[i], aa[i], ja[i]}, y[3] = {vb[i], ab[i], jb[i]}, l[3] = {g->vmax, g->amax, g->jmax};
         for (int q = 0; q < 3; q++) {
             if (q < 2 ? sum_fits(x[q], y[q], l[q]) : isinf(l[q]) || fabs(x[q] + y[q]) <= l[q] * (1 + 1e-9)) continue;
             if (!why) return 0;
@@ -537,7 +550,8 @@ static double approx_of(const PlannerSegment *a, double o)
     return a->length * (1 - s.p);
 }
 
-/* Blend of a new segment b with its published predecessor a. PTP with PTP: blend_overlap (exact). With a
+/* Blend of a new segment b with its published predecessor a, against the limits the machine gives (given_limits:
+ * irl's defaults do not limit a blend). PTP with PTP: blend_overlap (exact). With a
  * Cartesian segment: the stream-envelope check of planner_blend.c; when it does not keep at least half of the
  * longest overlap, b is replanned with its acceleration and jerk (ACC, ACC_PTP) lowered in steps, and the
  * first step that keeps half of it is taken (else the one with the longest overlap, else exact stop).
@@ -553,7 +567,7 @@ static int blend(Planner *p, const PlannerSegment *a, PlannerSegment *b, const C
         o = blend_overlap(p, a, b, info);
     } else {
         PlannerBlendLimits lim[PLANNER_MAX_AXES];
-        blend_limits(p, lim);
+        given_limits(p, lim);
         double planned = 1;     /* the factor b is planned with now (0: a replanning failed half-way) */
         for (int k = 0; k < nk && p->blend; k++) {
             if (k > 0) {

@@ -91,7 +91,7 @@ typedef struct {
 } PlannerPushInfo;
 
 /* The speed and acceleration an axis is planned with when its machine file gives none (rad/s, rad/s^2 or m/s,
- * m/s^2); the report says so (output/report.c). */
+ * m/s^2); the report says so (output/report.c). They shape each segment but limit no blend (docs/MOTION.md §3). */
 #define PLANNER_DEFAULT_AXIS_VMAX 1.0
 #define PLANNER_DEFAULT_AXIS_AMAX 5.0
 

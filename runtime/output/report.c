@@ -203,18 +203,21 @@ static int not_given(const SampleDeviceInfo *di, int q, int *ax)
     return n;
 }
 
-/* What irl does about a limit not given (report.txt in degrees when `degrees`, report.json in SI). */
+/* What irl does about a limit not given (report.txt in degrees when `degrees`, report.json in SI). A default
+ * shapes each segment but does not limit a blend, whose sum of two segments may reach twice it (docs/MOTION.md). */
 static const char *not_given_what(int q, char *buf, size_t n, int prismatic, int degrees)
 {
     DisplayUnit du;
     switch (q) {
     case NG_SPEED:
         du = display_unit(prismatic ? "m/s" : "rad/s", degrees);
-        snprintf(buf, n, "planned with irl's default %g %s, not checked", du.k * PLANNER_DEFAULT_AXIS_VMAX, du.unit);
+        snprintf(buf, n, "planned with irl's default %g %s (a blend up to twice it), not checked",
+                 du.k * PLANNER_DEFAULT_AXIS_VMAX, du.unit);
         break;
     case NG_ACC:
         du = display_unit(prismatic ? "m/s^2" : "rad/s^2", degrees);
-        snprintf(buf, n, "planned with irl's default %g %s, not checked", du.k * PLANNER_DEFAULT_AXIS_AMAX, du.unit);
+        snprintf(buf, n, "planned with irl's default %g %s (a blend up to twice it), not checked",
+                 du.k * PLANNER_DEFAULT_AXIS_AMAX, du.unit);
         break;
     case NG_JERK: snprintf(buf, n, "not limited: trapezoidal profiles, not checked"); break;
     default: snprintf(buf, n, "not checked"); break;
@@ -228,7 +231,7 @@ static const char *const not_given_name[NG_COUNT] = {"position", "speed", "accel
 static void text_not_given(FILE *f, const SampleDeviceInfo *di, int degrees)
 {
     int ax[MODEL_MAX_DOF], first = 1;
-    char what[96];
+    char what[128];
     for (int q = 0; q < NG_COUNT; q++) {
         int n = not_given(di, q, ax);
         if (!n) continue;
@@ -257,7 +260,7 @@ static void json_device(FILE *f, const Checks *ck, int d, const ReportInfo *info
     jkv_num(f, "time_scale_k", ck->dev_k[d]);
     fputs(",\n     \"limits_not_given\": {", f);
     int ax[MODEL_MAX_DOF], nq = 0;
-    char what[96];
+    char what[128];
     for (int q = 0; q < NG_COUNT; q++) {
         int n = not_given(di, q, ax);
         if (!n) continue;

@@ -204,6 +204,47 @@ UTEST(ptp_pair_approx_granted)
     model_close(&m);
 }
 
+/* irl's default acceleration (PLANNER_DEFAULT_AXIS_AMAX, for an axis whose machine file gives none, as a URDF's)
+ * shapes each PTP but is no limit of the machine: an axis reversing at it is granted the whole APPROX_PTP 50 %
+ * zone, and the blend demands more than the default, at most twice it (two segments each within it). The same
+ * value given as the machine's limit shortens the blend and names axis 1's acceleration and that limit. */
+UTEST(ptp_pair_default_limits_do_not_lower)
+{
+    const double dt = 1e-3, A = PLANNER_DEFAULT_AXIS_AMAX;
+    PlannerConfig c;
+    Planner p;
+    Stream s = {0};
+    for (int given = 0; given < 2; given++) {
+        planner_config_init(&c, 2);
+        for (int i = 0; i < 2; i++) c.limits[i].vmax = 2.0, c.limits[i].amax = given ? A : INFINITY;
+        CHECK(planner_init(&p, &c) == PLANNER_OK);
+        PlannerParams par = no_params;
+        par.approx_ptp = 0.5;
+        PlannerPushInfo i1, i2;
+        CHECK(planner_push_ptp(&p, (double[2]){1.0, 0.5}, &par, (PlannerSrc){"t.irl", 5, 3}, &i1) == PLANNER_OK);
+        CHECK(planner_push_ptp(&p, (double[2]){0.0, 0.5}, &no_params, (PlannerSrc){"t.irl", 6, 3}, &i2) == PLANNER_OK);
+        double zone = fmin(0.25 * i1.duration, 0.5 * i2.duration);
+        run(&p, dt, &s);
+        CHECK(s.status == 0);
+        CHECK(stream_limits(&p, &s, dt, 1e-9, 1e-6) == 0);   /* the given speed limits */
+        double pk = 0;
+        for (int k = 0; k < s.n; k++) pk = fmax(pk, fabs(s.sp[k].qdd[0]));
+        const PlannerBlendWhy *w = &i2.approx_why;
+        printf("#   acceleration %s: overlap %.6f s of the zone %.6f s, lowered %d, peak |qdd1| %.6g rad/s^2\n",
+               given ? "given" : "default", i2.overlap, zone, i2.lowered, pk);
+        if (!given) {
+            CHECK(fabs(i2.overlap - zone) <= 1e-12 * zone && !(i2.lowered & PLANNER_LOWERED_APPROX) && w->axis < 0);
+            CHECK(pk > A * (1 + 1e-3) && pk <= 2 * A * (1 + 1e-9));
+        } else {
+            CHECK((i2.lowered & PLANNER_LOWERED_APPROX) && i2.overlap < zone && i2.approx_applied < 0.5);
+            CHECK(w->axis == 0 && w->qty == 1 && w->limit == A && fabs(w->value) > A);
+            CHECK(pk <= A * (1 + 1e-9));
+        }
+        planner_free(&p);
+    }
+    free(s.sp);
+}
+
 UTEST(random_ptp_blends)
 {
     PlannerConfig c;
@@ -1110,6 +1151,7 @@ int main(void)
 {
     RUN(ptp_synchronised_exact_stop);
     RUN(ptp_pair_approx_granted);
+    RUN(ptp_pair_default_limits_do_not_lower);
     RUN(random_ptp_blends);
     RUN(queue_full_and_flush);
     RUN(blend_window_start_jerk);
