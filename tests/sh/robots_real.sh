@@ -123,7 +123,7 @@ BEGIN
   MOVE PTP JOINT($3);
 ENDPROGRAM
 IRL
-    "$IRL" run --no-plots --out "$tmp/$2" --start "arm=0,-1.57,1.57,0,0.8,0" "$tmp/$2.irl" >/dev/null 2>&1 ||
+    "$IRL" run --trace csv --no-plots --out "$tmp/$2" --start "arm=0,-1.57,1.57,0,0.8,0" "$tmp/$2.irl" >/dev/null 2>&1 ||
         note "$2: exit $?"
 }
 approx kr120r2500pro.urdf blend_urdf "60 deg, -80 deg, 80 deg, 10 deg, 40 deg, 0"
