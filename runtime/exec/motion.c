@@ -954,12 +954,15 @@ static int follow_device(Motion *m, const Stmt *st, const char *what, int *dp, d
     return 0;
 }
 
-/* A cycle while a started FOLLOW feeds its samples. An interrupt's handler that ran in it (MOTION_SKIPPED) does
- * not cut the FOLLOW short: its samples are the statement's motion, which goes on like a queued MOVE's. */
-static int follow_cycle(Motion *m, char *msg, size_t msglen)
+/* A cycle while a started FOLLOW of device d feeds its samples. An interrupt's handler that ran in it
+ * (MOTION_SKIPPED) does not cut the FOLLOW short: its samples are the statement's motion, which goes on like a
+ * queued MOVE's, unless the handler braked the device (exec_brake ended the stream): then the FOLLOW is over and
+ * the task continues after it (MOTION_SKIPPED). */
+static int follow_cycle(Motion *m, int d, char *msg, size_t msglen)
 {
     int e = run_cycle(m, msg, msglen);
-    return e == MOTION_SKIPPED ? 0 : e;
+    if (e == MOTION_SKIPPED) e = 0;
+    return e ? e : m->dev[d].follow.open ? 0 : MOTION_SKIPPED;
 }
 
 /* The unit of axis a of device d, for messages. */
@@ -991,7 +994,7 @@ static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t
 {
     int e;
     while (follow_full(&m->dev[d].follow))
-        if ((e = follow_cycle(m, msg, msglen))) return e;
+        if ((e = follow_cycle(m, d, msg, msglen))) return e;
     follow_push(&m->dev[d].follow, s);
     return 0;
 }
@@ -1021,7 +1024,7 @@ static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, siz
 {
     int e;
     while (follow_pending(&m->dev[d].follow) > 0)
-        if ((e = follow_cycle(m, msg, msglen))) return e;
+        if ((e = follow_cycle(m, d, msg, msglen))) return e;
     follow_step_note(m, d, s, m->t, "ends moving (the setpoint then holds its last position)");
     planner_reset(&m->dev[d].planner, s->q);
     follow_end(&m->dev[d].follow);
@@ -1189,10 +1192,9 @@ static int exec_brake(Motion *m, const Stmt *st, char *msg, size_t msglen)
     if (gm->on && (gm->have_end || gm->head > gm->tail))
         return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s under GMOVE: bring it to rest with GMOVE TO 1 G",
                     m->devs->dev[d].name);
-    const FollowStream *fs = &m->dev[d].follow;
-    if (fs->open || follow_pending(fs))
-        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s during a MOVE FOLLOW is not supported yet",
-                    m->devs->dev[d].name);
+    FollowStream *fs = &m->dev[d].follow; /* a FOLLOW's samples not yet commanded are dropped; it ends */
+    fs->tail = fs->head;
+    follow_end(fs);
     MotionBrake *b = &m->dev[d].brake;
     const ModelDesc *desc = &m->devs->dev[d].model.desc;
     int n = m->devs->dev[d].model.dof;

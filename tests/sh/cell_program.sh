@@ -3,8 +3,9 @@
 # verdict PASS and the same trace twice; glue switches on 20 mm (TCP distance to the LIN's target) before the LIN's
 # end less 10 ms, and off in the SPLINE's first moving cycle; both FOLLOWs pass through their samples (the table
 # is 0.2 rad sin^4 on axis 1, recorded.csv read here) at their own times; the door opened at 3.5 s (during the
-# SPLINE) fires the interrupt, brakes the arm to rest and halts; the online run (sim driver) writes the dry-run's
-# trace.csv and report.json byte for byte, with and without the door. Needs $IRL.
+# SPLINE) fires the interrupt, brakes the arm to rest and halts; opened at 6 s it brakes the arm during the table's
+# FOLLOW; the online run (sim driver) writes the dry-run's trace.csv and report.json byte for byte, with and without
+# the door. Needs $IRL.
 set -u
 cd "$(dirname "$0")/../../programs"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -62,9 +63,19 @@ msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     { for (k = 1; k <= 6; k++) if ($1 > 3.677 - 1e-9 && $(c["arm.qd" k ".j" k]) != 0) { print "axis " k " moves at t=" $1; exit 1 } }
     END { if ($1 < 3.677 - 1e-9) { print "the run ends at " $1 " s"; exit 1 } }' "$tmp/door/trace.csv") || note "door: $msg"
 
+# the door during the table's FOLLOW (6 s): BRAKE drops the rest of the table, the arm stops from the FOLLOW's
+# setpoint with no speed step (|q̇ change| per cycle within the axis's 6 rad/s^2 · 1 ms) and stays at rest
+run door6 --input door=1@6 || note "door at 6 s: exit $? ($(head -3 "$tmp/door6.err"))"
+[ "$(cat "$tmp/door6.out")" = "door opened at 6.111" ] || note "door at 6 s: stdout $(head -2 "$tmp/door6.out")"
+grep -q '^verdict: PASS' "$tmp/door6/report.txt" || note "door at 6 s: $(grep '^verdict' "$tmp/door6/report.txt")"
+msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { v = $(c["arm.qd1.j1"]); if (NR > 2) { d = v - pv; if (d < 0) d = -d; if (d > 0.006 + 1e-12) { print "speed step " d " rad/s at t=" $1; exit 1 } }; pv = v
+      if ($1 > 6.111 - 1e-9 && v != 0) { print "still moving at t=" $1; exit 1 } }
+    END { if ($1 < 6.111 - 1e-9) { print "the run ends at " $1 " s"; exit 1 } }' "$tmp/door6/trace.csv") || note "door at 6 s: $msg"
+
 # online (sim driver): the same setpoints, the same report
-for p in a door; do
-    args=(); [ $p = door ] && args=(--input door=1@3.5)
+for p in a door door6; do
+    args=(); [ $p = door ] && args=(--input door=1@3.5); [ $p = door6 ] && args=(--input door=1@6)
     "$IRL" run --trace csv --online --driver sim --queue 500 --no-plots --no-html --out "$tmp/on$p" "${args[@]}" cell.irl \
         >"$tmp/on$p.out" 2>"$tmp/on$p.err" || note "online $p: exit $? ($(head -3 "$tmp/on$p.err"))"
     for f in trace.csv report.json; do cmp -s "$tmp/$p/$f" "$tmp/on$p/$f" || note "online $p: $f differs from the dry-run's"; done
