@@ -934,9 +934,9 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
 
 #define FOLLOW_MATCH 1e-6 /* rad or m: how close a FOLLOW's first sample must be to where the device stands */
 
-/* The device of a FOLLOW into *dp, brought to rest at its programmed point; its position into q0. 0, or the error
- * (MOTION_SKIPPED: an interrupt's handler ran while it waited for the earlier motion, so the FOLLOW is abandoned
- * before it starts, like a WAIT). */
+/* The device of a FOLLOW into *dp, brought to rest at its programmed point (a BRAKE's stop ended); its position into
+ * q0. 0, or the error (MOTION_SKIPPED: an interrupt's handler ran while it waited for the earlier motion, so the
+ * FOLLOW is abandoned before it starts, like a WAIT). */
 static int follow_device(Motion *m, const Stmt *st, const char *what, int *dp, double *q0, char *msg, size_t msglen)
 {
     int d = device_of(m, st, what, msg, msglen), e;
@@ -947,7 +947,7 @@ static int follow_device(Motion *m, const Stmt *st, const char *what, int *dp, d
         return FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
     Planner *p = &m->dev[d].planner;
     planner_flush(p);
-    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0)
+    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0 || m->dev[d].brake.state)
         if ((e = run_cycle(m, msg, msglen))) return e;
     planner_last_target(p, q0, NULL, NULL);
     *dp = d;
