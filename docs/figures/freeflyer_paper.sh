@@ -8,10 +8,11 @@ IRL=${IRL:-build/release/irl}
 case $IRL in /*) ;; *) IRL=$PWD/$IRL ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-opts=(--no-plots --no-html --closed-loop --controller-rate continuous --start ff=0,0,0.5 --actual-start ff=0,0,0)
-(cd programs && "$IRL" run "${opts[@]}" --out "$tmp/vm" freeflyer_paper.irl >/dev/null 2>&1) || [ $? = 1 ]
-(cd programs && "$IRL" run "${opts[@]}" --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" \
-    freeflyer_paper.irl >/dev/null 2>&1) || [ $? = 1 ]
+opts=(--trace csv --no-plots --no-html --closed-loop --controller-rate continuous --start ff=0,0,0.5
+      --actual-start ff=0,0,0)
+(cd programs && "$IRL" run "${opts[@]}" --out "$tmp/vm" freeflyer_paper.irl >/dev/null 2>&1)
+(cd programs && "$IRL" run "${opts[@]}" --device ff=../models/freeflyer_paper_dem.irm --out "$tmp/dem" \
+    freeflyer_paper.irl >/dev/null 2>&1)
 # VM - DEM, column by column: t, base, theta1, theta2
 paste -d, "$tmp/vm/trace.csv" "$tmp/dem/trace.csv" | awk -F, '
     NR == 1 { n = NF / 2; for (i = 1; i <= n; i++) c[$i] = i; print "t,dalpha,dtheta1,dtheta2"; next }

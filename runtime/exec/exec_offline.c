@@ -115,8 +115,11 @@ static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
     int got = follow_take(f, t, ex->motion.dt, &s, &s0);
     if (!got) return 0;
     if (got == 2 && ex->cl[d]) closed_loop_set_reference(ex->cl[d], s0.q, s0.qd, s0.qdd);
-    for (int i = 0; i < ex->lay.dev[d].naxes; i++)
+    MotionBrake *b = &ex->motion.dev[d].brake;
+    for (int i = 0; i < ex->lay.dev[d].naxes; i++) { /* and where a BRAKE would start from */
         sd->q[i] = s.q[i], sd->qd[i] = s.qd[i], sd->qdd[i] = s.qdd[i], sd->jerk[i] = NAN;
+        b->q[i] = s.q[i], b->qd[i] = s.qd[i], b->qdd[i] = s.qdd[i];
+    }
     sd->src = (SampleSrc){f->src.file, f->src.line, f->src.col};
     sd->seg = 0;
     ex->last_seg[d] = 0, ex->last_src[d] = sd->src;

@@ -935,21 +935,35 @@ static int exec_io(Motion *m, MotionKind kind, Value *args, int nargs, char *msg
 
 #define FOLLOW_MATCH 1e-6 /* rad or m: how close a FOLLOW's first sample must be to where the device stands */
 
-/* The device of a FOLLOW, brought to rest at its programmed point; its position into q0. d, or -(error). */
-static int follow_device(Motion *m, const Stmt *st, const char *what, double *q0, char *msg, size_t msglen)
+/* The device of a FOLLOW into *dp, brought to rest at its programmed point (a BRAKE's stop ended); its position into
+ * q0. 0, or the error (MOTION_SKIPPED: an interrupt's handler ran while it waited for the earlier motion, so the
+ * FOLLOW is abandoned before it starts, like a WAIT). */
+static int follow_device(Motion *m, const Stmt *st, const char *what, int *dp, double *q0, char *msg, size_t msglen)
 {
     int d = device_of(m, st, what, msg, msglen), e;
-    if (d < 0) return d;
-    if ((e = take_device(m, d, st->src, what, msg, msglen))) return -e;
-    if ((e = leave_gmove(m, d, what, msg, msglen))) return -e;
+    if (d < 0) return -d;
+    if ((e = take_device(m, d, st->src, what, msg, msglen))) return e;
+    if ((e = leave_gmove(m, d, what, msg, msglen))) return e;
     if (m->time_scale != 1.0)
-        return -FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
+        return FAIL(IRL_ERR_NOT_SUPPORTED, "%s keeps its table's own timing: it cannot be run with --time-scale", what);
     Planner *p = &m->dev[d].planner;
     planner_flush(p);
-    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0)
-        if ((e = run_cycle(m, msg, msglen))) return -e;
+    while (planner_pending(p) > 0 || follow_pending(&m->dev[d].follow) > 0 || m->dev[d].brake.state)
+        if ((e = run_cycle(m, msg, msglen))) return e;
     planner_last_target(p, q0, NULL, NULL);
-    return d;
+    *dp = d;
+    return 0;
+}
+
+/* A cycle while a started FOLLOW of device d feeds its samples. An interrupt's handler that ran in it
+ * (MOTION_SKIPPED) does not cut the FOLLOW short: its samples are the statement's motion, which goes on like a
+ * queued MOVE's, unless the handler braked the device (exec_brake ended the stream): then the FOLLOW is over and
+ * the task continues after it (MOTION_SKIPPED). */
+static int follow_cycle(Motion *m, int d, char *msg, size_t msglen)
+{
+    int e = run_cycle(m, msg, msglen);
+    if (e == MOTION_SKIPPED) e = 0;
+    return e ? e : m->dev[d].follow.open ? 0 : MOTION_SKIPPED;
 }
 
 /* The unit of axis a of device d, for messages. */
@@ -981,7 +995,7 @@ static int follow_put(Motion *m, int d, const FollowSample *s, char *msg, size_t
 {
     int e;
     while (follow_full(&m->dev[d].follow))
-        if ((e = run_cycle(m, msg, msglen))) return e;
+        if ((e = follow_cycle(m, d, msg, msglen))) return e;
     follow_push(&m->dev[d].follow, s);
     return 0;
 }
@@ -1011,7 +1025,7 @@ static int follow_finish(Motion *m, int d, const FollowSample *s, char *msg, siz
 {
     int e;
     while (follow_pending(&m->dev[d].follow) > 0)
-        if ((e = run_cycle(m, msg, msglen))) return e;
+        if ((e = follow_cycle(m, d, msg, msglen))) return e;
     follow_step_note(m, d, s, m->t, "ends moving (the setpoint then holds its last position)");
     planner_reset(&m->dev[d].planner, s->q);
     follow_end(&m->dev[d].follow);
@@ -1054,8 +1068,8 @@ static int exec_follow_table(Motion *m, const Stmt *st, char *msg, size_t msglen
 {
     const char *what = irl_motion_names[MK_MOVE_FOLLOW];
     double q0[PLANNER_MAX_AXES];
-    int d = follow_device(m, st, what, q0, msg, msglen);
-    if (d < 0) return -d;
+    int d, e0 = follow_device(m, st, what, &d, q0, msg, msglen);
+    if (e0) return e0;
     int rows = (int)st->shape, n = m->devs->dev[d].model.dof, w = 1 + 1 + 12;
     if (rows < 1 || st->nops < rows * w) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
     if (rows < FOLLOW_MIN_ROWS) return FAIL(IRL_ERR_MATH, "%s: a table needs at least %d samples, got %d", what,
@@ -1088,8 +1102,8 @@ static int exec_follow_csv(Motion *m, const Stmt *st, char *msg, size_t msglen)
 {
     const char *what = irl_motion_names[MK_MOVE_FOLLOW_CSV];
     double q0[PLANNER_MAX_AXES];
-    int d = follow_device(m, st, what, q0, msg, msglen);
-    if (d < 0) return -d;
+    int d, e0 = follow_device(m, st, what, &d, q0, msg, msglen);
+    if (e0) return e0;
     int64_t k = st->nops >= 1 ? st->ops[0].i : -1;
     if (k < 0 || k >= m->chunk->nkstr) return FAIL(IRL_ERR_USER, "%s: malformed operands", what);
     FollowCsv csv;
@@ -1113,11 +1127,11 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
     Value *op = args + (nargs - st->nops), *state = &op[2];
     const Value *res = op + 3;
     double T = op[0].r;
-    int d;
+    int d, e;
     FollowStream *fs;
     if (state->i == -1) {
         double q0[PLANNER_MAX_AXES];
-        if ((d = follow_device(m, st, what, q0, msg, msglen)) < 0) return -d;
+        if ((e = follow_device(m, st, what, &d, q0, msg, msglen))) return e;
         if (!(T > 0) || !isfinite(T))
             return FAIL(IRL_ERR_MATH, "%s: the duration after FOR must be finite and > 0, got %g s", what, T);
         fs = &m->dev[d].follow;
@@ -1137,7 +1151,6 @@ static int exec_follow_fn(Motion *m, Value *args, int nargs, const Stmt *st, cha
     FollowSample s;
     for (int a = 0; a < n; a++) s.q[a] = res[a].r, s.qd[a] = res[n + a].r, s.qdd[a] = res[2 * n + a].r;
     long k = m->dev[d].follow_k, K = follow_cycles(m, T);
-    int e;
     s.t = fs->start.t + (double)k * m->dt;
     if (k == 0) {
         if ((e = follow_match(m, d, &s, fs->start.q, what, NULL, msg, msglen))) return e;
@@ -1180,10 +1193,9 @@ static int exec_brake(Motion *m, const Stmt *st, char *msg, size_t msglen)
     if (gm->on && (gm->have_end || gm->head > gm->tail))
         return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s under GMOVE: bring it to rest with GMOVE TO 1 G",
                     m->devs->dev[d].name);
-    const FollowStream *fs = &m->dev[d].follow;
-    if (fs->open || follow_pending(fs))
-        return FAIL(IRL_ERR_NOT_SUPPORTED, "BRAKE of %s during a MOVE FOLLOW is not supported yet",
-                    m->devs->dev[d].name);
+    FollowStream *fs = &m->dev[d].follow; /* a FOLLOW's samples not yet commanded are dropped; it ends */
+    fs->tail = fs->head;
+    follow_end(fs);
     MotionBrake *b = &m->dev[d].brake;
     const ModelDesc *desc = &m->devs->dev[d].model.desc;
     int n = m->devs->dev[d].model.dof;
