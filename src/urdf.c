@@ -72,10 +72,16 @@ static void urdf_place(const Urdf *u, const xmlNode *n, const char *attr, int *l
     const char *t = u->text, *end = t + u->len, *eol = t, *tag = NULL, *at;
     for (int l = 1; eol < end && (l < *line || *eol != '\n'); eol++) l += *eol == '\n';
     size_t nl = strlen((const char *)n->name);
-    for (const char *c = eol; c >= t && !tag; c--)
+    int later = 0; /* same-named siblings after n on its line (`<link name="a"/><link name="b"/>`) */
+    for (const xmlNode *x = n->next; x; x = x->next)
+        later += x->type == XML_ELEMENT_NODE && strcmp((const char *)x->name, (const char *)n->name) == 0 &&
+                 line_of(x) == *line;
+    for (const char *c = eol + 1; c > t && !tag;) {
+        c--;
         if (*c == '<' && (size_t)(end - c) > nl + 1 && strncmp(c + 1, (const char *)n->name, nl) == 0 &&
-            strchr(" \t\r\n/>", c[1 + nl]))
+            strchr(" \t\r\n/>", c[1 + nl]) && later-- == 0)
             tag = c;
+    }
     if (!tag) return;
     at = tag;
     size_t al = attr ? strlen(attr) : 0;

@@ -226,6 +226,13 @@ UTEST(error_messages)
                  "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
                  "<limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/>\n</joint>\n</robot>\n",
                  6, 15, "lower limit");
+    /* the second of two tags on a line; an attribute on a later line of its start tag */
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/><link name=\"a\"/><link name=\"c\"/>\n</robot>\n", 2, 17,
+                 "link 'a' defined twice");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/><link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>\n  <limit\n"
+                 "     lower=\"0\"\n     upper=\"1\" effort=\"-3\"\n     velocity=\"1\"/>\n</joint>\n</robot>\n",
+                 6, 24, "negative effort -3 Nm");
     char err[512];
     ModelDesc d;
     CHECK(urdf_read("/nonexistent/robot.urdf", &d, err, sizeof err) == MODEL_EINVAL);
