@@ -363,7 +363,8 @@ UTEST(backend_params)
     const char *c = "models/centrifuge.irm", *s = "models/stewart_flightsim.irm", *f = "models/freeflyer_dem.irm";
     expect_param(c, "arm_length", "-8 m", "centrifuge: parameter 'arm_length' = -8 m: must be > 0 m");
     expect_param(c, "arm_length", NULL, "centrifuge: parameter 'arm_length' is missing: required (a length > 0 m)");
-    expect_param(c, "arm_length", "8 kg", "centrifuge: parameter 'arm_length' = 8 kg: expected a value in m, not in kg");
+    expect_param(c, "arm_length", "8 kg",
+                 "centrifuge: parameter 'arm_length' = 8 kg: expected a value in m, not in kg");
     expect_param(c, "head_height", "LIST(1 m, 2 m)",
                  "centrifuge: parameter 'head_height' = LIST(1, 2) m: takes 1 number, not 2");
     expect_param(s, "platform_mass", "-3000 kg", "parameter 'platform_mass': mass -3000 kg: must be finite and >= 0");

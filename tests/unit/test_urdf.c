@@ -284,7 +284,8 @@ UTEST(real_file_conventions)
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"0\"/>"
               "<inertia ixx=\"0.35\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial>\n");
-    expect_error(text, 4, 24, "link 'b': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body has: "
+    expect_error(text, 4, 24,
+                 "link 'b': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body has: "
                  "give the link its mass (on a link turning about a fixed axis through its centre of mass any mass > 0 "
                  "gives the same torques) and a body's inertia, e.g. a disc's: ixx 0.35, iyy 0.175, izz 0.175, ixy 0, "
                  "ixz 0, iyz 0 kg m^2 (link frame)");
@@ -399,7 +400,8 @@ UTEST(mimic_joints)
     memcpy(at, "joint=\"fingerX\"", 15);
     const char *bol = at;
     while (bol > text && bol[-1] != '\n') bol--;
-    expect_error(text, 8, (int)(at - bol) + (int)strlen("joint=\"") + 1, "joint 'finger2' mimics 'fingerX', which is not a movable joint");
+    expect_error(text, 8, (int)(at - bol) + (int)strlen("joint=\"") + 1,
+                 "joint 'finger2' mimics 'fingerX', which is not a movable joint");
 }
 
 int main(void)
