@@ -51,11 +51,11 @@ static int fail(char *err, size_t errlen, const char *msg)
 static int centrifuge_create(const ModelDesc *d, void **out, char *err, size_t errlen)
 {
     if (d->njoints != CENTRIFUGE_DOF) return fail(err, errlen, "needs exactly 3 joints (planetary, pitch, roll)");
-    const ModelParam *pa = model_desc_param(d, "arm_length");
-    if (!pa || pa->n < 1 || !(pa->v[0] > 0.0) || !isfinite(pa->v[0]))
-        return fail(err, errlen, "parameter arm_length (> 0, m) is required");
-    const ModelParam *ph = model_desc_param(d, "head_height");
-    if (ph && (ph->n < 1 || !isfinite(ph->v[0]))) return fail(err, errlen, "bad head_height");
+    double a1, head = 0.0;
+    int st = model_param_get(d, "arm_length", 1, "m", &a1, err, errlen);
+    if (st == 0) return model_param_bad(d, err, errlen, "arm_length", "required (a length > 0 m)");
+    if (st > 0 && !(a1 > 0.0)) return model_param_bad(d, err, errlen, "arm_length", "must be > 0 m");
+    if (st < 0 || model_param_get(d, "head_height", 1, "m", &head, err, errlen) < 0) return MODEL_EINVAL;
     double g = v3_norm(d->gravity);
     if (!(g > 0.0) || !isfinite(g)) return fail(err, errlen, "gravity must be non-zero (it is the G unit)");
     for (int i = 0; i < 3; i++) {
@@ -70,8 +70,8 @@ static int centrifuge_create(const ModelDesc *d, void **out, char *err, size_t e
     }
     Centrifuge *s = calloc(1, sizeof *s);
     if (!s) return MODEL_ENOMEM;
-    s->a1 = pa->v[0];
-    s->head = ph ? ph->v[0] : 0.0;
+    s->a1 = a1;
+    s->head = head;
     v3_copy(s->gvec, d->gravity);
     s->g = g;
     for (int i = 0; i < 3; i++) {

@@ -131,13 +131,13 @@ static int read_vm(const ModelDesc *d, FreeflyerPhys *p, char *err, size_t errle
             p->R[k][c] = next[c] - j->com[c];
         }
     }
-    const ModelParam *tm = model_desc_param(d, "total_mass");
-    if (tm) {
-        double M = 0;
-        for (int k = 0; k < n; k++) M += p->m[k];
-        if (tm->n != 1 || fabs(tm->v[0] - M) > 1e-9 * M)
-            return fail(err, errlen, "total_mass differs from the sum of the bodies' masses (VM)");
-    }
+    double tm, M = 0;
+    int st = model_param_get(d, "total_mass", 1, "kg", &tm, err, errlen);
+    for (int k = 0; k < n; k++) M += p->m[k];
+    if (st < 0) return st;
+    if (st > 0 && fabs(tm - M) > 1e-9 * M)
+        return model_param_bad(d, err, errlen, "total_mass", "differs from the sum of the bodies' masses, %.6g kg "
+                                                             "(VM)", M);
     return MODEL_OK;
 }
 
@@ -158,11 +158,14 @@ static int read_dem(const ModelDesc *d, FreeflyerDem *q, FreeflyerPhys *p, char 
         const double *next = k + 1 < n ? d->joint[k + 1].origin_xyz : d->tool_xyz;
         for (int c = 0; c < 2; c++) q->W[k][c] = next[c], q->l[k][c] = k > 0 ? j->com[c] : 0.0;
     }
-    const ModelParam *tm = model_desc_param(d, "total_mass");
-    if (!tm || tm->n != 1 || !(tm->v[0] > 0) || !isfinite(tm->v[0]))
-        return fail(err, errlen, "PARAM total_mass (kg, > 0) is required with the DEM formulation");
-    if (freeflyer_phys_from_dem(q, tm->v[0], p) < 0)
-        return fail(err, errlen, "total_mass and the DEM's link masses give no physical bodies");
+    double tm;
+    int st = model_param_get(d, "total_mass", 1, "kg", &tm, err, errlen);
+    if (st < 0) return st;
+    if (st == 0)
+        return model_param_bad(d, err, errlen, "total_mass", "required with the DEM formulation (a mass > 0 kg)");
+    if (!(tm > 0)) return model_param_bad(d, err, errlen, "total_mass", "must be > 0 kg");
+    if (freeflyer_phys_from_dem(q, tm, p) < 0)
+        return model_param_bad(d, err, errlen, "total_mass", "with the DEM's link masses gives no physical bodies");
     return MODEL_OK;
 }
 
@@ -173,7 +176,7 @@ static int freeflyer_create(const ModelDesc *d, void **out, char *err, size_t er
     FreeflyerFormulation form;
     if (w == 1 && strcmp(word, "VM") == 0) form = FREEFLYER_VM;
     else if (w == 1 && strcmp(word, "DEM") == 0) form = FREEFLYER_DEM;
-    else return fail(err, errlen, "PARAM formulation = VM | DEM is required");
+    else return model_param_bad(d, err, errlen, "formulation", "%s VM or DEM", w == 0 ? "required:" : "must be");
     if ((st = check_structure(d, err, errlen)) < 0) return st;
     Freeflyer *s = calloc(1, sizeof *s);
     if (!s) return MODEL_ENOMEM;

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,6 +150,39 @@ const ModelParam *model_desc_param(const ModelDesc *d, const char *name)
     for (int i = 0; i < d->nparams; i++)
         if (strcmp(d->param[i].name, name) == 0) return &d->param[i];
     return NULL;
+}
+
+/* "BACKEND: bad parameter NAME: why". */
+int model_param_bad(const ModelDesc *d, char *err, size_t errlen, const char *name, const char *fmt, ...)
+{
+    if (!err || !errlen) return MODEL_EINVAL;
+    int k = snprintf(err, errlen, "%s%s" MODEL_PARAM_BAD "%s: ", d->backend, d->backend[0] ? ": " : "", name);
+    if (k >= 0 && (size_t)k < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    return MODEL_EINVAL;
+}
+
+/* A numeric parameter of n finite numbers in `unit`: 1 found, 0 absent, MODEL_EINVAL. */
+int model_param_get(const ModelDesc *d, const char *name, int n, const char *unit, double *v, char *err,
+                    size_t errlen)
+{
+    const ModelParam *p = model_desc_param(d, name);
+    if (!p) return 0;
+    if (p->n == 0)
+        return model_param_bad(d, err, errlen, name, "expected %s, not a word", n == 1 ? "a number" : "a LIST");
+    if (p->n != n)
+        return model_param_bad(d, err, errlen, name, "takes %d number%s, not %d", n, n == 1 ? "" : "s", p->n);
+    if (p->unit[0] && strcmp(p->unit, unit) != 0)
+        return model_param_bad(d, err, errlen, name, "expected a value in %s, not in %s", unit[0] ? unit : "no unit",
+                               p->unit);
+    for (int i = 0; i < n; i++)
+        if (!isfinite(p->v[i])) return model_param_bad(d, err, errlen, name, "must be finite");
+    memcpy(v, p->v, (size_t)n * sizeof *v);
+    return 1;
 }
 
 /* 1 when joint i has any friction. */

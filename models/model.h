@@ -98,12 +98,17 @@ typedef struct {
     double mimic_mult, mimic_offset;
 } ModelJoint;
 
-/* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). */
+/* A named back-end parameter: a number or a short list (e.g. "arm_length", "base_anchors"). A back-end that refuses
+ * one says so as "bad parameter NAME: why" in its message (MODEL_PARAM_BAD); the machine-file reader puts that at
+ * the PARAM's file:line:col with its value and unit (or at the MACHINE line when the PARAM is missing). */
 typedef struct {
     char name[MODEL_NAME_LEN];
     int n;
     double v[MODEL_MAX_PARAM_LEN];
+    char unit[24];  /* the SI unit the numbers were written in ("m", "kg*m^2", "rad"); "": bare numbers or a word */
 } ModelParam;
+
+#define MODEL_PARAM_BAD "bad parameter " /* the prefix of a refused PARAM's reason, followed by "NAME: why" */
 
 /* Limits on a named extra output (e.g. "G" max 9, "Gdot" max 6 G/s), in the output's own units. */
 typedef struct {
@@ -267,7 +272,7 @@ const ModelType *model_find(const char *name);
 /* The layout of ModelType, ModelDesc and Model a plugin is built against: raised whenever one of them changes, so
  * that a plugin built against an older model.h is refused rather than read past its ModelType's end. A plugin
  * exports it as `const int irl_model_abi = MODEL_PLUGIN_ABI;`. */
-#define MODEL_PLUGIN_ABI 4
+#define MODEL_PLUGIN_ABI 5
 
 /* Load a plugin shared object exporting `const ModelType *irl_model_plugin(void)` and `irl_model_abi` (equal to
  * MODEL_PLUGIN_ABI). Returns 0 or < 0. */
@@ -279,6 +284,14 @@ void model_desc_init(ModelDesc *d);
 void model_joint_init(ModelJoint *j);
 /* Look up a back-end parameter by name; NULL when absent. */
 const ModelParam *model_desc_param(const ModelDesc *d, const char *name);
+/* The numeric parameter `name` of exactly n finite numbers written in SI `unit` (bare numbers fit any unit) into v:
+ * 1 found, 0 absent (v untouched), MODEL_EINVAL with model_param_bad's message in err (a word, another count, a
+ * number not finite, another unit). */
+int model_param_get(const ModelDesc *d, const char *name, int n, const char *unit, double *v, char *err,
+                    size_t errlen);
+/* "BACKEND: bad parameter NAME: why" into err (BACKEND: d->backend); returns MODEL_EINVAL. */
+int model_param_bad(const ModelDesc *d, char *err, size_t errlen, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* Create/destroy a model from a description (finds the back-end by d->backend). Mimic joints (ModelJoint.mimic_of)
  * are no axes: the wrappers below take and give the independent joints' q, qd, qdd, tau, J (columns summed with the

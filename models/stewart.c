@@ -523,26 +523,17 @@ static int fail(char *err, size_t errlen, const ModelDesc *d, const char *msg)
     return MODEL_EINVAL;
 }
 
-/* Parameter `name` with exactly n finite numbers into v: 1 found, 0 absent (v untouched), -1 malformed. */
-static int param_get(const ModelDesc *d, const char *name, int n, double *v)
-{
-    const ModelParam *p = model_desc_param(d, name);
-    if (!p) return 0;
-    if (p->n != n) return -1;
-    for (int i = 0; i < n; i++)
-        if (!isfinite(p->v[i])) return -1;
-    memcpy(v, p->v, (size_t)n * sizeof *v);
-    return 1;
-}
+/* Parameter `name` with exactly n finite numbers in `unit` into v: 1 found, 0 absent (v untouched), MODEL_EINVAL
+ * with "bad parameter NAME: why" in err. */
+#define param_get(d, name, n, unit, v) model_param_get(d, name, n, unit, v, err, errlen)
 
 /* The anchors: explicit lists, or the paper's layout (eqs. 5-10 with ERRATA S1's 240 deg). */
 static int setup_anchors(Stewart *s, const ModelDesc *d, char *err, size_t errlen)
 {
     static const double paper_ang[6] = {0, 0, 2 * M_PI / 3, 2 * M_PI / 3, 4 * M_PI / 3, 4 * M_PI / 3};
     double bl[18], al[18];
-    int hb = param_get(d, "base_anchors", 18, bl), ha = param_get(d, "platform_anchors", 18, al);
-    if (hb < 0 || ha < 0)
-        return fail(err, errlen, d, "base_anchors and platform_anchors take 18 numbers (6 points x, y, z)");
+    int hb = param_get(d, "base_anchors", 18, "m", bl), ha;
+    if (hb < 0 || (ha = param_get(d, "platform_anchors", 18, "m", al)) < 0) return MODEL_EINVAL;
     const char *paper[] = {"base_radius", "base_e", "base_d", "base_lambda",
                            "platform_radius", "platform_e", "platform_d", "platform_delta"};
     int any_paper = 0;
@@ -555,14 +546,22 @@ static int setup_anchors(Stewart *s, const ModelDesc *d, char *err, size_t errle
         double RB, eB, dB = 0, rp, ep, dp = 0, lam[6], del[6];
         memcpy(lam, paper_ang, sizeof lam);
         memcpy(del, paper_ang, sizeof del);
-        if (param_get(d, "base_radius", 1, &RB) != 1 || param_get(d, "base_e", 1, &eB) != 1 ||
-            param_get(d, "platform_radius", 1, &rp) != 1 || param_get(d, "platform_e", 1, &ep) != 1)
-            return fail(err, errlen, d, "needs the anchors: base_radius, base_e, platform_radius, platform_e (and "
-                                        "optionally base_d, platform_d, base_lambda, platform_delta), or "
-                                        "base_anchors and platform_anchors");
-        if (param_get(d, "base_d", 1, &dB) < 0 || param_get(d, "platform_d", 1, &dp) < 0 ||
-            param_get(d, "base_lambda", 6, lam) < 0 || param_get(d, "platform_delta", 6, del) < 0)
-            return fail(err, errlen, d, "base_d and platform_d take one number, base_lambda and platform_delta six");
+        const char *need[4] = {"base_radius", "base_e", "platform_radius", "platform_e"};
+        double *to[4] = {&RB, &eB, &rp, &ep};
+        for (int i = 0; i < 4; i++) {
+            int st = param_get(d, need[i], 1, "m", to[i]);
+            if (st < 0) return MODEL_EINVAL;
+            if (st == 0 && any_paper)
+                return model_param_bad(d, err, errlen, need[i], "required with the paper's anchor parameters "
+                                                                "(a length, m)");
+            if (st == 0)
+                return fail(err, errlen, d, "needs the anchors: base_radius, base_e, platform_radius, platform_e (and "
+                                            "optionally base_d, platform_d, base_lambda, platform_delta), or "
+                                            "base_anchors and platform_anchors");
+        }
+        if (param_get(d, "base_d", 1, "m", &dB) < 0 || param_get(d, "platform_d", 1, "m", &dp) < 0 ||
+            param_get(d, "base_lambda", 6, "rad", lam) < 0 || param_get(d, "platform_delta", 6, "rad", del) < 0)
+            return MODEL_EINVAL;
         stewart_paper_anchors(RB, eB, dB, lam, 0, bl);
         stewart_paper_anchors(rp, ep, dp, del, 1, al);
     }
@@ -587,12 +586,15 @@ static int setup_inertia(Stewart *s, const ModelDesc *d, char *err, size_t errle
 {
     double I6[6];
     v3_set(s->c, 0, 0, 0);
-    if (param_get(d, "platform_mass", 1, &s->m) != 1 || !(s->m > 0.0))
-        return fail(err, errlen, d, "parameter platform_mass (> 0, kg) is required");
-    if (param_get(d, "platform_com", 3, s->c) < 0) return fail(err, errlen, d, "platform_com takes 3 numbers (m)");
-    if (param_get(d, "platform_inertia", 6, I6) != 1)
-        return fail(err, errlen, d, "parameter platform_inertia = LIST(Ixx, Iyy, Izz, Ixy, Ixz, Iyz) (kg m^2, about "
-                                    "the mass centre, platform axes) is required");
+    int st = param_get(d, "platform_mass", 1, "kg", &s->m);
+    if (st == 0) return model_param_bad(d, err, errlen, "platform_mass", "required (a mass > 0 kg)");
+    if (st > 0 && !(s->m > 0.0)) return model_param_bad(d, err, errlen, "platform_mass", "must be > 0 kg");
+    if (st < 0 || param_get(d, "platform_com", 3, "m", s->c) < 0 ||
+        (st = param_get(d, "platform_inertia", 6, "kg*m^2", I6)) < 0)
+        return MODEL_EINVAL;
+    if (st == 0)
+        return model_param_bad(d, err, errlen, "platform_inertia", "required: LIST(Ixx, Iyy, Izz, Ixy, Ixz, Iyz) "
+                                                                   "(kg m^2, about the mass centre, platform axes)");
     double *I = s->Ic;
     I[0] = I6[0], I[4] = I6[1], I[8] = I6[2];
     I[1] = I[3] = I6[3], I[2] = I[6] = I6[4], I[5] = I[7] = I6[5];
@@ -600,7 +602,7 @@ static int setup_inertia(Stewart *s, const ModelDesc *d, char *err, size_t errle
     double det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
                  I[2] * (I[3] * I[7] - I[4] * I[6]);
     if (!(I[0] > 0.0) || !(m2 > 0.0) || !(det > 0.0))
-        return fail(err, errlen, d, "platform_inertia is not positive definite");
+        return model_param_bad(d, err, errlen, "platform_inertia", "not positive definite");
     for (int i = 0; i < 6; i++)
         if (d->joint[i].mass != 0.0)
             return fail(err, errlen, d, "the pose axes carry no mass: give the platform's as platform_mass, "
@@ -657,10 +659,11 @@ static int stewart_create(const ModelDesc *d, void **out, char *err, size_t errl
             }
     s->char_len = 0.0;
     for (int i = 0; i < 6; i++) s->char_len += v3_norm(s->a[i]) / 6.0;
-    if (param_get(d, "char_length", 1, &s->char_len) < 0 || !(s->char_len > 0.0)) {
+    int st = param_get(d, "char_length", 1, "m", &s->char_len);
+    if (st < 0 || !(s->char_len > 0.0)) {
         free(s);
-        return fail(err, errlen, d, "char_length must be one number > 0 (m; default the mean platform anchor "
-                                    "radius)");
+        return st < 0 ? st : model_param_bad(d, err, errlen, "char_length", "must be > 0 m (default: the mean "
+                                                                           "platform anchor radius)");
     }
     s->fk = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_newton, 6);
     s->x0 = gsl_vector_alloc(6);

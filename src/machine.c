@@ -519,9 +519,19 @@ static void mqualified(MCtx *m, Node *it)
                 merr(m, v->loc, "LIST takes 1 to %d numbers", MODEL_MAX_PARAM_LEN);
                 return;
             }
-            for (int i = 0; i < v->list.count; i++)
+            Dim all = dim_any();
+            for (int i = 0; i < v->list.count; i++) {
                 if (!mscalar(m, v->list.items[i], &p->v[i], &dim))
                     return;
+                if (!dim_compatible(all, dim)) {
+                    char s1[64], s2[64];
+                    merr(m, v->list.items[i]->loc, "parameter '%s': LIST mixes %s and %s", it->name,
+                         dim_describe(all, s1, sizeof s1), dim_describe(dim, s2, sizeof s2));
+                    return;
+                }
+                if (!dim.any) all = dim;
+            }
+            dim = all;
             p->n = v->list.count;
         } else if (v->kind == E_NAME && strcasecmp(v->name, "PI") != 0 && strcasecmp(v->name, "INF") != 0 &&
                    strcasecmp(v->name, "INFINITY") != 0) {
@@ -539,6 +549,7 @@ static void mqualified(MCtx *m, Node *it)
                 return;
             p->n = 1;
         }
+        if (p->n > 0 && !dim.any && !dim_is_none(dim)) dim_str(dim, p->unit, sizeof p->unit);
         m->param_at[d->nparams++] = v->loc;
     } else if (strcasecmp(it->lit.s, "OUTPUT") == 0) {
         if (d->noutput_limits >= MODEL_MAX_OUTPUTS) {
@@ -659,6 +670,57 @@ static void mparam_bodies(MCtx *m)
     free(b);
 }
 
+/* A PARAM's value as written: "-8 m", "LIST(0.1, 0.2, ...) m", "DEM". */
+static const char *mparam_value(const ModelParam *p, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (p->n == 0) {
+        for (; len + 1 < n && len < MODEL_MAX_PARAM_LEN && p->v[len] > 0; len++) buf[len] = (char)p->v[len];
+        buf[len] = '\0';
+        return buf;
+    }
+    if (p->n == 1) {
+        snprintf(buf, n, "%.6g%s%s", p->v[0], p->unit[0] ? " " : "", p->unit);
+        return buf;
+    }
+    len = (size_t)snprintf(buf, n, "LIST(");
+    for (int i = 0; i < p->n && i < 6 && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%.6g", i ? ", " : "", p->v[i]);
+    if (len < n) snprintf(buf + len, n - len, "%s)%s%s", p->n > 6 ? ", ..." : "", p->unit[0] ? " " : "", p->unit);
+    return buf;
+}
+
+/* Open the back-end on the description once, so that a PARAM it refuses ("bad parameter NAME: why") is reported
+ * here, at the PARAM with its value and unit, or at the MACHINE line when the PARAM is missing. Other refusals are
+ * left to the caller that opens the model (a back-end a plugin brings is not known yet). */
+static void mparam_open(MCtx *m, SrcLoc machine_at)
+{
+    Model *md = calloc(1, sizeof *md);
+    char err[512], val[160];
+    if (!md || !model_find(m->d->backend) || m->errors) {
+        free(md);
+        return;
+    }
+    if (model_open(md, m->d, err, sizeof err) >= 0) {
+        model_close(md);
+    } else {
+        const char *bad = strstr(err, MODEL_PARAM_BAD), *name = bad ? bad + strlen(MODEL_PARAM_BAD) : NULL;
+        const char *colon = name ? strchr(name, ':') : NULL;
+        if (colon) {
+            int pre = (int)(bad - err), len = (int)(colon - name), at = -1;
+            for (int i = 0; i < m->d->nparams; i++)
+                if ((int)strlen(m->d->param[i].name) == len && strncasecmp(m->d->param[i].name, name, len) == 0)
+                    at = i;
+            if (at >= 0)
+                merr(m, m->param_at[at], "%.*sparameter '%.*s' = %s:%s", pre, err, len, name,
+                     mparam_value(&m->d->param[at], val, sizeof val), colon + 1);
+            else
+                merr(m, machine_at, "%.*sparameter '%.*s' is missing:%s", pre, err, len, name, colon + 1);
+        }
+    }
+    free(md);
+}
+
 /* Fill the description from the parsed MACHINE unit. */
 static void mfill(MCtx *m, Node *root, const char *path)
 {
@@ -711,6 +773,7 @@ static void mfill(MCtx *m, Node *root, const char *path)
     if (tool_link && mname(m, tool_link, "tool_link", &nm) &&
         (d->tool_link = mjoint_index(d, d->njoints, nm)) < 0)
         merr(m, tool_link->loc, "tool_link '%s' is not a joint of this machine", nm);
+    mparam_open(m, root->loc);
 }
 
 /* Parse and evaluate the text of a machine file (`file` names it in messages) into *out. */

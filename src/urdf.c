@@ -21,8 +21,9 @@ static int line_of(const xmlNode *n)
 
 typedef struct {
     const char *name;
-    int line;
-    int has_inertial, inertial_line;
+    const xmlNode *node;
+    int has_inertial;
+    const xmlNode *inertial, *mass_at, *inertia_at; /* <inertial>, its <mass> and <inertia> */
     double mass, com[3], I[9]; /* inertia about the COM, link frame axes */
     int body;                  /* ModelDesc joint moving this link, -1: the base */
     double T_p[3], T_R[9];     /* this link's frame in the body's frame */
@@ -32,20 +33,23 @@ typedef struct {
 
 typedef struct {
     const char *name;
-    int line;
+    const xmlNode *node;
     int kind;                  /* 0 fixed, 1 revolute, 2 continuous, 3 prismatic */
     int parent, child;         /* link indices */
     double xyz[3], R[9], axis[3];
     double lower, upper, velocity, effort;
-    int has_limit, limit_line;
+    int has_limit;
+    const xmlNode *limit;      /* <limit>, or the joint when it has none */
     double damping, friction;  /* <dynamics>: viscous (Nm s/rad, N s/m) and Coulomb (Nm, N) friction, default 0 */
     const char *mimic;         /* <mimic joint multiplier offset>: the leader's name, NULL: none */
     double mult, offset;
-    int mimic_line;
+    const xmlNode *mimic_at;
 } UrdfJoint;
 
 typedef struct {
     const char *path;
+    const char *text;          /* the file's bytes, for columns (NULL: unread, errors give the line only) */
+    size_t len;
     FILE *warn;                /* where warnings go */
     char *err;
     size_t errlen;
@@ -58,11 +62,60 @@ typedef struct {
     int lcount[MODEL_MAX_DOF];
 } Urdf;
 
-/* Record the first error as "file:line: error: message". */
-__attribute__((format(printf, 3, 4))) static int urdf_error(Urdf *u, int line, const char *fmt, ...)
+/* The line and column of attribute attr's value in n's start tag, or of the start tag's '<' (attr NULL or not
+ * found there): libxml2 gives an element its line only, so the tag is found in the text, backwards from the end of
+ * that line (a start tag may span lines). *col = 0 when the text is not at hand. */
+static void urdf_place(const Urdf *u, const xmlNode *n, const char *attr, int *line, int *col)
+{
+    *line = n ? line_of(n) : 1, *col = 0;
+    if (!u->text || !n) return;
+    const char *t = u->text, *end = t + u->len, *eol = t, *tag = NULL, *at;
+    for (int l = 1; eol < end && (l < *line || *eol != '\n'); eol++) l += *eol == '\n';
+    size_t nl = strlen((const char *)n->name);
+    int later = 0; /* same-named siblings after n on its line (`<link name="a"/><link name="b"/>`) */
+    for (const xmlNode *x = n->next; x; x = x->next)
+        later += x->type == XML_ELEMENT_NODE && strcmp((const char *)x->name, (const char *)n->name) == 0 &&
+                 line_of(x) == *line;
+    for (const char *c = eol + 1; c > t && !tag;) {
+        c--;
+        if (*c == '<' && (size_t)(end - c) > nl + 1 && strncmp(c + 1, (const char *)n->name, nl) == 0 &&
+            strchr(" \t\r\n/>", c[1 + nl]) && later-- == 0)
+            tag = c;
+    }
+    if (!tag) return;
+    at = tag;
+    size_t al = attr ? strlen(attr) : 0;
+    for (const char *c = tag + 1 + nl; attr && c < end && *c != '>'; c++) {
+        if (*c == '"' || *c == '\'') { /* skip a value */
+            const char *q = memchr(c + 1, *c, (size_t)(end - c - 1));
+            if (!q) break;
+            c = q;
+            continue;
+        }
+        if (!strchr(" \t\r\n", c[-1]) || (size_t)(end - c) <= al || strncmp(c, attr, al) != 0) continue;
+        const char *v = c + al;
+        while (v < end && strchr(" \t\r\n", *v)) v++;
+        if (v >= end || *v != '=') continue;
+        for (v++; v < end && strchr(" \t\r\n", *v); v++) {}
+        if (v < end && (*v == '"' || *v == '\'')) at = v + 1;
+        break;
+    }
+    *line = 1;
+    const char *bol = t;
+    for (const char *c = t; c < at; c++)
+        if (*c == '\n') (*line)++, bol = c + 1;
+    *col = (int)(at - bol) + 1;
+}
+
+/* Record the first error as "file:line:col: error: message", at attribute attr of n (NULL: at n's start tag). */
+__attribute__((format(printf, 4, 5))) static int urdf_error(Urdf *u, const xmlNode *n, const char *attr,
+                                                            const char *fmt, ...)
 {
     if (!u->failed) {
-        int k = snprintf(u->err, u->errlen, "%s:%d: error: ", u->path, line);
+        int line, col, k;
+        urdf_place(u, n, attr, &line, &col);
+        if (col > 0) k = snprintf(u->err, u->errlen, "%s:%d:%d: error: ", u->path, line, col);
+        else k = snprintf(u->err, u->errlen, "%s:%d: error: ", u->path, line);
         if (k >= 0 && (size_t)k < u->errlen) {
             va_list ap;
             va_start(ap, fmt);
@@ -104,13 +157,13 @@ static int urdf_numbers(Urdf *u, xmlNode *n, const char *name, double *v, int k)
     for (int i = 0; i < k; i++) {
         v[i] = strtod(s, &end);
         if (end == s || !isfinite(v[i]))
-            return urdf_error(u, line_of(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name,
+            return urdf_error(u, n, name, "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name,
                               name, urdf_attr(n, name), k, k > 1 ? "s" : "");
         s = end;
     }
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
     if (*s)
-        return urdf_error(u, line_of(n), "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name, name,
+        return urdf_error(u, n, name, "<%s %s=\"%s\">: expected %d number%s", (const char *)n->name, name,
                           urdf_attr(n, name), k, k > 1 ? "s" : "");
     return 0;
 }
@@ -119,7 +172,7 @@ static int urdf_numbers(Urdf *u, xmlNode *n, const char *name, double *v, int k)
 static int urdf_required(Urdf *u, xmlNode *n, const char *name, double *v)
 {
     if (!urdf_attr(n, name))
-        return urdf_error(u, line_of(n), "<%s> needs attribute '%s'", (const char *)n->name, name);
+        return urdf_error(u, n, NULL, "<%s> needs attribute '%s'", (const char *)n->name, name);
     return urdf_numbers(u, n, name, v, 1);
 }
 
@@ -154,23 +207,23 @@ static int urdf_find_link(const Urdf *u, const char *name)
 /* <link name> with optional <inertial>: inertia turned from the inertial frame into the link frame. */
 static int urdf_link(Urdf *u, xmlNode *n)
 {
-    if (u->nlinks >= URDF_MAX) return urdf_error(u, line_of(n), "more than %d links", URDF_MAX);
+    if (u->nlinks >= URDF_MAX) return urdf_error(u, n, NULL, "more than %d links", URDF_MAX);
     UrdfLink *l = &u->link[u->nlinks];
     memset(l, 0, sizeof *l);
-    l->line = line_of(n);
+    l->node = n;
     l->name = urdf_attr(n, "name");
     l->parent_joint = -1;
-    if (!l->name) return urdf_error(u, l->line, "<link> without a name");
-    if (urdf_find_link(u, l->name) >= 0) return urdf_error(u, l->line, "link '%s' defined twice", l->name);
+    if (!l->name) return urdf_error(u, l->node, NULL, "<link> without a name");
+    if (urdf_find_link(u, l->name) >= 0) return urdf_error(u, l->node, NULL, "link '%s' defined twice", l->name);
     xmlNode *in = urdf_child(n, "inertial");
     if (in) {
         double R[9], Ip[9], RI[9], Rt[9];
         xmlNode *m = urdf_child(in, "mass"), *it = urdf_child(in, "inertia");
-        if (!m) return urdf_error(u, line_of(in), "link '%s': <inertial> without <mass>", l->name);
-        if (!it) return urdf_error(u, line_of(in), "link '%s': <inertial> without <inertia>", l->name);
+        if (!m) return urdf_error(u, in, NULL, "link '%s': <inertial> without <mass>", l->name);
+        if (!it) return urdf_error(u, in, NULL, "link '%s': <inertial> without <inertia>", l->name);
         if (urdf_origin(u, in, l->com, R) < 0 || urdf_required(u, m, "value", &l->mass) < 0) return MODEL_EINVAL;
-        if (l->mass < 0) return urdf_error(u, line_of(m), "link '%s': negative mass %g kg", l->name, l->mass);
-        l->inertial_line = line_of(in);
+        if (l->mass < 0) return urdf_error(u, m, "value", "link '%s': negative mass %g kg", l->name, l->mass);
+        l->inertial = in, l->mass_at = m, l->inertia_at = it;
         double ixx, ixy, ixz, iyy, iyz, izz;
         if (urdf_required(u, it, "ixx", &ixx) < 0 || urdf_required(u, it, "ixy", &ixy) < 0 ||
             urdf_required(u, it, "ixz", &ixz) < 0 || urdf_required(u, it, "iyy", &iyy) < 0 ||
@@ -191,40 +244,41 @@ static int urdf_link(Urdf *u, xmlNode *n)
 static int urdf_joint(Urdf *u, xmlNode *n)
 {
     static const char *kinds[] = {"fixed", "revolute", "continuous", "prismatic"};
-    if (u->njoints >= URDF_MAX) return urdf_error(u, line_of(n), "more than %d joints", URDF_MAX);
+    if (u->njoints >= URDF_MAX) return urdf_error(u, n, NULL, "more than %d joints", URDF_MAX);
     UrdfJoint *j = &u->joint[u->njoints];
     memset(j, 0, sizeof *j);
-    j->line = line_of(n);
+    j->node = n;
     j->name = urdf_attr(n, "name");
     const char *type = urdf_attr(n, "type");
-    if (!j->name) return urdf_error(u, j->line, "<joint> without a name");
-    if (!type) return urdf_error(u, j->line, "joint '%s' without a type", j->name);
+    if (!j->name) return urdf_error(u, j->node, NULL, "<joint> without a name");
+    if (!type) return urdf_error(u, j->node, NULL, "joint '%s' without a type", j->name);
     j->kind = -1;
     for (int k = 0; k < 4; k++)
         if (strcmp(type, kinds[k]) == 0) j->kind = k;
     if (j->kind < 0)
-        return urdf_error(u, j->line, "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)",
-                          j->name, type);
+        return urdf_error(u, j->node, "type",
+                          "joint '%s': type '%s' is not supported (revolute, continuous, prismatic, fixed)", j->name,
+                          type);
     xmlNode *mi = urdf_child(n, "mimic");
     if (mi) { /* q = multiplier q_leader + offset (URDF defaults 1 and 0) */
         j->mimic = urdf_attr(mi, "joint");
-        j->mimic_line = line_of(mi);
+        j->mimic_at = mi;
         j->mult = 1;
-        if (!j->mimic) return urdf_error(u, j->mimic_line, "joint '%s': <mimic> needs joint=\"...\"", j->name);
+        if (!j->mimic) return urdf_error(u, j->mimic_at, NULL, "joint '%s': <mimic> needs joint=\"...\"", j->name);
         if (urdf_numbers(u, mi, "multiplier", &j->mult, 1) < 0 || urdf_numbers(u, mi, "offset", &j->offset, 1) < 0)
             return MODEL_EINVAL;
     }
     xmlNode *p = urdf_child(n, "parent"), *c = urdf_child(n, "child");
     const char *pn = p ? urdf_attr(p, "link") : NULL, *cn = c ? urdf_attr(c, "link") : NULL;
-    if (!pn) return urdf_error(u, j->line, "joint '%s' needs <parent link=\"...\"/>", j->name);
-    if (!cn) return urdf_error(u, j->line, "joint '%s' needs <child link=\"...\"/>", j->name);
+    if (!pn) return urdf_error(u, j->node, NULL, "joint '%s' needs <parent link=\"...\"/>", j->name);
+    if (!cn) return urdf_error(u, j->node, NULL, "joint '%s' needs <child link=\"...\"/>", j->name);
     if ((j->parent = urdf_find_link(u, pn)) < 0)
-        return urdf_error(u, line_of(p), "joint '%s': unknown parent link '%s'", j->name, pn);
+        return urdf_error(u, p, "link", "joint '%s': unknown parent link '%s'", j->name, pn);
     if ((j->child = urdf_find_link(u, cn)) < 0)
-        return urdf_error(u, line_of(c), "joint '%s': unknown child link '%s'", j->name, cn);
+        return urdf_error(u, c, "link", "joint '%s': unknown child link '%s'", j->name, cn);
     UrdfLink *cl = &u->link[j->child];
     if (cl->parent_joint >= 0)
-        return urdf_error(u, j->line, "link '%s' is the child of two joints ('%s' and '%s')", cl->name,
+        return urdf_error(u, j->node, NULL, "link '%s' is the child of two joints ('%s' and '%s')", cl->name,
                           u->joint[cl->parent_joint].name, j->name);
     cl->parent_joint = u->njoints;
     if (urdf_origin(u, n, j->xyz, j->R) < 0) return MODEL_EINVAL;
@@ -232,19 +286,20 @@ static int urdf_joint(Urdf *u, xmlNode *n)
     xmlNode *ax = urdf_child(n, "axis");
     if (ax && urdf_numbers(u, ax, "xyz", j->axis, 3) < 0) return MODEL_EINVAL;
     if (j->kind != 0 && !(v3_norm(j->axis) > 1e-12))
-        return urdf_error(u, ax ? line_of(ax) : j->line, "joint '%s': zero axis", j->name);
+        return urdf_error(u, ax ? ax : j->node, "xyz", "joint '%s': zero axis", j->name);
     j->lower = -INFINITY;
     j->upper = j->velocity = j->effort = INFINITY;
     xmlNode *lim = urdf_child(n, "limit");
-    j->limit_line = j->line;
+    j->limit = j->node;
     if (lim) {
         j->has_limit = 1;
-        j->limit_line = line_of(lim);
+        j->limit = lim;
         if (urdf_numbers(u, lim, "velocity", &j->velocity, 1) < 0 || urdf_numbers(u, lim, "effort", &j->effort, 1) < 0)
             return MODEL_EINVAL;
         if (j->velocity < 0 || j->effort < 0)
-            return urdf_error(u, line_of(lim), "joint '%s': negative %s %g %s (0 or leaving it out means not given)",
-                              j->name, j->velocity < 0 ? "velocity" : "effort", j->velocity < 0 ? j->velocity : j->effort,
+            return urdf_error(u, lim, j->velocity < 0 ? "velocity" : "effort",
+                              "joint '%s': negative %s %g %s (0 or leaving it out means not given)", j->name,
+                              j->velocity < 0 ? "velocity" : "effort", j->velocity < 0 ? j->velocity : j->effort,
                               j->velocity < 0 ? (j->kind == 3 ? "m/s" : "rad/s") : (j->kind == 3 ? "N" : "Nm"));
         /* ROS-Industrial's convention: 0 is "not given", not a limit of zero */
         if (j->velocity == 0) j->velocity = INFINITY;
@@ -253,28 +308,28 @@ static int urdf_joint(Urdf *u, xmlNode *n)
             (urdf_numbers(u, lim, "lower", &j->lower, 1) < 0 || urdf_numbers(u, lim, "upper", &j->upper, 1) < 0))
             return MODEL_EINVAL;
         if (j->lower > j->upper)
-            return urdf_error(u, line_of(lim), "joint '%s': lower limit %g %s above upper limit %g %s", j->name,
+            return urdf_error(u, lim, "lower", "joint '%s': lower limit %g %s above upper limit %g %s", j->name,
                               j->lower, j->kind == 3 ? "m" : "rad", j->upper, j->kind == 3 ? "m" : "rad");
     } else if (j->kind == 1 || j->kind == 3) {
-        return urdf_error(u, j->line, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
+        return urdf_error(u, j->node, NULL, "joint '%s': a %s joint needs <limit> (URDF)", j->name, type);
     }
     xmlNode *dyn = urdf_child(n, "dynamics");
     if (dyn) {
         if (urdf_numbers(u, dyn, "damping", &j->damping, 1) < 0 || urdf_numbers(u, dyn, "friction", &j->friction, 1) < 0)
             return MODEL_EINVAL;
         if (!(j->damping >= 0) || !(j->friction >= 0) || !isfinite(j->damping) || !isfinite(j->friction))
-            return urdf_error(u, line_of(dyn), "joint '%s': <dynamics> damping and friction must be finite and >= 0",
-                              j->name);
+            return urdf_error(u, dyn, j->damping >= 0 && isfinite(j->damping) ? "friction" : "damping",
+                              "joint '%s': <dynamics> damping and friction must be finite and >= 0", j->name);
     }
     u->njoints++;
     return 0;
 }
 
 /* Copy a name into a fixed-size field; an error when it does not fit. */
-static int urdf_name(Urdf *u, int line, char *dst, const char *src)
+static int urdf_name(Urdf *u, const xmlNode *at, char *dst, const char *src)
 {
     if (strlen(src) >= MODEL_NAME_LEN)
-        return urdf_error(u, line, "name '%s' longer than %d characters", src, MODEL_NAME_LEN - 1);
+        return urdf_error(u, at, "name", "name '%s' longer than %d characters", src, MODEL_NAME_LEN - 1);
     strcpy(dst, src);
     return 0;
 }
@@ -288,7 +343,7 @@ static int urdf_walk(Urdf *u, int li, ModelDesc *d)
         const UrdfJoint *j = &u->joint[k];
         if (j->parent != li) continue;
         UrdfLink *c = &u->link[j->child];
-        if (c->visited) return urdf_error(u, j->line, "joint '%s' closes a loop at link '%s'", j->name, c->name);
+        if (c->visited) return urdf_error(u, j->node, NULL, "joint '%s' closes a loop at link '%s'", j->name, c->name);
         double p[3], R[9], t[3];     /* joint frame in the body frame of the parent link */
         m3_mulv(t, l->T_R, j->xyz);
         v3_add(p, l->T_p, t);
@@ -299,10 +354,10 @@ static int urdf_walk(Urdf *u, int li, ModelDesc *d)
             memcpy(c->T_R, R, sizeof R);
         } else {
             if (d->njoints >= MODEL_MAX_DOF)
-                return urdf_error(u, j->line, "more than %d movable joints", MODEL_MAX_DOF);
+                return urdf_error(u, j->node, NULL, "more than %d movable joints", MODEL_MAX_DOF);
             ModelJoint *mj = &d->joint[d->njoints];
             model_joint_init(mj);
-            if (urdf_name(u, j->line, mj->name, j->name) < 0 || urdf_name(u, c->line, mj->link, c->name) < 0)
+            if (urdf_name(u, j->node, mj->name, j->name) < 0 || urdf_name(u, c->node, mj->link, c->name) < 0)
                 return MODEL_EINVAL;
             mj->parent = l->body;
             mj->type = j->kind == 3 ? MODEL_PRISMATIC : MODEL_REVOLUTE;
@@ -372,7 +427,7 @@ static int urdf_mimic(Urdf *u, ModelDesc *d)
     for (int k = 0; k < u->njoints; k++) {
         const UrdfJoint *j = &u->joint[k];
         if (!j->mimic) continue;
-        if (j->kind == 0) return urdf_error(u, j->mimic_line, "joint '%s': a fixed joint cannot mimic", j->name);
+        if (j->kind == 0) return urdf_error(u, j->mimic_at, NULL, "joint '%s': a fixed joint cannot mimic", j->name);
         double mult = j->mult, off = j->offset;
         const UrdfJoint *l = j;
         for (int hops = 0; l->mimic; hops++) {
@@ -380,9 +435,9 @@ static int urdf_mimic(Urdf *u, ModelDesc *d)
             for (int i = 0; i < u->njoints; i++)
                 if (strcmp(u->joint[i].name, l->mimic) == 0) li = i;
             if (li < 0 || u->joint[li].kind == 0)
-                return urdf_error(u, l->mimic_line, "joint '%s' mimics '%s', which is not a movable joint", l->name,
-                                  l->mimic);
-            if (hops > u->njoints) return urdf_error(u, j->mimic_line, "joint '%s': the mimic joints form a loop",
+                return urdf_error(u, l->mimic_at, "joint", "joint '%s' mimics '%s', which is not a movable joint",
+                                  l->name, l->mimic);
+            if (hops > u->njoints) return urdf_error(u, j->mimic_at, NULL, "joint '%s': the mimic joints form a loop",
                                                      j->name);
             l = &u->joint[li];
             if (l->mimic) { /* q = mult (m' q'' + o') + off */
@@ -405,7 +460,7 @@ static int urdf_check(Urdf *u, ModelDesc *d)
     char why[384];
     int has[MODEL_MAX_DOF] = {0}, first = 0;
     ModelDesc *one = calloc(1, sizeof *one); /* a one-body description for the shared check */
-    if (!one) return urdf_error(u, 0, "out of memory");
+    if (!one) return urdf_error(u, NULL, NULL, "out of memory");
     strcpy(one->backend, "chain");
     one->njoints = 1;
     for (int i = 0; i < u->nlinks; i++) {
@@ -423,15 +478,19 @@ static int urdf_check(Urdf *u, ModelDesc *d)
         }
         if (model_body_check(one, 0, why, sizeof why) < 0) {
             free(one);
-            return urdf_error(u, l->inertial_line, "link '%s': %s", l->name, why);
+            int mass = strncmp(why, "mass", 4) == 0; /* else the inertia is at fault */
+            return urdf_error(u, mass ? l->mass_at : l->inertia_at, mass ? "value" : NULL, "link '%s': %s", l->name,
+                              why);
         }
     }
     free(one);
     for (int k = 0; k < u->njoints; k++) {
         const UrdfJoint *j = &u->joint[k];
         int b = u->link[j->child].body;
-        if (j->kind == 0 || model_limits_check(d, b, NULL, why, sizeof why) >= 0) continue;
-        return urdf_error(u, j->limit_line, "joint '%s': %s", j->name, why);
+        int which = -1;
+        if (j->kind == 0 || model_limits_check(d, b, &which, why, sizeof why) >= 0) continue;
+        const char *attr[] = {"lower", "velocity", NULL, NULL, "effort"};
+        return urdf_error(u, j->limit, which >= 0 && which <= 4 ? attr[which] : NULL, "joint '%s': %s", j->name, why);
     }
     size_t len = 0;
     for (int b = 0; b < d->njoints; b++) {
@@ -439,7 +498,7 @@ static int urdf_check(Urdf *u, ModelDesc *d)
         int n = snprintf(d->inertia_missing + len, sizeof d->inertia_missing - len, "%s%s", len ? ", " : "",
                          d->joint[b].link);
         len = n < 0 || len + (size_t)n >= sizeof d->inertia_missing ? sizeof d->inertia_missing - 1 : len + (size_t)n;
-        if (!first) first = u->link[urdf_find_link(u, d->joint[b].link)].line;
+        if (!first) first = line_of(u->link[urdf_find_link(u, d->joint[b].link)].node);
     }
     if (len)
         fprintf(u->warn, "%s:%d: warning: no <inertial> for link%s %s: counted as massless, the torque check is "
@@ -455,25 +514,26 @@ static int urdf_build(Urdf *u, xmlNode *robot, ModelDesc *d)
     for (xmlNode *n = robot->children; n && !u->failed; n = n->next)
         if (urdf_is(n, "joint")) urdf_joint(u, n);
     if (u->failed) return MODEL_EINVAL;
-    if (u->nlinks == 0) return urdf_error(u, line_of(robot), "robot without links");
+    if (u->nlinks == 0) return urdf_error(u, robot, NULL, "robot without links");
     int root = -1;
     for (int i = 0; i < u->nlinks; i++) {
         if (u->link[i].parent_joint >= 0) continue;
         if (root >= 0)
-            return urdf_error(u, u->link[i].line, "second root link '%s' (the first is '%s'): links must form one tree",
-                              u->link[i].name, u->link[root].name);
+            return urdf_error(u, u->link[i].node, NULL,
+                              "second root link '%s' (the first is '%s'): links must form one tree", u->link[i].name,
+                              u->link[root].name);
         root = i;
     }
-    if (root < 0) return urdf_error(u, line_of(robot), "no root link: the joints form a loop");
+    if (root < 0) return urdf_error(u, robot, NULL, "no root link: the joints form a loop");
     UrdfLink *r = &u->link[root];
     r->body = -1;
     m3_identity(r->T_R);
     if (urdf_walk(u, root, d) < 0) return MODEL_EINVAL;
     for (int i = 0; i < u->nlinks; i++)
         if (!u->link[i].visited)
-            return urdf_error(u, u->link[i].line, "link '%s' is not connected to the root '%s'", u->link[i].name,
+            return urdf_error(u, u->link[i].node, NULL, "link '%s' is not connected to the root '%s'", u->link[i].name,
                               r->name);
-    if (d->njoints == 0) return urdf_error(u, line_of(robot), "robot without movable joints");
+    if (d->njoints == 0) return urdf_error(u, robot, NULL, "robot without movable joints");
     if (urdf_check(u, d) < 0 || urdf_mimic(u, d) < 0) return MODEL_EINVAL;
     urdf_lump(u, d);
     int tool = urdf_find_link(u, "tool0");
@@ -516,20 +576,30 @@ int urdf_read_to(const char *path, ModelDesc *d, char *err, size_t errlen, FILE 
         return MODEL_ENOMEM;
     }
     u->path = path;
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL)
+            u->len = fread(text, 1, (size_t)n, f), text[u->len] = '\0';
+    }
+    if (f) fclose(f);
+    u->text = text;
     u->warn = warn;
     u->err = err;
     u->errlen = errlen;
     xmlNode *robot = xml->doc_get_root_element(doc);
     int rc;
     if (!robot || !urdf_is(robot, "robot")) {
-        rc = urdf_error(u, robot ? line_of(robot) : 1, "the root element must be <robot>");
+        rc = urdf_error(u, robot, NULL, "the root element must be <robot>");
     } else {
         const char *name = urdf_attr(robot, "name");
-        rc = urdf_name(u, line_of(robot), d->name, name ? name : "robot");
+        rc = urdf_name(u, robot, d->name, name ? name : "robot");
         if (rc == 0) rc = urdf_build(u, robot, d);
     }
     strcpy(d->backend, "chain");
     snprintf(d->source, sizeof d->source, "%s", path);
+    free(text);
     free(u);
     xml->free_doc(doc);
     return rc < 0 ? MODEL_EINVAL : 0;

@@ -5,7 +5,8 @@
  * (origin xyz/rpy, mass, inertia; a rotated inertial frame is turned into the link frame), any tree. Joints are
  * numbered parents first, depth-first from the root link in document order. The tool point is the link named
  * "tool0" (else "tool") when there is one, otherwise the origin of the last joint's link.
- * Checked at file:line: every link's mass and inertia and every joint's limits (model_body_check, model_limits_check);
+ * Checked at file:line:col: every link's mass and inertia and every joint's limits (model_body_check,
+ * model_limits_check);
  * `effort="0"` and `velocity="0"` mean "not given" (ROS-Industrial's convention: no limit), negative values are
  * errors. A moving body none of whose links has <inertial> is named in d->inertia_missing and in a warning.
  * A <mimic joint multiplier offset> joint follows its leader (ModelJoint.mimic_of): not an axis of the planner,
@@ -19,7 +20,8 @@
 
 #include "model.h"
 
-/* Fill d from the URDF file at path. Returns 0, or < 0 (MODEL_EINVAL) with "file:line: error: message" in err.
+/* Fill d from the URDF file at path. Returns 0, or < 0 (MODEL_EINVAL) with "file:line:col: error: message" in err
+ * (the offending attribute's value or element; libxml2's syntax errors: "file:line: error: message").
  * Warnings ("file:line: warning: ...", e.g. moving links without <inertial>) go to stderr. */
 int urdf_read(const char *path, ModelDesc *d, char *err, size_t errlen);
 /* urdf_read with the warnings written to `warn`. */

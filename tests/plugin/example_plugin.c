@@ -51,8 +51,13 @@ static int pend_create(const ModelDesc *d, void **s, char *err, size_t errlen)
         return MODEL_EINVAL;
     }
     const ModelParam *p = pend_param(d, "length");
-    if (!p || p->n != 1 || !(p->v[0] > 0)) {
-        pend_err(err, errlen, "pendulum: needs PARAM length > 0 (m)");
+    /* "bad parameter NAME: why" (MODEL_PARAM_BAD): the machine-file reader places it at the PARAM, with its value */
+    if (!p) {
+        pend_err(err, errlen, "pendulum: " MODEL_PARAM_BAD "length: required (a length > 0 m)");
+        return MODEL_EINVAL;
+    }
+    if (p->n != 1 || (p->unit[0] && strcmp(p->unit, "m") != 0) || !(p->v[0] > 0) || !isfinite(p->v[0])) {
+        pend_err(err, errlen, "pendulum: " MODEL_PARAM_BAD "length: must be one length > 0 m");
         return MODEL_EINVAL;
     }
     if (!(d->joint[0].mass > 0)) {

@@ -44,11 +44,15 @@ sed 's/PARAM formulation = VM;/PARAM formulation = vm;/' $vm >"$tmpd/lower.irm"
 a=$(run "$tmpd/lower.irm" mass --q 0,0.2,0.3); b=$(run $vm mass --q 0,0.2,0.3)
 same_numbers "$a" "$b" 0 "formulation = vm (lower case) is VM" || fail=1
 sed 's/PARAM formulation = VM;/PARAM formulation = XYZ;/' $vm >"$tmpd/bad.irm"
-expect_exit 65 "freeflyer: PARAM formulation = VM | DEM is required" "$tmpd/bad.irm" mass --q 0,0,0 || fail=1
+# at the PARAM's file:line:col (counted here from the text) with its value
+at=$(awk '/PARAM formulation =/ {print NR ":" index($0, "XYZ")}' "$tmpd/bad.irm")
+expect_exit 65 "$tmpd/bad.irm:$at: error: freeflyer: parameter 'formulation' = XYZ: must be VM or DEM" \
+    "$tmpd/bad.irm" mass --q 0,0,0 || fail=1
 sed 's/PARAM formulation = VM;/PARAM formulation = 2;/' $vm >"$tmpd/num.irm"
-expect_exit 65 "freeflyer: PARAM formulation = VM | DEM is required" "$tmpd/num.irm" mass --q 0,0,0 || fail=1
+expect_exit 65 "freeflyer: parameter 'formulation' = 2: must be VM or DEM" "$tmpd/num.irm" mass --q 0,0,0 || fail=1
 sed 's/PARAM total_mass = 6 kg;//' $dem >"$tmpd/nomass.irm"
-expect_exit 65 "PARAM total_mass (kg, > 0) is required" "$tmpd/nomass.irm" mass --q 0,0,0 || fail=1
+expect_exit 65 "freeflyer: parameter 'total_mass' is missing: required with the DEM formulation (a mass > 0 kg)" \
+    "$tmpd/nomass.irm" mass --q 0,0,0 || fail=1
 sed 's/gravity = POS(0, 0, 0);/gravity = POS(0, 0, -9.81 m\/s^2);/' $vm >"$tmpd/grav.irm"
 expect_exit 65 "gravity must be zero" "$tmpd/grav.irm" mass --q 0,0,0 || fail=1
 expect_exit 1 "not supported" $vm ik --pose 1,0,0,1,0,0,0 || fail=1

@@ -57,7 +57,7 @@ expect_exit 65 "c1.irm: centrifuge: needs exactly 3 joints" "$tmpd/c1.irm" info 
 printf '<robot name="r">\n  <link name="a"/>\n  <joint name="j" type="planar">\n' >"$tmpd/bad.urdf"
 expect_exit 65 "bad.urdf:" "$tmpd/bad.urdf" info || fail=1
 printf '<robot name="r">\n  <link name="a"/><link name="b"/>\n  <joint name="j" type="floating"><parent link="a"/><child link="b"/></joint>\n</robot>\n' >"$tmpd/float.urdf"
-expect_exit 65 "float.urdf:3: error:" "$tmpd/float.urdf" info || fail=1
+expect_exit 65 "float.urdf:3:25: error:" "$tmpd/float.urdf" info || fail=1
 printf 'PROGRAM p;\nBEGIN\nENDPROGRAM\n' >"$tmpd/prog.irm"
 expect_exit 65 "is not a machine file" "$tmpd/prog.irm" info || fail=1
 head -c 3000 /dev/urandom >"$tmpd/noise.irm"

@@ -6,7 +6,7 @@
 # report that says the torque check is incomplete, the others do not; kr120_site.irm adds limits to the vendor's
 # file and the report shows them; an APPROX_PTP the planner lowers names the axis and the limit the machine gives,
 # and irl's defaults (the URDF's missing acceleration) never lower one; a gripper with a <mimic> finger appended to
-# a real file loads and dry-runs. Needs $IRL.
+# a real file loads and dry-runs; a negative effort is refused at its file:line:col. Needs $IRL.
 set -u
 cd "$(dirname "$0")/../robots"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -168,6 +168,13 @@ case ",$h," in *",arm.q6.joint_6,arm.q7.finger_joint1,arm.qd1."*) ;; *) note "gr
 case "$h" in *finger_joint2*) note "gripper: the mimic joint is an axis of the trace" ;; esac
 awk -F, 'END { if ($8 < 0.03 - 1e-9 || $8 > 0.03 + 1e-9) { print "finger at " $8; exit 1 } }' "$tmp/gripper/trace.csv" ||
     note "gripper: the finger did not reach 30 mm"
+
+# a real file's first effort made negative: refused at the attribute's value, file:line:col counted here by awk
+sed '0,/effort="[^"]*"/s//effort="-1"/' universalUR5.urdf >"$tmp/neg.urdf"
+at=$(awk '{ i = index($0, "effort=\"-1\""); if (i) { print NR ":" i + 8; exit } }' "$tmp/neg.urdf")
+"$IRL" model "$tmp/neg.urdf" info >/dev/null 2>"$tmp/neg.err" && note "negative effort: accepted"
+grep -q "^$tmp/neg.urdf:$at: error: joint '[^']*': negative effort -1 Nm" "$tmp/neg.err" ||
+    note "negative effort at $at: $(head -1 "$tmp/neg.err")"
 
 approx kr120r2500pro.urdf blend_same "60 deg, -60 deg, 60 deg, 30 deg, 60 deg, 20 deg"
 grep -qi 'approx' "$tmp/blend_same/report.txt" && note "blend_same: $(grep -i 'approx' "$tmp/blend_same/report.txt")"

@@ -866,8 +866,8 @@ UTEST(create_rejects)
         CHECK(strstr(err, text) != NULL);                                                           \
         if (!strstr(err, text)) printf("#   got: %s\n", err);                                       \
     } while (0)
-    REJECT(d.nparams = 0, "formulation = VM | DEM is required");
-    REJECT(d.param[0].v[0] = 'X', "formulation = VM | DEM is required");
+    REJECT(d.nparams = 0, "bad parameter formulation: required: VM or DEM");
+    REJECT(d.param[0].v[0] = 'X', "bad parameter formulation: must be VM or DEM");
     REJECT(d.gravity[2] = -9.81, "gravity must be zero");
     REJECT(d.joint[0].powered = 1, "the base joint is passive");
     REJECT(d.joint[2].powered = 0, "arm joints must be powered");
@@ -878,9 +878,9 @@ UTEST(create_rejects)
     REJECT(d.joint[2].type = MODEL_PRISMATIC, "must be revolute");
     REJECT(d.joint[2].parent = 0, "one chain");
     REJECT(d.njoints = 1, "arm joints");
-    REJECT(set_num(&d, "total_mass", 5), "total_mass differs");
+    REJECT(set_num(&d, "total_mass", 5), "bad parameter total_mass: differs from the sum");
     REJECT((d.param[0].v[0] = 'D', d.param[0].v[1] = 'E', d.param[0].v[2] = 'M', d.param[0].v[3] = 0),
-           "total_mass (kg, > 0) is required");
+           "bad parameter total_mass: required with the DEM formulation (a mass > 0 kg)");
     REJECT((d.param[0].v[0] = 'D', d.param[0].v[1] = 'E', d.param[0].v[2] = 'M', d.param[0].v[3] = 0,
             set_num(&d, "total_mass", 6), d.joint[0].com[0] = 0.1), "com = 0");
     /* accepted as built, and the registry knows the name */

@@ -97,7 +97,7 @@ static const char *write_tmp(const char *text, const char *ext)
     return path;
 }
 
-/* URDF <dynamics damping friction>: symmetric Coulomb; absent: none; negative: an error naming the line. */
+/* URDF <dynamics damping friction>: symmetric Coulomb; absent: none; negative: an error at its value (line:col). */
 UTEST(urdf_dynamics)
 {
     static ModelDesc d;
@@ -120,7 +120,7 @@ UTEST(urdf_dynamics)
     CHECK(d.joint[0].friction.viscous == 0 && d.joint[0].friction.coulomb_pos == 0);
     snprintf(text, sizeof text, fmt, "<dynamics damping=\"0.5\" friction=\"-1\"/>");
     CHECK(urdf_read(write_tmp(text, "urdf"), &d, err, sizeof err) == MODEL_EINVAL);
-    CHECK(strstr(err, ":5: error: joint 'j1': <dynamics> damping and friction must be finite and >= 0") != NULL);
+    CHECK(strstr(err, ":5:35: error: joint 'j1': <dynamics> damping and friction must be finite and >= 0") != NULL);
     remove(path);
 }
 

@@ -324,6 +324,68 @@ UTEST(adds_to_a_urdf)
     expect_error(text, ":2:10: error: urdf: a URDF describes a CHAIN machine, not a stewart one");
 }
 
+/* models/FILE with the line of `PARAM name = ...` replaced by `  PARAM name = value;` (value NULL: removed; added
+ * before ENDMACHINE when the file has none) must give
+ * `want` at the value's line:col (removed: at the MACHINE line's name). The expected place is counted here from the
+ * text, not taken from the reader. */
+static void expect_param(const char *file, const char *name, const char *value, const char *want)
+{
+    FILE *f = fopen(file, "r");
+    static char text[65536], out[65536], at[64], msg[512];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[n] = '\0';
+    char key[96];
+    snprintf(key, sizeof key, "PARAM %s =", name);
+    const char *hit = strstr(text, key), *bol = hit ? hit : strstr(text, "\nENDMACHINE"), *eol;
+    CHECK(bol && (hit || value));
+    if (!bol || (!hit && !value)) return;
+    if (!hit) bol++; /* not in the file: added before ENDMACHINE */
+    while (bol > text && bol[-1] != '\n') bol--;
+    eol = hit ? strchr(hit, '\n') : bol - 1;
+    int line = 1, mline = 1;
+    for (const char *c = text; c < bol; c++) line += *c == '\n';
+    for (const char *c = text; c < strstr(text, "\nMACHINE ") + 1; c++) mline += *c == '\n';
+    if (value) {
+        snprintf(out, sizeof out, "%.*s  PARAM %s = %s;%s", (int)(bol - text), text, name, value, eol);
+        snprintf(at, sizeof at, ":%d:%d: error: ", line, (int)(strlen("  PARAM ") + strlen(name) + strlen(" = ")) + 1);
+    } else {
+        snprintf(out, sizeof out, "%.*s%s", (int)(bol - text), text, eol + 1);
+        snprintf(at, sizeof at, ":%d:%d: error: ", mline, (int)strlen("MACHINE ") + 1);
+    }
+    snprintf(msg, sizeof msg, "%s%s", at, want);
+    expect_error(out, msg);
+}
+
+/* A back-end's refused PARAM (negative, missing, in another unit) at its place, with its value and unit. */
+UTEST(backend_params)
+{
+    const char *c = "models/centrifuge.irm", *s = "models/stewart_flightsim.irm", *f = "models/freeflyer_dem.irm";
+    expect_param(c, "arm_length", "-8 m", "centrifuge: parameter 'arm_length' = -8 m: must be > 0 m");
+    expect_param(c, "arm_length", NULL, "centrifuge: parameter 'arm_length' is missing: required (a length > 0 m)");
+    expect_param(c, "arm_length", "8 kg",
+                 "centrifuge: parameter 'arm_length' = 8 kg: expected a value in m, not in kg");
+    expect_param(c, "head_height", "LIST(1 m, 2 m)",
+                 "centrifuge: parameter 'head_height' = LIST(1, 2) m: takes 1 number, not 2");
+    expect_param(s, "platform_mass", "-3000 kg", "parameter 'platform_mass': mass -3000 kg: must be finite and >= 0");
+    expect_param(s, "char_length", "-2 m", "stewart: parameter 'char_length' = -2 m: must be > 0 m");
+    expect_param(s, "base_d", "-0.2 s", "stewart: parameter 'base_d' = -0.2 s: expected a value in m, not in s");
+    expect_param(s, "platform_mass", NULL,
+                 "stewart: parameter 'platform_mass' is missing: required (a mass > 0 kg)");
+    expect_param(s, "platform_inertia", "LIST(2600 kg, 5000, 5600, 0, -150, 0)",
+                 "stewart: parameter 'platform_inertia' = LIST(2600, 5000, 5600, 0, -150, 0) kg: expected a value in "
+                 "kg*m^2, not in kg");
+    expect_param(s, "base_radius", "1.3 kg",
+                 "stewart: parameter 'base_radius' = 1.3 kg: expected a value in m, not in kg");
+    expect_param(f, "total_mass", "-6 kg", "parameter 'total_mass': mass -6 kg: must be finite and >= 0");
+    expect_param(f, "total_mass", "0 kg", "freeflyer: parameter 'total_mass' = 0 kg: must be > 0 kg");
+    expect_param(f, "total_mass", NULL, "freeflyer: parameter 'total_mass' is missing: required with the DEM "
+                                        "formulation (a mass > 0 kg)");
+    expect_param(f, "total_mass", "6 m", "freeflyer: parameter 'total_mass' = 6 m: expected a value in kg, not in m");
+    expect_param(f, "formulation", "DEMO", "freeflyer: parameter 'formulation' = DEMO: must be VM or DEM");
+    expect_param(f, "formulation", NULL, "freeflyer: parameter 'formulation' is missing: required: VM or DEM");
+}
+
 int main(void)
 {
     RUN(puma560_matches_c_description);
@@ -332,5 +394,6 @@ int main(void)
     RUN(impossible_data);
     RUN(adds_to_a_urdf);
     RUN(missing_file);
+    RUN(backend_params);
     return utest_done();
 }

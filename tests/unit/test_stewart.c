@@ -922,7 +922,7 @@ UTEST(create_rejects)
     struct { const char *what, *msg; } cases[] = {
         {"njoints", "exactly 6 joints"}, {"type", "PRISMATIC"}, {"mass", "carry no mass"},
         {"nomass", "platform_mass"},    {"inertia", "positive definite"}, {"both", "not both"},
-        {"noanchors", "needs the anchors"}, {"home", "home pose"}, {"charlen", "char_length"}};
+        {"noanchors", "bad parameter base_radius: required"}, {"home", "home pose"}, {"charlen", "char_length"}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         ModelDesc d;
         desc_flightsim(&d);

@@ -182,15 +182,17 @@ UTEST(fixed_joint_lumping_is_linear)
     model_close(&none);
 }
 
-/* Each bad file gives "path:LINE: error: ..." with the expected line and words. */
-static void expect_error(const char *text, int line, const char *words)
+/* Each bad file gives "path:LINE:COL: error: ..." with the expected place (COL: the offending attribute's value, or
+ * the element's '<'; 0: libxml2's own errors, which give the line only) and words. */
+static void expect_error(const char *text, int line, int col, const char *words)
 {
     char path[64], err[512], want[96];
     ModelDesc d;
     write_tmp(path, text);
     int rc = urdf_read(path, &d, err, sizeof err);
     unlink(path);
-    snprintf(want, sizeof want, "%s:%d: error: ", path, line);
+    if (col) snprintf(want, sizeof want, "%s:%d:%d: error: ", path, line, col);
+    else snprintf(want, sizeof want, "%s:%d: error: ", path, line);
     CHECK(rc == MODEL_EINVAL);
     int ok = strncmp(err, want, strlen(want)) == 0 && strstr(err, words) != NULL;
     if (!ok) printf("#   got \"%s\", want prefix \"%s\" and \"%s\"\n", err, want, words);
@@ -201,29 +203,36 @@ UTEST(error_messages)
 {
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
                  "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/>\n<child link=\"c\"/>\n</joint>\n</robot>\n",
-                 6, "unknown child link 'c'");
+                 6, 14, "unknown child link 'c'");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
                  "<joint name=\"j\" type=\"floating\">\n<parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n",
-                 4, "type 'floating' is not supported");
+                 4, 23, "type 'floating' is not supported");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
                  "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
                  "<origin xyz=\"0 0 zero\"/>\n</joint>\n</robot>\n",
-                 6, "expected 3 numbers");
+                 6, 14, "expected 3 numbers");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
                  "<joint name=\"j\" type=\"prismatic\">\n<parent link=\"a\"/><child link=\"b\"/>\n</joint>\n</robot>\n",
-                 4, "needs <limit>");
+                 4, 1, "needs <limit>");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<link name=\"c\"/>\n"
                  "<joint name=\"j\" type=\"continuous\">\n<parent link=\"a\"/><child link=\"b\"/>\n</joint>\n</robot>\n",
-                 4, "second root link 'c'");
+                 4, 1, "second root link 'c'");
     expect_error("<robot name=\"r\">\n<link name=\"a\">\n<inertial>\n<mass value=\"1\"/>\n</inertial>\n</link>\n</robot>\n",
-                 3, "without <inertia>");
-    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>\n", 3, "defined twice");
+                 3, 1, "without <inertia>");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>\n", 3, 1, "defined twice");
     /* malformed XML: libxml2 notices at the end of the data, line 4 */
-    expect_error("<robot name=\"r\">\n<link name=\"a\">\n</robot>\n", 4, "Premature end of data");
+    expect_error("<robot name=\"r\">\n<link name=\"a\">\n</robot>\n", 4, 0, "Premature end of data");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n"
                  "<joint name=\"j\" type=\"revolute\">\n<parent link=\"a\"/><child link=\"b\"/>\n"
                  "<limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/>\n</joint>\n</robot>\n",
-                 6, "lower limit");
+                 6, 15, "lower limit");
+    /* the second of two tags on a line; an attribute on a later line of its start tag */
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/><link name=\"a\"/><link name=\"c\"/>\n</robot>\n", 2, 17,
+                 "link 'a' defined twice");
+    expect_error("<robot name=\"r\">\n<link name=\"a\"/><link name=\"b\"/>\n"
+                 "<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>\n  <limit\n"
+                 "     lower=\"0\"\n     upper=\"1\" effort=\"-3\"\n     velocity=\"1\"/>\n</joint>\n</robot>\n",
+                 6, 24, "negative effort -3 Nm");
     char err[512];
     ModelDesc d;
     CHECK(urdf_read("/nonexistent/robot.urdf", &d, err, sizeof err) == MODEL_EINVAL);
@@ -252,30 +261,31 @@ UTEST(real_file_conventions)
     CHECK(isinf(d.joint[0].limits.effort) && isinf(d.joint[0].limits.vmax));
     CHECK(d.inertia_missing[0] == '\0');
     two_links(text, sizeof text, "effort=\"-1\" velocity=\"2\"", I);
-    expect_error(text, 8, "negative effort -1 Nm");
+    expect_error(text, 8, 37, "negative effort -1 Nm");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"1e-300\"", I);
-    expect_error(text, 8, "speed 1e-300 rad/s: absurdly small");
+    expect_error(text, 8, 51, "speed 1e-300 rad/s: absurdly small");
     expect_error("<robot name=\"r\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\">\n"
                  "<parent link=\"a\"/><child link=\"b\"/>\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/>\n"
-                 "</joint>\n</robot>\n", 6, "joint 'j': lower limit 2 rad above upper limit 1 rad");
+                 "</joint>\n</robot>\n", 6, 15, "joint 'j': lower limit 2 rad above upper limit 1 rad");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"2\"/>"
               "<inertia ixx=\"0.13\" ixy=\"2\" ixz=\"2\" iyy=\"0.524\" iyz=\"2\" izz=\"0.539\"/></inertial>\n");
-    expect_error(text, 4, "not positive semi-definite: principal moments -1.74206, -1.46844, 4.40351 kg m^2");
+    expect_error(text, 4, 28, "not positive semi-definite: principal moments -1.74206, -1.46844, 4.40351 kg m^2");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"2\"/>"
               "<inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
-    expect_error(text, 4, "triangle inequality: principal moments 0.01 + 0.01 < 0.1 kg m^2");
+    expect_error(text, 4, 28, "triangle inequality: principal moments 0.01 + 0.01 < 0.1 kg m^2");
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"0\"/>"
               "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>\n");
-    expect_error(text, 4, "mass 0 kg with an inertia (principal moments 0.1, 0.1, 0.1 kg m^2): a body with inertia "
+    expect_error(text, 4, 24, "mass 0 kg with an inertia (principal moments 0.1, 0.1, 0.1 kg m^2): a body with inertia "
                  "has a mass > 0");
     /* a rotor's inertia about the joint axis (URDF's default, x) on a massless link: how to write it instead */
     two_links(text, sizeof text, "effort=\"10\" velocity=\"2\"",
               "\n<inertial><mass value=\"0\"/>"
               "<inertia ixx=\"0.35\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial>\n");
-    expect_error(text, 4, "link 'b': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body has: "
+    expect_error(text, 4, 24,
+                 "link 'b': mass 0 kg with 0.35 kg m^2 about the joint axis alone, which no rigid body has: "
                  "give the link its mass (on a link turning about a fixed axis through its centre of mass any mass > 0 "
                  "gives the same torques) and a body's inertia, e.g. a disc's: ixx 0.35, iyy 0.175, izz 0.175, ixy 0, "
                  "ixz 0, iyz 0 kg m^2 (link frame)");
@@ -388,7 +398,10 @@ UTEST(mimic_joints)
     gripper_urdf(text, sizeof text, 1);
     char *at = strstr(text, "joint=\"finger1\" multiplier");
     memcpy(at, "joint=\"fingerX\"", 15);
-    expect_error(text, 8, "joint 'finger2' mimics 'fingerX', which is not a movable joint");
+    const char *bol = at;
+    while (bol > text && bol[-1] != '\n') bol--;
+    expect_error(text, 8, (int)(at - bol) + (int)strlen("joint=\"") + 1,
+                 "joint 'finger2' mimics 'fingerX', which is not a movable joint");
 }
 
 int main(void)
