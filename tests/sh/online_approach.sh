@@ -31,7 +31,7 @@ vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma56
 "$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" lin_short.irl >/dev/null 2>&1 || note "dry-run failed"
 
 # 1. away, no --approach: refused, naming the axis and the distance
-"$IRL" run --trace csv --online --driver sim:offset=0.2,offset_axis=2 --no-plots --out "$tmp/away" lin_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --driver sim:offset=0.2,offset_axis=2 --no-plots --out "$tmp/away" lin_short.irl \
     >/dev/null 2>"$tmp/away.err"
 rc=$?
 [ $rc = 1 ] || note "away: exit $rc"
@@ -41,7 +41,7 @@ grep -q -- "--approach" "$tmp/away.err" || note "away: the message does not name
 msg=$(check json "$tmp/away/online.json" "j['status'] == 'not_started' and \"$want\" in j['reason']") || note "$msg"
 
 # 2. every axis 0.15 rad away: the approach, then the program exactly as the dry-run
-"$IRL" run --trace csv --online --approach --driver sim:offset=-0.15 --queue 200 --no-plots --out "$tmp/ap" lin_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --approach --driver sim:offset=-0.15 --queue 200 --no-plots --out "$tmp/ap" lin_short.irl \
     >"$tmp/ap.out" 2>"$tmp/ap.err"
 rc=$?
 [ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
@@ -65,7 +65,7 @@ PY
 
 # 3. SIGINT and a fault (0.5 s after the enable, less the cycles that held the axes while the queue filled) during
 #    the approach: controlled stops
-"$IRL" run --trace csv --online --approach --driver sim:offset=0.3 --no-plots --out "$tmp/int" lin_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --approach --driver sim:offset=0.3 --no-plots --out "$tmp/int" lin_short.irl \
     >/dev/null 2>"$tmp/int.err" &
 pid=$!
 sleep 1.2
@@ -73,7 +73,7 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ $rc = 1 ] || note "SIGINT in the approach: exit $rc"
-"$IRL" run --trace csv --online --approach --driver sim:offset=0.3,fault_at=0.5 --no-plots --out "$tmp/fault" lin_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --approach --driver sim:offset=0.3,fault_at=0.5 --no-plots --out "$tmp/fault" lin_short.irl \
     >/dev/null 2>"$tmp/fault.err"
 rc=$?
 [ $rc = 1 ] || note "fault in the approach: exit $rc"
@@ -124,12 +124,12 @@ at = [float(x) for x in re.search(r"; axes at ([^;]*);", open(sys.argv[2]).read(
 print("emulator approach: the drive ended at %s, the program's end %s" % (at, end))
 sys.exit(0 if len(end) == 6 and all(abs(a - e) < 1e-5 for a, e in zip(at, end)) else 1)
 PY
-"$IRL" run --trace csv --online --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --approach --driver stream:out="$tmp/s.txt" --no-plots --out "$tmp/st" lin_short.irl \
     >/dev/null 2>"$tmp/st.err"
 rc=$?
 [ $rc = 1 ] || note "stream --approach: exit $rc"
 grep -q "the stream driver reports no actual positions" "$tmp/st.err" || note "stream --approach: $(head -2 "$tmp/st.err")"
-"$IRL" run --trace csv --online --approach --driver sim --no-plots --out "$tmp/at" lin_short.irl >/dev/null 2>"$tmp/at.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --approach --driver sim --no-plots --out "$tmp/at" lin_short.irl >/dev/null 2>"$tmp/at.err"
 rc=$?
 [ $rc = 0 ] || note "--approach at the start: exit $rc"
 msg=$(check same "$tmp/dry/trace.csv" "$tmp/at/online.csv" --complete \

@@ -42,7 +42,7 @@ PY
 mkfifo "$tmp/fifo"
 head -n 300 <"$tmp/fifo" >/dev/null &
 rd_pid=$!
-"$IRL" run --trace csv --online --driver stream:out="$tmp/fifo" --no-plots --out "$tmp/rd" ptp_long.irl >/dev/null 2>"$tmp/rd.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --driver stream:out="$tmp/fifo" --no-plots --out "$tmp/rd" ptp_long.irl >/dev/null 2>"$tmp/rd.err"
 rc=$?; wait "$rd_pid"; rd_pid=""
 [ $rc = 1 ] || note "reader gone: exit $rc (141 is a SIGPIPE death)"
 grep -q "online stop: driver fault: stream: .*fifo: the reader has gone" "$tmp/rd.err" \
@@ -51,7 +51,7 @@ final "$tmp/rd" driver_fault 'j["stop_ramp"] > 0 and rows[-1]["state"] in ("stop
 
 # 2. SIGINT twice, 20 ms apart: the ramp runs to rest; 3. three times: the axes are disabled at once
 signals() { # $1 name, $2 count
-    "$IRL" run --trace csv --online --driver sim --no-plots --out "$tmp/$1" ptp_long.irl >/dev/null 2>"$tmp/$1.err" &
+    "$IRL" run --trace csv --online --max-missed 1000000 --driver sim --no-plots --out "$tmp/$1" ptp_long.irl >/dev/null 2>"$tmp/$1.err" &
     pid=$!
     for _ in $(seq 250); do [ "$(cat "$tmp/$1/online.csv" 2>/dev/null | wc -l)" -gt 300 ] && break; sleep 0.02; done
     for _ in $(seq "$2"); do kill -INT "$pid"; sleep 0.02; done
@@ -69,7 +69,7 @@ final "$tmp/three" signal 'j["stop_cut_short"] is True'
 
 # a program whose ON ERROR handler retries for ever: once the axes are disabled, a signal ends it at its next retry,
 # every output written
-"$IRL" run --trace csv --online --driver sim --no-plots --out "$tmp/rf" retry_forever.irl >"$tmp/rf.out" 2>"$tmp/rf.err" &
+"$IRL" run --trace csv --online --max-missed 1000000 --driver sim --no-plots --out "$tmp/rf" retry_forever.irl >"$tmp/rf.out" 2>"$tmp/rf.err" &
 pid=$!
 for _ in $(seq 250); do [ "$(cat "$tmp/rf/online.csv" 2>/dev/null | wc -l)" -gt 300 ] && break; sleep 0.02; done
 kill -INT "$pid"

@@ -35,7 +35,7 @@ run_irl() {
     local name=$1 spec=$2 during=${3:-} prog=${4:-programs/lin_circ.irl} extra=${5:-}
     as halcmd sets estop 0 2>/dev/null
     "${as[@]}" halsampler -t >"$tmp/$name.samples" 2>/dev/null & sampler=$!   # its own pid (setpriv, env exec)
-    (cd "$root" && "$IRL" run --trace csv --online --approach --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
+    (cd "$root" && "$IRL" run --trace csv --online --max-missed 1000000 --approach --driver "$spec" --queue 500 --no-plots --no-progress --out "$tmp/$name" $extra \
         "$prog" >"$tmp/$name.out" 2>"$tmp/$name.err"; echo $? >"$tmp/$name.rc") & irl_pid=$!
     local i
     for i in $(seq 100); do
@@ -260,7 +260,7 @@ for c in stop "unload streamer" "loadrt streamer depth=256 cfg=fffff" "addf stre
 done
 for spec in hal hal:channel=3; do
     d="$tmp/ns.${spec#*:}"
-    (cd "$root" && timeout 30 "$IRL" run --trace csv --online --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
+    (cd "$root" && timeout 30 "$IRL" run --trace csv --online --max-missed 1000000 --driver "$spec" --queue 500 --no-plots --no-progress --out "$d" \
         programs/lin_circ.irl >/dev/null 2>"$d.err")
     rc=$?
     [ $rc = 1 ] || note "$spec with a 5-pin stream: exit $rc"

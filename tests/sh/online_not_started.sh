@@ -28,7 +28,7 @@ PY
 
 # 1. no drive listening: the driver fails to open
 stale "$tmp/nc"
-"$IRL" run --online --driver modbus:port=1 --no-plots --out "$tmp/nc" lin_short.irl >/dev/null 2>"$tmp/nc.err"
+"$IRL" run --online --max-missed 1000000 --driver modbus:port=1 --no-plots --out "$tmp/nc" lin_short.irl >/dev/null 2>"$tmp/nc.err"
 rc=$?
 [ $rc = 1 ] || note "no drive: exit $rc"
 not_started "$tmp/nc" 1 "modbus: cannot connect to 127.0.0.1:1"
@@ -37,7 +37,7 @@ not_started "$tmp/nc" 1 "modbus: cannot connect to 127.0.0.1:1"
 #    shown, nothing moved: no online.csv); with --force (a warning) the online check refuses it before the driver
 #    is opened
 stale "$tmp/pf"
-"$IRL" run --online --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/pf" lin_short.irl \
+"$IRL" run --online --max-missed 1000000 --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/pf" lin_short.irl \
     >/dev/null 2>"$tmp/pf.err"
 rc=$?
 [ $rc = 1 ] || note "pre-flight: exit $rc"
@@ -48,7 +48,7 @@ grep -Eq "error: arm axis 1( \([^)]*\))? position 171\.887 deg exceeds its limit
 grep -q '"verdict": "error"' "$tmp/pf/report.json" || note "pre-flight: no report"
 [ ! -e "$tmp/pf/online.csv" ] && [ ! -e "$tmp/pf/trace.csv" ] || note "pre-flight: online.csv or trace.csv written"
 stale "$tmp/sp"
-"$IRL" run --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" lin_short.irl \
+"$IRL" run --online --max-missed 1000000 --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" lin_short.irl \
     >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
@@ -58,7 +58,7 @@ grep -q "irl: pre-flight:" "$tmp/sp.err" && note "--force: a pre-flight ran"
 
 # 3. a usage error once the output folder exists: three following-error limits for six axes
 stale "$tmp/fe"
-"$IRL" run --online --driver sim --following-error 0.1,0.1,0.1 --no-plots --out "$tmp/fe" lin_short.irl \
+"$IRL" run --online --max-missed 1000000 --driver sim --following-error 0.1,0.1,0.1 --no-plots --out "$tmp/fe" lin_short.irl \
     >/dev/null 2>"$tmp/fe.err"
 rc=$?
 [ $rc = 64 ] || note "following-error count: exit $rc"

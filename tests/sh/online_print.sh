@@ -22,7 +22,7 @@ t_mid = float(min(rows[1:], key=lambda r: abs(float(next(v for k, v in r.items()
 bad = []
 
 def run(stop_after=None):
-    p = subprocess.Popen([irl, 'run', '--trace', 'csv', '--online', '--driver', 'sim', '--no-plots', '--out', tmp + '/on', 'print_time.irl'],
+    p = subprocess.Popen([irl, 'run', '--trace', 'csv', '--online', '--max-missed', '1000000', '--driver', 'sim', '--no-plots', '--out', tmp + '/on', 'print_time.irl'],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     seen = []
     for line in p.stdout:

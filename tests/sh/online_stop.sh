@@ -55,7 +55,7 @@ PY
 #    `irl trace --csv`)
 for sig in INT TERM; do
     fmt=csv; [ $sig = TERM ] && fmt=h5
-    "$IRL" run --trace $fmt --online --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
+    "$IRL" run --trace $fmt --online --max-missed 1000000 --driver sim --queue 200 --no-plots --out "$tmp/$sig" ptp_long.irl >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
     pid=$!
     # signal once the axes have moved for a while (200 logged cycles; the signals are taken from then on)
     for _ in $(seq 250); do [ "$(cat "$tmp/$sig/online.csv" 2>/dev/null | wc -l)" -gt 200 ] && break; sleep 0.02; done
@@ -70,7 +70,7 @@ for sig in INT TERM; do
 done
 
 # 2. watchdog: the planner thread computes while the arm moves (tests/online/stall.irl), the queue runs dry
-"$IRL" run --trace csv --online --driver sim --queue 20 --no-plots --out "$tmp/wd" stall.irl >/dev/null 2>"$tmp/wd.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --driver sim --queue 20 --no-plots --out "$tmp/wd" stall.irl >/dev/null 2>"$tmp/wd.err"
 rc=$?
 [ $rc = 1 ] || note "watchdog: exit $rc"
 grep -q "online stop: watchdog: the setpoint queue ran dry while moving" "$tmp/wd.err" || note "watchdog: $(head -3 "$tmp/wd.err")"
@@ -90,14 +90,14 @@ BEGIN
   MOVE PTP JOINT(3 deg, 45 deg, -180 deg, 0, 45 deg, 0);
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --online --driver sim --queue 2 --watchdog 10ms --no-plots --out "$tmp/wr" "$tmp/rest.irl" >/dev/null 2>"$tmp/wr.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --driver sim --queue 2 --watchdog 10ms --no-plots --out "$tmp/wr" "$tmp/rest.irl" >/dev/null 2>"$tmp/wr.err"
 rc=$?
 [ $rc = 1 ] || note "watchdog at rest: exit $rc"
 grep -q "online stop: watchdog: no setpoint for 0.01 s at rest" "$tmp/wr.err" || note "watchdog at rest: $(head -3 "$tmp/wr.err")"
 checks+=(json "$tmp/wr/online.json" 'j["stop"]["moving"] is False and j["holds"] >= 9 and j["stop_ramp"] == 0' +)
 
 # 4. the limit re-check: the same move twice as fast as the machine allows (--force: the pre-flight would refuse it)
-"$IRL" run --trace csv --online --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
 rc=$?
 [ $rc = 1 ] || note "limit: exit $rc"
 grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
@@ -106,7 +106,7 @@ checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.cs
 ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the stream's own jerk is 8 x
 
 # 5. a start position beyond the limits is refused before anything is enabled (--force: past the pre-flight)
-"$IRL" run --trace csv --online --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
 grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"

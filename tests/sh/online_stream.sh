@@ -16,7 +16,7 @@ note() { echo "FAIL $*"; fail=1; }
 "$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" lin_short.irl >/dev/null 2>&1 || note "dry-run failed"
 
 # 1. standard output
-"$IRL" run --trace csv --online --driver stream --queue 500 --no-plots --out "$tmp/so" lin_short.irl >"$tmp/so.out" 2>"$tmp/so.err"
+"$IRL" run --trace csv --online --max-missed 1000000 --driver stream --queue 500 --no-plots --out "$tmp/so" lin_short.irl >"$tmp/so.out" 2>"$tmp/so.err"
 rc=$?
 [ $rc = 0 ] || note "stream stdout: exit $rc: $(head -3 "$tmp/so.err")"
 grep -qx "\[[0-9.]* s\] done" "$tmp/so.err" || note "PRINT did not go to stderr"
@@ -25,7 +25,7 @@ awk 'NF != 6 { print "line " NR ": " NF " fields"; exit 1 }' "$tmp/so.out" || no
 # 2. a FIFO with a reader, in degrees
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/fifo.out" & reader=$!
-"$IRL" run --trace csv --online --driver stream:out="$tmp/fifo",units=linuxcnc --queue 500 --no-plots --out "$tmp/ff" ptp_short.irl \
+"$IRL" run --trace csv --online --max-missed 1000000 --driver stream:out="$tmp/fifo",units=linuxcnc --queue 500 --no-plots --out "$tmp/ff" ptp_short.irl \
     >/dev/null 2>"$tmp/ff.err" || note "stream FIFO: $(head -3 "$tmp/ff.err")"
 wait "$reader"; reader=""
 
@@ -36,7 +36,7 @@ msg=$(python3 "$root/tests/online/online_check.py" \
 
 # 3. a FIFO nobody reads: a clear error after the wait, not a hang
 mkfifo "$tmp/lonely"
-timeout 20 "$IRL" run --trace csv --online --driver stream:out="$tmp/lonely",wait=0.2 --no-plots --out "$tmp/lo" ptp_short.irl \
+timeout 20 "$IRL" run --trace csv --online --max-missed 1000000 --driver stream:out="$tmp/lonely",wait=0.2 --no-plots --out "$tmp/lo" ptp_short.irl \
     >/dev/null 2>"$tmp/lo.err"
 rc=$?
 [ $rc = 1 ] || note "FIFO without reader: exit $rc"
