@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/online/run.sh IRL: the online mode's timing (issue 14, item 7; a benchmark, not a test: it prints figures
 # and fails only when a run fails).
-#   1. programs/lin_circ.irl (PUMA 560 LIN and CIRC at 1 ms) online with the sim driver, 5 runs with the CSV trace
-#      (as `irl run --online` writes it by default) and 5 with --no-trace, alternating: the planner thread's
+#   1. programs/lin_circ.irl (PUMA 560 LIN and CIRC at 1 ms) online with the sim driver, 5 runs with the default trace
+#      (trace.h5, as `irl run --online` writes it by default) and 5 with --no-trace, alternating: the planner thread's
 #      compute time per program cycle (online.json compute_us: VM, planner, IK, inverse dynamics, checks and, with
 #      it, the trace row of one cycle) and the real-time thread's wake-up latency (wakeup_latency_us) and work,
 #      p50/p99/p99.9/max, each run's and their medians, against the target of 20 us at p99 for the compute time;
@@ -31,7 +31,7 @@ tmp, runs = sys.argv[1], int(sys.argv[2])
 keys = ("p50", "p99", "p999", "max")
 for mode in ("trace", "no-trace"):
     js = [json.load(open("%s/%s%d/online.json" % (tmp, mode, r))) for r in range(1, runs + 1)]
-    print("== %s" % ("with the CSV trace (the default)" if mode == "trace" else "--no-trace"))
+    print("== %s" % ("with the default trace (trace.h5)" if mode == "trace" else "--no-trace"))
     for h, what in (("compute_us", "compute per program cycle (planner thread)"),
                     ("wakeup_latency_us", "wake-up latency (real-time thread)"),
                     ("work_us", "cycle work, wake-up to write (real-time thread)")):
