@@ -106,6 +106,22 @@ static void layout(ExecOffline *ex)
 
 /* ---- The cycle. ------------------------------------------------------------------------------------------ */
 
+/* A setpoint that does not come from the planner (a FOLLOW's sample, a BRAKE's ramp): written to the sample, kept
+ * as where a BRAKE would start, and charged to statement src, outside any planned segment. */
+static void put_setpoint(ExecOffline *ex, SampleDevice *sd, int d, const double *q, const double *qd,
+                         const double *qdd, SampleSrc src)
+{
+    MotionBrake *b = &ex->motion.dev[d].brake;
+    for (int i = 0; i < ex->lay.dev[d].naxes; i++) {
+        sd->q[i] = q[i], sd->qd[i] = qd[i], sd->qdd[i] = qdd[i], sd->jerk[i] = NAN;
+        b->q[i] = q[i], b->qd[i] = qd[i], b->qdd[i] = qdd[i];
+    }
+    sd->src = src;
+    sd->seg = 0;
+    ex->last_seg[d] = 0, ex->last_src[d] = src;
+    sd->sing_due = 1;
+}
+
 /* The device's setpoint from a MOVE FOLLOW's samples, when one is running: 1, or 0 (the planner has it). The
  * FOLLOW's first cycle tells the closed loop the speed its setpoint starts with (its sample 0, at t - dt). */
 static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
@@ -115,15 +131,7 @@ static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
     int got = follow_take(f, t, ex->motion.dt, &s, &s0);
     if (!got) return 0;
     if (got == 2 && ex->cl[d]) closed_loop_set_reference(ex->cl[d], s0.q, s0.qd, s0.qdd);
-    MotionBrake *b = &ex->motion.dev[d].brake;
-    for (int i = 0; i < ex->lay.dev[d].naxes; i++) { /* and where a BRAKE would start from */
-        sd->q[i] = s.q[i], sd->qd[i] = s.qd[i], sd->qdd[i] = s.qdd[i], sd->jerk[i] = NAN;
-        b->q[i] = s.q[i], b->qd[i] = s.qd[i], b->qdd[i] = s.qdd[i];
-    }
-    sd->src = (SampleSrc){f->src.file, f->src.line, f->src.col};
-    sd->seg = 0;
-    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
-    sd->sing_due = 1;
+    put_setpoint(ex, sd, d, s.q, s.qd, s.qdd, (SampleSrc){f->src.file, f->src.line, f->src.col});
     return 1;
 }
 
@@ -132,18 +140,11 @@ static int step_follow(ExecOffline *ex, SampleDevice *sd, int d, double t)
 static void step_brake(ExecOffline *ex, Sample *s, int d)
 {
     MotionBrake *b = &ex->motion.dev[d].brake;
-    SampleDevice *sd = &s->dev[d];
     int n = ex->lay.dev[d].naxes;
-    double dt = ex->motion.dt, q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES];
+    double dt = ex->motion.dt, q[PLANNER_MAX_AXES], qd[PLANNER_MAX_AXES], qdd[PLANNER_MAX_AXES];
     if (!safety_ramp_next(&b->ramp, q, qd)) b->state = 0;
-    for (int i = 0; i < n; i++) {
-        sd->q[i] = q[i], sd->qd[i] = qd[i], sd->qdd[i] = (qd[i] - b->qd[i]) / dt, sd->jerk[i] = NAN;
-        b->q[i] = q[i], b->qdd[i] = sd->qdd[i], b->qd[i] = qd[i];
-    }
-    sd->src = b->src;
-    sd->seg = 0;
-    ex->last_seg[d] = 0, ex->last_src[d] = sd->src;
-    sd->sing_due = 1;
+    for (int i = 0; i < n; i++) qdd[i] = (qd[i] - b->qd[i]) / dt;
+    put_setpoint(ex, &s->dev[d], d, q, qd, qdd, b->src);
 }
 
 /* Step: the device's setpoint (q, qd, qdd, jerk) from its GMOVE timeline, a BRAKE's ramp, a FOLLOW or its planner. */
