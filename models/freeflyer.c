@@ -202,17 +202,38 @@ static void freeflyer_destroy(void *s) { free(s); }
 
 /* ---- dynamics, in the machine's formulation ---- */
 
-static void mass(const Freeflyer *s, const double *q, double *M)
+/* The machine at configuration q: what M(q) and h(q, qd) share, computed once (the VM's turned vectors). */
+typedef struct {
+    const Freeflyer *s;
+    const double *q;
+    FreeflyerVmTurned t;
+} At;
+
+static void at(const Freeflyer *s, const double *q, At *a)
 {
-    if (s->form == FREEFLYER_VM) freeflyer_vm_mass(&s->vm, q, M);
-    else freeflyer_dem_mass(&s->dem, q, M);
+    a->s = s, a->q = q;
+    if (s->form == FREEFLYER_VM) freeflyer_vm_turn(&s->vm, q, &a->t);
 }
 
-static void bias(const Freeflyer *s, const double *q, const double *qd, double *h)
+static void mass(const At *a, double *M)
+{
+    if (a->s->form == FREEFLYER_VM) freeflyer_vm_mass(&a->s->vm, &a->t, M);
+    else freeflyer_dem_mass(&a->s->dem, a->q, M);
+}
+
+static void bias(const At *a, const double *qd, double *h)
 {
     double zero[MAXB] = {0};
-    if (s->form == FREEFLYER_VM) freeflyer_vm_bias(&s->vm, q, qd, h);
-    else freeflyer_dem_rne(&s->dem, q, qd, zero, h);
+    if (a->s->form == FREEFLYER_VM) freeflyer_vm_bias(&a->s->vm, &a->t, qd, h);
+    else freeflyer_dem_rne(&a->s->dem, a->q, qd, zero, h);
+}
+
+/* M(q) alone. */
+static void mass_at(const Freeflyer *s, const double *q, double *M)
+{
+    At a;
+    at(s, q, &a);
+    mass(&a, M);
 }
 
 /* L = (M qd)_0 = 0 gives qd_0; (M qdd + h)_0 = 0 gives qdd_0. M is returned for the caller. */
@@ -220,17 +241,19 @@ static void base_motion(const Freeflyer *s, const double *q, const double *qd, c
                         double *qd2, double *qdd2, double *h)
 {
     int n = s->n;
-    mass(s, q, M);
+    At a;
+    at(s, q, &a);
+    mass(&a, M);
     double r = 0.0;
     for (int j = 1; j < n; j++) r -= M[j] * qd[j];
     memcpy(qd2, qd, (size_t)n * sizeof *qd2);
     qd2[0] = r / M[0];
-    bias(s, q, qd2, h);
+    bias(&a, qd2, h);
     if (!qdd) return;
-    double a = -h[0];
-    for (int j = 1; j < n; j++) a -= M[j] * qdd[j];
+    double acc = -h[0];
+    for (int j = 1; j < n; j++) acc -= M[j] * qdd[j];
     memcpy(qdd2, qdd, (size_t)n * sizeof *qdd2);
-    qdd2[0] = a / M[0];
+    qdd2[0] = acc / M[0];
 }
 
 FreeflyerFormulation freeflyer_formulation(void *st) { return ((Freeflyer *)st)->form; }
@@ -269,13 +292,15 @@ static int freeflyer_inverse_dynamics(void *st, const double *q, const double *q
 
 static int freeflyer_mass_matrix(void *st, const double *q, double *M)
 {
-    mass(st, q, M);
+    mass_at(st, q, M);
     return MODEL_OK;
 }
 
 static int freeflyer_bias(void *st, const double *q, const double *qd, double *h)
 {
-    bias(st, q, qd, h);
+    At a;
+    at(st, q, &a);
+    bias(&a, qd, h);
     return MODEL_OK;
 }
 
@@ -284,8 +309,10 @@ static int freeflyer_forward_dynamics(void *st, const double *q, const double *q
 {
     const Freeflyer *s = st;
     double M[MAXB * MAXB], h[MAXB];
-    mass(s, q, M);
-    bias(s, q, qd, h);
+    At a;
+    at(s, q, &a);
+    mass(&a, M);
+    bias(&a, qd, h);
     for (int i = 0; i < s->n; i++) qdd[i] = tau[i] - h[i];
     return spd_solve(M, qdd, s->n, s->n, 1e-12);
 }
@@ -297,8 +324,10 @@ static int freeflyer_semi_inverse(void *st, const double *q, const double *qd, d
     const Freeflyer *s = st;
     int n = s->n;
     double M[MAXB * MAXB], h[MAXB];
-    mass(s, q, M);
-    bias(s, q, qd, h);
+    At x;
+    at(s, q, &x);
+    mass(&x, M);
+    bias(&x, qd, h);
     double a = tau[0] - h[0];
     for (int j = 1; j < n; j++) a -= M[j] * qdd[j];
     qdd[0] = a / M[0];
@@ -356,7 +385,7 @@ static void generalized_jacobian(const Freeflyer *s, const double *q, const doub
 int freeflyer_generalized_jacobian(void *st, const double *q, double *J)
 {
     double M[MAXB * MAXB];
-    mass(st, q, M);
+    mass_at(st, q, M);
     generalized_jacobian(st, q, M, J);
     return MODEL_OK;
 }
@@ -368,7 +397,7 @@ static int freeflyer_jacobian(void *st, const double *q, double *J)
     const Freeflyer *s = st;
     int n = s->n, m = n - 1;
     double Jg[2 * MAXB], M[MAXB * MAXB];
-    mass(s, q, M);
+    mass_at(s, q, M);
     generalized_jacobian(s, q, M, Jg);
     memset(J, 0, (size_t)6 * n * sizeof *J);
     for (int j = 1; j < n; j++) {

@@ -72,9 +72,14 @@ void freeflyer_vm_init(FreeflyerVm *vm, const FreeflyerPhys *p);
 
 /* ---- dynamics of each formulation (all n x n row-major, tau/h/M filled for every coordinate) ---- */
 
-/* VM: M(q) = S' G S and h = S' h_phi, with G and h_phi the bodies' kinetic energy in absolute angles. */
-void freeflyer_vm_mass(const FreeflyerVm *vm, const double *q, double *M);
-void freeflyer_vm_bias(const FreeflyerVm *vm, const double *q, const double *qd, double *h);
+/* VM: M(q) = S' G S and h = S' h_phi, with G and h_phi the bodies' kinetic energy in absolute angles, both from
+ * the turned barycentric vectors w[i][k] = Rot(phi_k) V_ik at q (computed once for the two). */
+typedef struct {
+    double w[FREEFLYER_MAX_BODIES][FREEFLYER_MAX_BODIES][2];
+} FreeflyerVmTurned;
+void freeflyer_vm_turn(const FreeflyerVm *vm, const double *q, FreeflyerVmTurned *t);
+void freeflyer_vm_mass(const FreeflyerVm *vm, const FreeflyerVmTurned *t, double *M);
+void freeflyer_vm_bias(const FreeflyerVm *vm, const FreeflyerVmTurned *t, const double *qd, double *h);
 /* DEM: recursive Newton-Euler of the fixed-base chain, tau = M qdd + h (no gravity). */
 void freeflyer_dem_rne(const FreeflyerDem *d, const double *q, const double *qd, const double *qdd, double *tau);
 void freeflyer_dem_mass(const FreeflyerDem *d, const double *q, double *M);

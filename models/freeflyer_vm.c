@@ -13,10 +13,9 @@
 
 #include "dmath.h"
 
-/* The turned barycentric vectors w[i][k] = Rot(phi_k) V_ik at q. */
-static void turned(const FreeflyerVm *vm, const double *q, double w[][FREEFLYER_MAX_BODIES][2])
+void freeflyer_vm_turn(const FreeflyerVm *vm, const double *q, FreeflyerVmTurned *t)
 {
-    double phi = 0.0;
+    double(*w)[FREEFLYER_MAX_BODIES][2] = t->w, phi = 0.0;
     for (int k = 0; k < vm->n; k++) {
         phi += q[k];
         double c, s;
@@ -36,11 +35,11 @@ static void suffix_sum(double *x, int n)
 }
 
 /* M = S' G S, i.e. M_ab = sum_{k >= a, l >= b} G_kl. */
-void freeflyer_vm_mass(const FreeflyerVm *vm, const double *q, double *M)
+void freeflyer_vm_mass(const FreeflyerVm *vm, const FreeflyerVmTurned *t, double *M)
 {
     int n = vm->n;
-    double w[FREEFLYER_MAX_BODIES][FREEFLYER_MAX_BODIES][2], G[FREEFLYER_MAX_BODIES * FREEFLYER_MAX_BODIES];
-    turned(vm, q, w);
+    const double(*w)[FREEFLYER_MAX_BODIES][2] = t->w;
+    double G[FREEFLYER_MAX_BODIES * FREEFLYER_MAX_BODIES];
     for (int k = 0; k < n; k++)
         for (int l = k; l < n; l++) {
             double g = k == l ? vm->I[k] : 0.0;
@@ -57,11 +56,11 @@ void freeflyer_vm_mass(const FreeflyerVm *vm, const double *q, double *M)
 }
 
 /* h = S' h_phi with h_phi,k = sum_l phi_l'^2 sum_i m_i (w_il x w_ik). */
-void freeflyer_vm_bias(const FreeflyerVm *vm, const double *q, const double *qd, double *h)
+void freeflyer_vm_bias(const FreeflyerVm *vm, const FreeflyerVmTurned *t, const double *qd, double *h)
 {
     int n = vm->n;
-    double w[FREEFLYER_MAX_BODIES][FREEFLYER_MAX_BODIES][2], phid[FREEFLYER_MAX_BODIES], s = 0.0;
-    turned(vm, q, w);
+    const double(*w)[FREEFLYER_MAX_BODIES][2] = t->w;
+    double phid[FREEFLYER_MAX_BODIES], s = 0.0;
     for (int k = 0; k < n; k++) s += qd[k], phid[k] = s;
     for (int k = 0; k < n; k++) {
         double hk = 0.0;

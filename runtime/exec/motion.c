@@ -326,6 +326,9 @@ static Pose to_program(const Motion *m, const Pose *mp)
     return pose_mul(&bt, &tool);
 }
 
+/* 1 when the pose x y z qw qx qy qz is the identity (the frames' default). */
+static int is_identity(const double *v) { return !v[0] && !v[1] && !v[2] && v[3] == 1 && !v[4] && !v[5] && !v[6]; }
+
 /* Remember the frames segment id is planned with (motion_tcp_pose). */
 static void keep_frames(Motion *m, int d, int id)
 {
@@ -334,25 +337,24 @@ static void keep_frames(Motion *m, int d, int id)
     Pose b = sys_pose(m, SV_BASE), t = sys_pose(m, SV_TOOL);
     memcpy(f->base, b.p, sizeof b.p), memcpy(f->base + 3, b.q, sizeof b.q);
     memcpy(f->tool, t.p, sizeof t.p), memcpy(f->tool + 3, t.q, sizeof t.q);
+    f->identity = is_identity(f->base) && is_identity(f->tool);
 }
-
-/* 1 when the pose x y z qw qx qy qz is the identity (the frames' default). */
-static int is_identity(const double *v) { return !v[0] && !v[1] && !v[2] && v[3] == 1 && !v[4] && !v[5] && !v[6]; }
 
 void motion_tcp_pose(const Motion *m, int d, int seg_id, const double mp[7], double tcp[7], double tool[3])
 {
     const double *fb, *ft;
     double b[7], t[7];
+    int identity;
     const MotionFrames *f = &m->dev[d].frames[(seg_id > 0 ? seg_id : 0) % MOTION_FRAMES];
     if (seg_id > 0 && f->id == seg_id) {
-        fb = f->base, ft = f->tool;
+        fb = f->base, ft = f->tool, identity = f->identity;
     } else { /* the program's current frames, from their Value slots */
         for (int i = 0; i < 7; i++)
             b[i] = m->sys[sys_offset(SV_BASE) + i].r, t[i] = m->sys[sys_offset(SV_TOOL) + i].r;
-        fb = b, ft = t;
+        fb = b, ft = t, identity = is_identity(b) && is_identity(t);
     }
     memcpy(tool, ft, 3 * sizeof(double));
-    if (is_identity(fb) && is_identity(ft)) { /* the usual case costs a copy */
+    if (identity) { /* the usual case costs a copy */
         memcpy(tcp, mp, 7 * sizeof(double));
         return;
     }

@@ -51,6 +51,7 @@ typedef struct {
 typedef struct {
     int id;              /* planner segment id (0: empty) */
     double base[7], tool[7];
+    int identity;        /* both are the identity (motion_tcp_pose then copies) */
 } MotionFrames;
 
 /* BRAKE: the device's controlled stop, the online mode's stop ramp (online_safety.h: jerk-limited within the axes'
@@ -106,6 +107,7 @@ typedef struct Motion {
                           * read as they are, without stopping look-ahead; nothing else may run */
     /* path-triggered I/O (exec/triggers.h) */
     Trigger trig[MOTION_TRIGGERS];
+    int trig_hi;         /* slots from trig_hi on are free: the cycle scans none when no TRIGGER was armed */
     Value *vars;         /* the program-level VARs a TRIGGER may assign (the VM's first nvars slots) */
     int nvars;
 } Motion;

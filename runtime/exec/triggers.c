@@ -27,8 +27,9 @@ int triggers_arm(Motion *m, int dev, int pc, SampleSrc src, int shape, const Val
 {
     if (nops < 4) return FAIL(IRL_ERR_USER, "TRIGGER: malformed operands");
     Trigger *tr = NULL;
-    for (int i = 0; i < MOTION_TRIGGERS && !tr; i++)
-        if (!m->trig[i].state) tr = &m->trig[i];
+    int slot = 0;
+    while (slot < MOTION_TRIGGERS && m->trig[slot].state) slot++;
+    if (slot < MOTION_TRIGGERS) tr = &m->trig[slot];
     if (!tr) return FAIL(IRL_ERR_USER, "TRIGGER: more than %d triggers are waiting for their motion", MOTION_TRIGGERS);
     double d = ops[0].r, delay = ops[1].r;
     int fraction = (shape & MOTION_TRIGGER_FRACTION) != 0;
@@ -42,6 +43,7 @@ int triggers_arm(Motion *m, int dev, int pc, SampleSrc src, int shape, const Val
         return FAIL(IRL_ERR_USER, "TRIGGER: invalid target %lld", (long long)target);
     *tr = (Trigger){.state = 1, .dev = dev, .task = m->task, .pc = pc, .src = src, .end = (shape & MOTION_TRIGGER_END) != 0,
                     .fraction = fraction, .io = io, .d = d, .delay = delay, .target = target, .value = ops[3]};
+    if (slot >= m->trig_hi) m->trig_hi = slot + 1;
     return 0;
 }
 
@@ -86,7 +88,7 @@ static int switch_time(const Trigger *tr, const PlannerSegment *g, SampleSrc mov
 
 int triggers_bind(Motion *m, int dev, const PlannerSegment *g, SampleSrc move, char *msg, size_t msglen)
 {
-    for (int i = 0; i < MOTION_TRIGGERS; i++) {
+    for (int i = 0; i < m->trig_hi; i++) {
         Trigger *tr = &m->trig[i];
         if (tr->state != 1 || tr->dev != dev || tr->task != m->task) continue;
         double t;
@@ -123,7 +125,7 @@ static void fire(Motion *m, Trigger *tr)
 int triggers_cycle(Motion *m, double t, char *msg, size_t msglen)
 {
     double eps = 1e-9 * m->dt;
-    for (int i = 0; i < MOTION_TRIGGERS; i++) {
+    for (int i = 0; i < m->trig_hi; i++) {
         Trigger *tr = &m->trig[i];
         if (tr->state != 2) continue;
         if (m->dev[tr->dev].planner.resets != tr->resets) {   /* its motion was dropped (an error, a stop) */
@@ -150,6 +152,7 @@ int triggers_cycle(Motion *m, double t, char *msg, size_t msglen)
         }
         if (tr->at <= t + eps) fire(m, tr);
     }
+    while (m->trig_hi > 0 && !m->trig[m->trig_hi - 1].state) m->trig_hi--;
     return 0;
 }
 
@@ -163,20 +166,20 @@ int triggers_full(const Motion *m)
 int triggers_waiting(const Motion *m)
 {
     int n = 0;
-    for (int i = 0; i < MOTION_TRIGGERS; i++) n += m->trig[i].state == 2;
+    for (int i = 0; i < m->trig_hi; i++) n += m->trig[i].state == 2;
     return n;
 }
 
 int triggers_waiting_on(const Motion *m, int d)
 {
     int n = 0;
-    for (int i = 0; i < MOTION_TRIGGERS; i++) n += m->trig[i].state == 2 && m->trig[i].dev == d;
+    for (int i = 0; i < m->trig_hi; i++) n += m->trig[i].state == 2 && m->trig[i].dev == d;
     return n;
 }
 
 int triggers_unbound(Motion *m, char *msg, size_t msglen)
 {
-    for (int i = 0; i < MOTION_TRIGGERS; i++) {
+    for (int i = 0; i < m->trig_hi; i++) {
         Trigger *tr = &m->trig[i];
         if (tr->state != 1) continue;
         tr->state = 0;
