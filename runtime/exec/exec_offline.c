@@ -106,6 +106,14 @@ static void layout(ExecOffline *ex)
 
 /* ---- The cycle. ------------------------------------------------------------------------------------------ */
 
+/* Copy n axis values. A 6-axis arm's is a constant-size copy the compiler inlines (otherwise a libc call per
+ * vector, ten a cycle). */
+static inline void copy_axes(double *dst, const double *src, int n)
+{
+    if (n == 6) memcpy(dst, src, 6 * sizeof(double));
+    else memcpy(dst, src, (size_t)n * sizeof(double));
+}
+
 /* A setpoint that does not come from the planner (a FOLLOW's sample, a BRAKE's ramp): written to the sample, kept
  * as where a BRAKE would start, and charged to statement src, outside any planned segment. */
 static void put_setpoint(ExecOffline *ex, SampleDevice *sd, int d, const double *q, const double *qd,
@@ -177,9 +185,10 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     }
     if (step_follow(ex, sd, d, t)) return 0;
     int rc = planner_sample(&md->planner, t, sp);
-    for (int i = 0; i < n; i++) sd->q[i] = sp->q[i], sd->qd[i] = sp->qd[i], sd->qdd[i] = sp->qdd[i], sd->jerk[i] = NAN;
-    for (int i = 0; i < n; i++) /* where a BRAKE would start from */
-        md->brake.q[i] = sp->q[i], md->brake.qd[i] = sp->qd[i], md->brake.qdd[i] = sp->qdd[i];
+    copy_axes(sd->q, sp->q, n), copy_axes(sd->qd, sp->qd, n), copy_axes(sd->qdd, sp->qdd, n);
+    for (int i = 0; i < n; i++) sd->jerk[i] = NAN;
+    /* where a BRAKE would start from */
+    copy_axes(md->brake.q, sp->q, n), copy_axes(md->brake.qd, sp->qd, n), copy_axes(md->brake.qdd, sp->qdd, n);
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
     sd->seg = sp->seg_id;
     /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the
@@ -353,14 +362,14 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
 static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 {
     r->t = s->t, r->cycle = s->cycle, r->src = s->src;
-    memcpy(r->data + ex->rec_io_off, s->io, (size_t)ex->lay.nio * sizeof(double));
+    if (ex->lay.nio) memcpy(r->data + ex->rec_io_off, s->io, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         const SampleDevice *sd = &s->dev[d];
-        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        int n = ex->lay.dev[d].naxes;
         PipeDev *h = (PipeDev *)(r->data + ex->rec_off[d]);
         double *v = (double *)(h + 1);
-        memcpy(v, sd->q, len), memcpy(v + n, sd->qd, len), memcpy(v + 2 * n, sd->qdd, len);
-        memcpy(v + 3 * n, sd->jerk, len), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
+        copy_axes(v, sd->q, n), copy_axes(v + n, sd->qd, n), copy_axes(v + 2 * n, sd->qdd, n);
+        copy_axes(v + 3 * n, sd->jerk, n), memcpy(v + 4 * n, sd->pose, sizeof sd->pose);
         v[4 * n + 7] = sd->out[0], v[4 * n + 8] = sd->out[1];
         v[4 * n + 9] = sd->tcp_speed;
         h->seg = sd->seg, h->src = sd->src, h->ik_status = sd->ik_status, h->sing_due = sd->sing_due, h->sing = sd->sing;
@@ -372,14 +381,14 @@ static void pipe_pack(ExecOffline *ex, const Sample *s, PipeRec *r)
 static void pipe_unpack(ExecOffline *ex, const PipeRec *r, Sample *s)
 {
     s->t = r->t, s->cycle = r->cycle, s->src = r->src;
-    memcpy(s->io, r->data + ex->rec_io_off, (size_t)ex->lay.nio * sizeof(double));
+    if (ex->lay.nio) memcpy(s->io, r->data + ex->rec_io_off, (size_t)ex->lay.nio * sizeof(double));
     for (int d = 0; d < ex->lay.ndev; d++) {
         SampleDevice *sd = &s->dev[d];
-        size_t n = (size_t)ex->lay.dev[d].naxes, len = n * sizeof(double);
+        int n = ex->lay.dev[d].naxes;
         const PipeDev *h = (const PipeDev *)(r->data + ex->rec_off[d]);
         const double *v = (const double *)(h + 1);
-        memcpy(sd->q, v, len), memcpy(sd->qd, v + n, len), memcpy(sd->qdd, v + 2 * n, len);
-        memcpy(sd->jerk, v + 3 * n, len), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
+        copy_axes(sd->q, v, n), copy_axes(sd->qd, v + n, n), copy_axes(sd->qdd, v + 2 * n, n);
+        copy_axes(sd->jerk, v + 3 * n, n), memcpy(sd->pose, v + 4 * n, sizeof sd->pose);
         if (ex->gmove_outs[d]) sd->out[0] = v[4 * n + 7], sd->out[1] = v[4 * n + 8];
         sd->tcp_speed = v[4 * n + 9];
         sd->seg = h->seg, sd->src = h->src, sd->ik_status = h->ik_status, sd->sing_due = h->sing_due, sd->sing = h->sing;
