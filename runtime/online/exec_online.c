@@ -26,6 +26,7 @@ enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64 };
 #define ONLINE_LOG_RING 4096   /* log rows buffered between the cycle and online.csv (4 s at 1 ms) */
 #define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value under a SCHED_FIFO cycle thread, when permitted */
 #define ONLINE_CLOCK_PROBES 16  /* back-to-back clock reads that measure what reading the clocks adds to a cycle */
+#define ONLINE_MARGIN_S 0.1     /* the planner thread keeps at least this much queued (or the whole queue) */
 
 typedef struct {
     ExecOffline ex;                  /* the producer: the very same executor as the dry-run */
@@ -266,10 +267,11 @@ static int wait_queue(Online *on, size_t low)
     return 0;
 }
 
-/* Push this cycle's sample (positions, speeds, outputs). Once the queue is full, wait until the real-time thread
- * has taken half of it: the cycles are then computed in runs of half the queue, back to back, on warm caches (one
- * cycle per wake-up ran 2-3 times slower on a busy machine, docs/RUNNING.md). 0, or -1 when the real-time side
- * has stopped. */
+/* Push this cycle's sample (positions, speeds, outputs). Once the queue is full, wait until it holds no more than
+ * its low-water mark: the cycles are then computed in runs, back to back, on warm caches (one cycle per wake-up ran
+ * 2-3 times slower on a busy machine, docs/RUNNING.md). The mark is half the queue, but never below
+ * ONLINE_MARGIN_S of setpoints, which ride over a stall of this thread (a queue shorter than that stays full). 0,
+ * or -1 when the real-time side has stopped. */
 static int push_setpoint(Online *on)
 {
     RtSetpoint sp;
@@ -286,7 +288,9 @@ static int push_setpoint(Online *on)
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     while (!spsc_push(&on->queue, &sp))
         if (wait_queue(on, on->queue.cap - 1) < 0) return -1;
-    return spsc_count(&on->queue) < on->queue.cap ? 0 : wait_queue(on, on->queue.cap / 2);
+    size_t cap = on->queue.cap, margin = (size_t)ceil(ONLINE_MARGIN_S / on->opt.cycle);
+    size_t low = cap / 2 > margin ? cap / 2 : margin < cap ? margin : cap - 1;
+    return spsc_count(&on->queue) < cap ? 0 : wait_queue(on, low);
 }
 
 /* The approach to the start (online_approach.h): its setpoints into the queue, waiting while it is full, then the
