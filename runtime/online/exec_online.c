@@ -49,8 +49,9 @@ typedef struct {
     OnlineApproach ap;
     OnlineHist compute;              /* the planner thread's CPU time per program cycle (online_stats.h) */
     OnlineHist compute_wall;         /* its wall time per program cycle: with preemption and steal */
-    int64_t clock_cost;              /* CPU time the clock reads themselves add to a sample, ns (subtracted) */
+    int64_t timing_overhead;         /* CPU time the clock reads themselves add to a sample, ns (subtracted) */
     Spsc queue, log;
+    size_t queue_low;                /* once full, the queue is refilled when down to this (push_setpoint) */
     OnlineLog lg;
     OnlinePrint pr;                  /* PRINT output held until the axes reach it */
     FILE *out;                       /* where it goes then */
@@ -267,11 +268,10 @@ static int wait_queue(Online *on, size_t low)
     return 0;
 }
 
-/* Push this cycle's sample (positions, speeds, outputs). Once the queue is full, wait until it holds no more than
- * its low-water mark: the cycles are then computed in runs, back to back, on warm caches (one cycle per wake-up ran
- * 2-3 times slower on a busy machine, docs/RUNNING.md). The mark is half the queue, but never below
- * ONLINE_MARGIN_S of setpoints, which ride over a stall of this thread (a queue shorter than that stays full). 0,
- * or -1 when the real-time side has stopped. */
+/* Push this cycle's sample (positions, speeds, outputs). Once the queue is full, wait until it is down to its
+ * low-water mark (queue_low): the cycles are then computed in runs, back to back, on warm caches (one cycle per
+ * wake-up ran 2-3 times slower on a busy machine, docs/RUNNING.md). 0, or -1 when the real-time side has
+ * stopped. */
 static int push_setpoint(Online *on)
 {
     RtSetpoint sp;
@@ -288,9 +288,7 @@ static int push_setpoint(Online *on)
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     while (!spsc_push(&on->queue, &sp))
         if (wait_queue(on, on->queue.cap - 1) < 0) return -1;
-    size_t cap = on->queue.cap, margin = (size_t)ceil(ONLINE_MARGIN_S / on->opt.cycle);
-    size_t low = cap / 2 > margin ? cap / 2 : margin < cap ? margin : cap - 1;
-    return spsc_count(&on->queue) < cap ? 0 : wait_queue(on, low);
+    return spsc_count(&on->queue) < on->queue.cap ? 0 : wait_queue(on, on->queue_low);
 }
 
 /* The approach to the start (online_approach.h): its setpoints into the queue, waiting while it is full, then the
@@ -370,7 +368,7 @@ static int online_cycle(void *ctx, char *msg, size_t msglen)
     int64_t c0 = osal_thread_cpu(), w0 = osal_now();
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
     int64_t w1 = osal_now(), c1 = osal_thread_cpu();
-    online_hist_add(&on->compute, c1 - c0 - on->clock_cost);
+    online_hist_add(&on->compute, c1 - c0 - on->timing_overhead);
     online_hist_add(&on->compute_wall, w1 - w0);
     print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
@@ -525,7 +523,7 @@ static int cmp_i64(const void *a, const void *b)
 
 /* What reading the CPU clock and the wall clock around a cycle adds to its CPU time (online_cycle): the median of
  * a few empty measurements, ns. */
-static int64_t clock_cost(void)
+static int64_t timing_overhead(void)
 {
     int64_t d[ONLINE_CLOCK_PROBES];
     for (int i = 0; i < ONLINE_CLOCK_PROBES; i++) {
@@ -543,6 +541,10 @@ static int start(Online *on, char *err, size_t errlen)
     if (spsc_init(&on->queue, (size_t)on->opt.queue, sizeof(RtSetpoint)) < 0 ||
         spsc_init(&on->log, ONLINE_LOG_RING, sizeof(RtLogRow)) < 0)
         return snprintf(err, errlen, "out of memory"), -1;
+    /* half the queue, but never below ONLINE_MARGIN_S of setpoints, which ride over a stall of the planner thread
+       (a queue shorter than that stays full) */
+    size_t cap = on->queue.cap, margin = (size_t)ceil(ONLINE_MARGIN_S / on->opt.cycle);
+    on->queue_low = cap / 2 > margin ? cap / 2 : margin < cap ? margin : cap - 1;
     if (!on->opt.out_temp) {
         char path[4300];
         snprintf(path, sizeof path, "%s/online.csv", on->ex.out_dir);
@@ -566,7 +568,7 @@ static int start(Online *on, char *err, size_t errlen)
     on->boosted = on->rt.fifo && osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
     if (!on->boosted) on->old_nice = osal_nice();
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
-    on->clock_cost = clock_cost();
+    on->timing_overhead = timing_overhead();
     if (on->rt.sched_note[0]) fprintf(stderr, "irl: warning: %s\n", on->rt.sched_note);
     if (!on->mlocked && strstr(on->mlock_note, "sanitizer") == NULL)
         fprintf(stderr, "irl: warning: memory not locked (%s)\n", on->mlock_note);
