@@ -28,6 +28,13 @@ int64_t osal_now(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int64_t osal_thread_cpu(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 void osal_sleep_until(int64_t t)
 {
     struct timespec ts = {.tv_sec = (time_t)(t / 1000000000), .tv_nsec = (long)(t % 1000000000)};
@@ -105,6 +112,18 @@ int osal_boost(int nice_value, int *old)
     *old = getpriority(PRIO_PROCESS, (id_t)tid);
     if (errno) *old = 0;
     return setpriority(PRIO_PROCESS, (id_t)tid, nice_value) == 0 ? 0 : -1;
+}
+
+int osal_nice(void)
+{
+    errno = 0;
+    int n = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+    return errno ? 0 : n;
+}
+
+int osal_is_fifo(void)
+{
+    return sched_getscheduler(0) == SCHED_FIFO;
 }
 
 void osal_unboost(int old)

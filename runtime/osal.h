@@ -19,6 +19,9 @@ typedef pthread_t OsalThread;
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t osal_now(void);
+/* The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID): it does not advance while the thread is
+ * preempted or asleep. A system call (about a microsecond in a virtual machine), unlike osal_now. */
+int64_t osal_thread_cpu(void);
 /* Sleep until the absolute CLOCK_MONOTONIC time t (ns) with clock_nanosleep(TIMER_ABSTIME); EINTR resumes. */
 void osal_sleep_until(int64_t t);
 /* Sleep for ns nanoseconds (relative; for the normal threads' polling). */
@@ -42,6 +45,10 @@ void osal_thread_join(OsalThread th);
  * not permitted (then nothing changed). The planner thread uses it to keep ahead of the cycle on a busy machine. */
 int osal_boost(int nice_value, int *old);
 void osal_unboost(int old);
+/* The calling thread's nice value. */
+int osal_nice(void);
+/* Does the calling thread run under SCHED_FIFO? */
+int osal_is_fifo(void);
 /* Touch size bytes of the calling thread's stack so its pages are mapped before the first cycle. */
 void osal_prefault_stack(size_t size);
 /* The CPU the calling thread runs on now (-1 when unknown). */

@@ -24,7 +24,9 @@
 enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64 };
 
 #define ONLINE_LOG_RING 4096   /* log rows buffered between the cycle and online.csv (4 s at 1 ms) */
-#define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value when permitted: it must keep ahead of the cycle */
+#define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value under a SCHED_FIFO cycle thread, when permitted */
+#define ONLINE_CLOCK_PROBES 16  /* back-to-back clock reads that measure what reading the clocks adds to a cycle */
+#define ONLINE_MARGIN_S 0.1     /* the planner thread keeps at least this much queued (or the whole queue) */
 
 typedef struct {
     ExecOffline ex;                  /* the producer: the very same executor as the dry-run */
@@ -45,8 +47,11 @@ typedef struct {
     int approaching;                 /* an approach from q_actual to q0 runs before the program */
     int enabled;                     /* the driver enabled the axes */
     OnlineApproach ap;
-    OnlineHist compute;              /* the planner thread's time per program cycle (online_stats.h) */
+    OnlineHist compute;              /* the planner thread's CPU time per program cycle (online_stats.h) */
+    OnlineHist compute_wall;         /* its wall time per program cycle: with preemption and steal */
+    int64_t timing_overhead;         /* CPU time the clock reads themselves add to a sample, ns (subtracted) */
     Spsc queue, log;
+    size_t queue_low;                /* once full, the queue is refilled when down to this (push_setpoint) */
     OnlineLog lg;
     OnlinePrint pr;                  /* PRINT output held until the axes reach it */
     FILE *out;                       /* where it goes then */
@@ -55,7 +60,7 @@ typedef struct {
     int signals_blocked;
     int mlocked;
     char mlock_note[200];
-    int boosted, old_nice;           /* the planner thread runs at ONLINE_PLANNER_NICE when permitted */
+    int boosted, old_nice;           /* the planner thread runs at ONLINE_PLANNER_NICE (SCHED_FIFO cycle thread) */
     int planner_nice;                /* the nice value it ran at */
     int vm_done, producer_done;
     long pushed;                     /* setpoints pushed */
@@ -249,8 +254,24 @@ static int stop_error(Online *on, char *msg, size_t msglen)
     return IRL_ERR_DEVICE;
 }
 
-/* Push this cycle's sample (positions, speeds, outputs), waiting while the queue is full. 0, or -1 when the
- * real-time side has stopped. */
+/* Wait while the queue holds more than low setpoints: the log drained and PRINT output released meanwhile. 0, or
+ * -1 when the real-time side has stopped. */
+static int wait_queue(Online *on, size_t low)
+{
+    int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
+    while (spsc_count(&on->queue) > low) {
+        if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
+        online_log_drain(&on->lg, &on->log, 0);
+        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
+        osal_sleep(nap);
+    }
+    return 0;
+}
+
+/* Push this cycle's sample (positions, speeds, outputs). Once the queue is full, wait until it is down to its
+ * low-water mark (queue_low): the cycles are then computed in runs, back to back, on warm caches (one cycle per
+ * wake-up ran 2-3 times slower on a busy machine, docs/RUNNING.md). 0, or -1 when the real-time side has
+ * stopped. */
 static int push_setpoint(Online *on)
 {
     RtSetpoint sp;
@@ -265,14 +286,9 @@ static int push_setpoint(Online *on)
     for (; k < DRIVER_MAX_AXES; k++) sp.q[k] = sp.qd[k] = 0;
     if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log, 0);
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
-    int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
-    while (!spsc_push(&on->queue, &sp)) {
-        if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
-        online_log_drain(&on->lg, &on->log, 0);
-        online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
-        osal_sleep(nap);
-    }
-    return 0;
+    while (!spsc_push(&on->queue, &sp))
+        if (wait_queue(on, on->queue.cap - 1) < 0) return -1;
+    return spsc_count(&on->queue) < on->queue.cap ? 0 : wait_queue(on, on->queue_low);
 }
 
 /* The approach to the start (online_approach.h): its setpoints into the queue, waiting while it is full, then the
@@ -349,9 +365,11 @@ static int online_cycle(void *ctx, char *msg, size_t msglen)
     Online *on = ctx;
     print_mark(on);
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) return stop_error(on, msg, msglen);
-    int64_t t0 = osal_now();
+    int64_t c0 = osal_thread_cpu(), w0 = osal_now();
     int rc = exec_offline_cycle(&on->ex, msg, msglen);
-    online_hist_add(&on->compute, osal_now() - t0);
+    int64_t w1 = osal_now(), c1 = osal_thread_cpu();
+    online_hist_add(&on->compute, c1 - c0 - on->timing_overhead);
+    online_hist_add(&on->compute_wall, w1 - w0);
     print_mark(on);
     if (on->caps.has_inputs) devices_io_set_inputs(&on->ex.devs, rt_loop_inputs(&on->rt));
     if (push_setpoint(on) < 0) return stop_error(on, msg, msglen);
@@ -457,7 +475,9 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
     fprintf(f, "  \"sched_fifo\": %s,\n  \"rt_priority\": %d,\n  \"sched_note\": ", rt->fifo ? "true" : "false",
             rt->fifo ? on->opt.rt_priority : 0);
     report_json_string(f, rt->sched_note);
-    fprintf(f, ",\n  \"planner_nice\": %d,\n", on->planner_nice);
+    fprintf(f, ",\n  \"planner_nice\": %d,\n  \"rt_nice\": ", on->planner_nice);
+    if (rt->fifo) fputs("null,\n", f);
+    else fprintf(f, "%d,\n", rt->nice);
     fprintf(f, "  \"memory_locked\": %s,\n  \"mlock_note\": ", on->mlocked ? "true" : "false");
     report_json_string(f, on->mlock_note);
     fprintf(f, ",\n  \"watchdog_s\": %.9g,\n  \"axes\": [", on->opt.watchdog);
@@ -469,7 +489,7 @@ static int write_json(Online *on, const char *path, char *err, size_t errlen)
         else fputs("null}", f);
     }
     fputs("\n  ],\n", f);
-    online_stats_json(f, &rt->stats, &on->compute, on->opt.cycle);
+    online_stats_json(f, &rt->stats, &on->compute, &on->compute_wall, on->opt.cycle);
     fputs("}\n", f);
     return json_close(f, path, err, errlen);
 }
@@ -495,12 +515,36 @@ static void teardown(Online *on)
     online_approach_free(&on->ap);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What reading the CPU clock and the wall clock around a cycle adds to its CPU time (online_cycle): the median of
+ * a few empty measurements, ns. */
+static int64_t timing_overhead(void)
+{
+    int64_t d[ONLINE_CLOCK_PROBES];
+    for (int i = 0; i < ONLINE_CLOCK_PROBES; i++) {
+        int64_t c0 = osal_thread_cpu(), w0 = osal_now(), w1 = osal_now(), c1 = osal_thread_cpu();
+        (void)w0, (void)w1;
+        d[i] = c1 - c0;
+    }
+    qsort(d, ONLINE_CLOCK_PROBES, sizeof *d, cmp_i64);
+    return d[ONLINE_CLOCK_PROBES / 2];
+}
+
 /* Everything from the enabled driver to the real-time thread running. 0, or -1 with a message in err. */
 static int start(Online *on, char *err, size_t errlen)
 {
     if (spsc_init(&on->queue, (size_t)on->opt.queue, sizeof(RtSetpoint)) < 0 ||
         spsc_init(&on->log, ONLINE_LOG_RING, sizeof(RtLogRow)) < 0)
         return snprintf(err, errlen, "out of memory"), -1;
+    /* half the queue, but never below ONLINE_MARGIN_S of setpoints, which ride over a stall of the planner thread
+       (a queue shorter than that stays full) */
+    size_t cap = on->queue.cap, margin = (size_t)ceil(ONLINE_MARGIN_S / on->opt.cycle);
+    on->queue_low = cap / 2 > margin ? cap / 2 : margin < cap ? margin : cap - 1;
     if (!on->opt.out_temp) {
         char path[4300];
         snprintf(path, sizeof path, "%s/online.csv", on->ex.out_dir);
@@ -519,8 +563,12 @@ static int start(Online *on, char *err, size_t errlen)
                    .queue = &on->queue, .log = &on->log, .prio = on->opt.rt_priority,
                    .miss_budget = on->opt.max_missed};
     if (rt_loop_start(&on->rt, &rc, err, errlen) < 0) return -1;
-    on->boosted = osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
+    /* the cycle thread must outrank the planner thread: under the normal policy it takes the raised nice value
+       itself (rt_loop.c) and the planner thread keeps its own */
+    on->boosted = on->rt.fifo && osal_boost(ONLINE_PLANNER_NICE, &on->old_nice) == 0;
+    if (!on->boosted) on->old_nice = osal_nice();
     on->planner_nice = on->boosted ? ONLINE_PLANNER_NICE : on->old_nice;
+    on->timing_overhead = timing_overhead();
     if (on->rt.sched_note[0]) fprintf(stderr, "irl: warning: %s\n", on->rt.sched_note);
     if (!on->mlocked && strstr(on->mlock_note, "sanitizer") == NULL)
         fprintf(stderr, "irl: warning: memory not locked (%s)\n", on->mlock_note);
@@ -575,7 +623,7 @@ static int finish(Online *on, int vm_status)
         snprintf(path, sizeof path, "%s/online.json", on->ex.out_dir);
         if (write_json(on, path, err, sizeof err) < 0) fprintf(stderr, "irl: %s\n", err), status = EX_RUNTIME;
     }
-    online_stats_text(stderr, &on->rt.stats, &on->compute, on->opt.cycle);
+    online_stats_text(stderr, &on->rt.stats, &on->compute, &on->compute_wall, on->opt.cycle);
     if (on->rt.stats.missed > 0)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
@@ -664,6 +712,7 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     on->opt.progress = 0;
     on->vm = vm;
     online_hist_init(&on->compute);
+    online_hist_init(&on->compute_wall);
     if ((st = pick_driver(on->opt.driver, &on->drv, on->drv_name, sizeof on->drv_name, &on->drv_opts)) != 0 ||
         (st = exec_offline_begin(&on->ex, vm, c, program, &on->opt)) != 0) {
         free(on);

@@ -1,9 +1,9 @@
 /* online_stats.h — the online run's timing statistics: fixed histograms (no allocation, no sorting, one add per
  * sample) of the real-time cycle's period (wake-up to wake-up), its wake-up latency (how late the thread woke
  * after its absolute deadline: the jitter) and its work (wake-up to the driver write returned), and of the
- * planner thread's compute time per program cycle (exec_online.c: VM, planner, IK, dynamics, checks, trace of one
- * cycle), plus counters; percentiles and the JSON and text summaries are computed after the run, in the normal
- * thread.
+ * planner thread's compute time per program cycle (exec_online.c: planner, IK, dynamics, checks, trace of one
+ * cycle) as its CPU time and as wall time, plus counters; percentiles and the JSON and text summaries are computed
+ * after the run, in the normal thread.
  *
  * The histogram's bins are log-linear: 1 ns wide below 128 ns, then 128 bins per power of two, so a bin is at most
  * 1/128 of its value wide (a percentile, the centre of its bin, is within 0.4 % of the true one) from nanoseconds to
@@ -47,10 +47,12 @@ void online_hist_add(OnlineHist *h, int64_t ns);
 /* The p-quantile (0..1) in ns: the centre of its bin, clamped to [min, max] (the largest sample: max exactly); 0
  * when empty. */
 int64_t online_hist_quantile(const OnlineHist *h, double p);
-/* The statistics as the members of a JSON object (no braces), indented by two; compute is the planner thread's
- * histogram (its member "compute_us"). */
-void online_stats_json(FILE *f, const OnlineStats *s, const OnlineHist *compute, double dt);
+/* The statistics as the members of a JSON object (no braces), indented by two; compute and compute_wall are the
+ * planner thread's histograms of CPU and wall time per program cycle ("compute_us", "compute_wall_us"). */
+void online_stats_json(FILE *f, const OnlineStats *s, const OnlineHist *compute, const OnlineHist *compute_wall,
+                       double dt);
 /* Three lines for stderr: period and wake-up latency percentiles, compute time, overruns and counters. */
-void online_stats_text(FILE *f, const OnlineStats *s, const OnlineHist *compute, double dt);
+void online_stats_text(FILE *f, const OnlineStats *s, const OnlineHist *compute, const OnlineHist *compute_wall,
+                       double dt);
 
 #endif

@@ -292,6 +292,10 @@ static void *rt_thread(void *arg)
 {
     RtLoop *rt = arg;
     osal_prefault_stack(64 * 1024);
+    if (!osal_is_fifo()) { /* the normal policy: raised above the planner thread, which then is not (exec_online.c) */
+        int old;
+        rt->nice = osal_boost(RT_NORMAL_NICE, &old) == 0 ? RT_NORMAL_NICE : old;
+    }
     rt->dt_ns = (int64_t)llround(rt->cfg.dt * 1e9);
     rt->t0 = rt->deadline = osal_now() + rt->dt_ns;
     while (get_state(rt) != RT_DONE) rt_cycle(rt);
@@ -357,6 +361,7 @@ int rt_loop_start(RtLoop *rt, const RtConfig *cfg, char *err, size_t errlen)
     if (w < 0) return -1;
     rt->watching = 1;
     rt->sched_note[0] = '\0';
+    rt->nice = 0;
     int r = osal_thread_start(&rt->th, rt_thread, rt, OSAL_RT_STACK, cfg->prio, rt->sched_note,
                               sizeof rt->sched_note);
     if (r < 0) {

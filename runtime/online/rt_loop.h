@@ -40,6 +40,7 @@
 #define RT_SETTLE_MAX 0.5        /* s: the longest the end waits for the axes to reach their last setpoint */
 #define RT_STOP_HOLD 10          /* cycles held at rest after a stop ramp, before the axes are disabled */
 #define RT_MISS_REFILL 0.02      /* the missed-deadline budget's refill per cycle run (RtConfig.miss_budget) */
+#define RT_NORMAL_NICE -10       /* the cycle thread's nice value when it runs under the normal policy (permitted) */
 
 typedef enum { RT_PRIME, RT_RUN, RT_STOPPING, RT_SETTLE, RT_DONE } RtState;
 
@@ -125,6 +126,7 @@ typedef struct RtLoop {
     uint32_t disable_unconfirmed;  /* when 0: the axes that did not confirm it (bit k: axis k; 0 cannot tell) */
     int fifo;                      /* 1: the cycle thread runs under SCHED_FIFO */
     char sched_note[240];          /* why not, when not */
+    int nice;                      /* under the normal policy: the cycle thread's nice value (read after join) */
     /* private to the cycle thread */
     int64_t t0, deadline, wake, last_wake, dt_ns;
     RtSetpoint sp;

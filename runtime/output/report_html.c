@@ -27,6 +27,16 @@ typedef struct {
     const char *file;
 } Segment;
 
+/* A set of REPORT_HTML_BUCKETS buckets (the fields of ReportHtml below). */
+typedef struct {
+    long *t0, *t1;
+    double *mn, *mx;
+    unsigned char *mfirst;
+    double *path, *qs;
+} Buckets;
+
+#define HALVE_STEP 2 /* pairs halved per cycle: a full set is halved in B/4 cycles, the next fills in B at least */
+
 struct ReportHtml {
     const SampleLayout *lay;
     int nch;
@@ -40,6 +50,8 @@ struct ReportHtml {
     double *path;         /* [bucket][dev][3]: the pose's position at the bucket's start */
     double *vals;         /* this cycle's values, [nch] */
     double *qs;           /* [bucket][nq]: every device's q at the bucket's start (for the links' FK) */
+    Buckets full;         /* the set that filled up, halved into the one above HALVE_STEP pairs a cycle */
+    int halved;           /* its pairs halved so far (REPORT_HTML_BUCKETS / 2: none pending) */
     int nq, qoff[SAMPLE_MAX_DEVICES];
     Segment seg[REPORT_HTML_SEGMENTS];
     int nseg;
@@ -108,29 +120,56 @@ static void collect(const ReportHtml *h, const Sample *s, double *v)
     }
 }
 
+/* Allocate a set of buckets for nc channels, np path and nq q values a bucket. 0, or -1 (then b may be half set). */
+static int buckets_alloc(Buckets *b, size_t nc, size_t np, size_t nq)
+{
+    size_t nb = REPORT_HTML_BUCKETS;
+    b->t0 = malloc(nb * sizeof(long)), b->t1 = malloc(nb * sizeof(long));
+    b->mn = malloc(nb * nc * sizeof(double)), b->mx = malloc(nb * nc * sizeof(double));
+    b->mfirst = malloc(nb * nc);
+    b->path = malloc(nb * np * sizeof(double) + 1);
+    b->qs = malloc(nb * nq * sizeof(double) + 1);
+    return b->t0 && b->t1 && b->mn && b->mx && b->mfirst && b->path && b->qs ? 0 : -1;
+}
+
+static void buckets_free(Buckets *b)
+{
+    free(b->t0), free(b->t1), free(b->mn), free(b->mx), free(b->mfirst), free(b->path), free(b->qs);
+}
+
+/* The set in the fields of h (the one being filled) as a Buckets, and back. */
+static Buckets current(const ReportHtml *h)
+{
+    return (Buckets){h->t0, h->t1, h->mn, h->mx, h->mfirst, h->path, h->qs};
+}
+
+static void set_current(ReportHtml *h, Buckets b)
+{
+    h->t0 = b.t0, h->t1 = b.t1, h->mn = b.mn, h->mx = b.mx, h->mfirst = b.mfirst, h->path = b.path, h->qs = b.qs;
+}
+
 ReportHtml *report_html_create(const SampleLayout *lay)
 {
     ReportHtml *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->lay = lay;
     h->nch = channels(lay, NULL);
-    size_t nb = REPORT_HTML_BUCKETS, nc = (size_t)(h->nch ? h->nch : 1);
+    size_t nc = (size_t)(h->nch ? h->nch : 1);
     h->ch = calloc(nc, sizeof *h->ch);
-    h->t0 = malloc(nb * sizeof(long)), h->t1 = malloc(nb * sizeof(long));
-    h->mn = malloc(nb * nc * sizeof(double)), h->mx = malloc(nb * nc * sizeof(double));
-    h->mfirst = malloc(nb * nc);
-    h->path = malloc(nb * (size_t)lay->ndev * 3 * sizeof(double) + 1);
     h->vals = malloc(nc * sizeof(double));
     for (int d = 0; d < lay->ndev; d++) h->qoff[d] = h->nq, h->nq += lay->dev[d].naxes;
-    h->qs = malloc(nb * (size_t)h->nq * sizeof(double) + 1);
-    if (!h->ch || !h->t0 || !h->t1 || !h->mn || !h->mx || !h->mfirst || !h->path || !h->vals || !h->qs) {
-        ReportHtml *p = h;
-        free(p->ch), free(p->t0), free(p->t1), free(p->mn), free(p->mx), free(p->mfirst), free(p->path);
-        free(p->vals), free(p->qs), free(p);
+    Buckets b = {0};
+    int bad = buckets_alloc(&b, nc, (size_t)lay->ndev * 3, (size_t)h->nq) < 0;
+    set_current(h, b);
+    bad |= buckets_alloc(&h->full, nc, (size_t)lay->ndev * 3, (size_t)h->nq) < 0;
+    if (bad || !h->ch || !h->vals) {
+        buckets_free(&b), buckets_free(&h->full);
+        free(h->ch), free(h->vals), free(h);
         return NULL;
     }
     channels(lay, h->ch);
     h->width = 1;
+    h->halved = REPORT_HTML_BUCKETS / 2;
     h->last_line = -1;
     return h;
 }
@@ -138,39 +177,46 @@ ReportHtml *report_html_create(const SampleLayout *lay)
 static void destroy(ReportHtml *h)
 {
     if (!h) return;
-    free(h->ch), free(h->t0), free(h->t1), free(h->mn), free(h->mx), free(h->mfirst), free(h->path), free(h->vals);
-    free(h->qs), free(h);
+    Buckets b = current(h);
+    buckets_free(&b), buckets_free(&h->full);
+    free(h->ch), free(h->vals), free(h);
 }
 
-/* Bucket a (earlier) and b (later) into a, channel by channel. */
-static void merge(ReportHtml *h, int a, int b)
+/* Bucket i of the set being filled: the full set's buckets 2i (earlier) and 2i + 1 merged, channel by channel
+ * (the path and q keep the earlier start). */
+static void halve_pair(ReportHtml *h, int i)
 {
-    h->t1[a] = h->t1[b];
-    for (int c = 0; c < h->nch; c++) {
-        size_t ia = (size_t)a * (size_t)h->nch + (size_t)c, ib = (size_t)b * (size_t)h->nch + (size_t)c;
-        int min_b = h->mn[ib] < h->mn[ia], max_b = h->mx[ib] > h->mx[ia];
-        unsigned char mf = min_b == max_b ? h->mfirst[min_b ? ib : ia] : (unsigned char)!min_b;
-        if (min_b) h->mn[ia] = h->mn[ib];
-        if (max_b) h->mx[ia] = h->mx[ib];
-        h->mfirst[ia] = mf;
+    const Buckets *f = &h->full;
+    size_t nc = (size_t)h->nch, np = (size_t)h->lay->ndev * 3, nq = (size_t)h->nq, a = 2 * (size_t)i, b = a + 1;
+    h->t0[i] = f->t0[a], h->t1[i] = f->t1[b];
+    for (size_t c = 0; c < nc; c++) {
+        size_t ia = a * nc + c, ib = b * nc + c, io = (size_t)i * nc + c;
+        int min_b = f->mn[ib] < f->mn[ia], max_b = f->mx[ib] > f->mx[ia];
+        h->mfirst[io] = min_b == max_b ? f->mfirst[min_b ? ib : ia] : (unsigned char)!min_b;
+        h->mn[io] = f->mn[min_b ? ib : ia];
+        h->mx[io] = f->mx[max_b ? ib : ia];
     }
+    memcpy(h->path + (size_t)i * np, f->path + a * np, np * sizeof(double));
+    memcpy(h->qs + (size_t)i * nq, f->qs + a * nq, nq * sizeof(double));
 }
 
-/* The buckets are full: merge neighbours in pairs (the path keeps the earlier start), double the width. */
-static void halve(ReportHtml *h)
+/* Halve up to n more pairs of the full set. */
+static void halve_some(ReportHtml *h, int n)
 {
-    size_t nc = (size_t)h->nch, np = (size_t)h->lay->ndev * 3;
-    for (int i = 0; i < h->nb / 2; i++) {
-        merge(h, 2 * i, 2 * i + 1);
-        if (i == 0) continue;
-        h->t0[i] = h->t0[2 * i], h->t1[i] = h->t1[2 * i];
-        memcpy(h->mn + i * nc, h->mn + 2 * i * nc, nc * sizeof(double));
-        memcpy(h->mx + i * nc, h->mx + 2 * i * nc, nc * sizeof(double));
-        memcpy(h->mfirst + i * nc, h->mfirst + 2 * i * nc, nc);
-        memcpy(h->path + i * np, h->path + 2 * i * np, np * sizeof(double));
-        memcpy(h->qs + i * (size_t)h->nq, h->qs + 2 * i * (size_t)h->nq, (size_t)h->nq * sizeof(double));
-    }
-    h->nb /= 2;
+    for (; n > 0 && h->halved < REPORT_HTML_BUCKETS / 2; n--) halve_pair(h, h->halved++);
+}
+
+/* The buckets are full: they become the full set, halved pair by pair into the other set's first half over the
+ * next cycles (all at once would cost a cycle ~150 us), while new buckets of twice the width fill its second
+ * half. */
+static void halve_begin(ReportHtml *h)
+{
+    halve_some(h, REPORT_HTML_BUCKETS); /* the one before is done by now (HALVE_STEP) */
+    Buckets b = current(h);
+    set_current(h, h->full);
+    h->full = b;
+    h->halved = 0;
+    h->nb = REPORT_HTML_BUCKETS / 2;
     h->width *= 2;
 }
 
@@ -188,6 +234,7 @@ static void timeline(ReportHtml *h, const Sample *s)
 
 void report_html_sample(ReportHtml *h, const Sample *s)
 {
+    halve_some(h, HALVE_STEP);
     size_t nc = (size_t)h->nch, b = (size_t)h->nb;
     double *v = h->vals, *mn = h->mn + b * nc, *mx = h->mx + b * nc;
     unsigned char *mf = h->mfirst + b * nc;
@@ -210,7 +257,7 @@ void report_html_sample(ReportHtml *h, const Sample *s)
     timeline(h, s);
     if (++h->cnt < h->width) return;
     h->cnt = 0;
-    if (++h->nb == REPORT_HTML_BUCKETS) halve(h);
+    if (++h->nb == REPORT_HTML_BUCKETS) halve_begin(h);
 }
 
 /* Writing the page. */
@@ -489,6 +536,7 @@ int report_html_save(ReportHtml **hp, OutDir *od, const Checks *ck, const Report
         if (!f) {
             snprintf(err, errlen, "cannot write %s", path);
         } else {
+            halve_some(*hp, REPORT_HTML_BUCKETS);
             page(f, *hp, ck, info, models);
             if (fclose(f) != 0) snprintf(err, errlen, "cannot write %s", path);
             else rc = outdir_commit(od, "report.html", err, errlen);

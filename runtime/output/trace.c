@@ -19,6 +19,13 @@
 static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+static const uint64_t pow5[28] = {
+    1u, 5u, 25u, 125u, 625u, 3125u, 15625u, 78125u, 390625u, 1953125u, 9765625u, 48828125u, 244140625u,
+    1220703125u, 6103515625ull, 30517578125ull, 152587890625ull, 762939453125ull, 3814697265625ull,
+    19073486328125ull, 95367431640625ull, 476837158203125ull, 2384185791015625ull,
+    11920928955078125ull, 59604644775390625ull, 298023223876953125ull, 1490116119384765625ull,
+    7450580596923828125ull};
+
 static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                "8081828384858687888990919293949596979899";
@@ -52,37 +59,64 @@ static int put_exp(char *p, int e)
     return n;
 }
 
-/* %.<digits>g without printf: the digits come from one scaling by a power of ten (exact up to 1e22) and one
- * rounding; when the scaled value lies so near a rounding boundary that the scaling error could matter, and
- * for scales beyond 1e±44 or more than 15 digits, snprintf does it. So the output equals printf's %.*g. */
-int trace_format_double(char *out, double x, int digits)
+/* The leading `digits` decimal digits of x > 0 (normal), rounded to nearest, ties to even, as printf rounds: the
+ * integer *m in [10^(digits-1), 10^digits) and the decimal exponent *e of its first digit. The double scaling
+ * (one multiplication by a power of ten, exact up to 1e22, and one rounding) for up to 15 digits, when x * 10^s
+ * is not so near a rounding boundary that the scaling error could matter; 16 and 17 digits, more than a double
+ * holds, exactly in integers (x = M 2^k, so x 10^s = M 5^s 2^(k+s), in 128 bits while 0 <= s <= 27, i.e. from
+ * 1e-11 to 1e16 at 17 digits). 1, or 0 when neither applies (snprintf then decides). */
+static int leading_digits(double x, int digits, uint64_t *m, int *e)
 {
-    if (digits <= 0) digits = DEFAULT_DIGITS;
-    if (isnan(x)) return put_str(out, "nan");
-    if (isinf(x)) return put_str(out, x > 0 ? "inf" : "-inf");
-    if (x == 0) return put_str(out, signbit(x) ? "-0" : "0");
-    if (digits > 15) return snprintf(out, NUM_MAX, "%.*g", digits, x);
-    char *p = out;
-    if (x < 0) *p++ = '-', x = -x;
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     int b = (int)((bits >> 52) & 0x7ff) - 1022; /* x = f * 2^b, f in [0.5, 1) (frexp without the call) */
-    if (b == -1022) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x); /* subnormal */
-    int e = (int)floor((b - 1) * 0.30102999566398120); /* <= floor(log10 x), at most one too small */
-    double y = 0;
-    for (int tries = 0; tries < 3; tries++) {
-        int s = digits - 1 - e;
-        if (s > 44 || s < -44) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x);
-        y = scale10(x, s);
-        if (y < p10[digits]) break;
-        e++;
+    *e = (int)floor((b - 1) * 0.30102999566398120); /* <= floor(log10 x), at most one too small */
+    if (digits > 15) {
+        unsigned __int128 M = (bits & ((1ull << 52) - 1)) | 1ull << 52, q = 0, rest = 0, half = 0;
+        for (int tries = 0; tries < 3; tries++) {
+            int s = digits - 1 - *e, k = b - 53 + s; /* x 10^s = M 5^s 2^k */
+            if (s < 0 || s > 27 || k <= -127) return 0;
+            unsigned __int128 P = M * (uint64_t)pow5[s];
+            q = k >= 0 ? P << k : P >> -k;
+            rest = k >= 0 ? 0 : P & (((unsigned __int128)1 << -k) - 1);
+            half = k >= 0 ? 1 : (unsigned __int128)1 << (-k - 1);
+            if (q < (uint64_t)p10[digits]) break;
+            (*e)++;
+        }
+        q += rest > half || (rest == half && (q & 1)); /* rest < half = 1 when k >= 0: exact */
+        *m = (uint64_t)q;
+    } else {
+        double y = 0;
+        for (int tries = 0; tries < 3; tries++) {
+            int s = digits - 1 - *e;
+            if (s > 44 || s < -44) return 0;
+            y = scale10(x, s);
+            if (y < p10[digits]) break;
+            (*e)++;
+        }
+        *m = (uint64_t)y; /* floor: y > 0 */
+        double frac = y - (double)*m;
+        if (fabs(frac - 0.5) <= y * 1e-15) return 0; /* near a rounding boundary */
+        *m += frac >= 0.5;
     }
-    /* the scaling may have moved y across a rounding boundary: near one, let printf decide exactly */
-    uint64_t m = (uint64_t)y; /* floor: y > 0 */
-    double frac = y - (double)m;
-    if (fabs(frac - 0.5) <= y * 1e-15) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x);
-    m += frac >= 0.5;
-    if (m >= (uint64_t)p10[digits]) m = (uint64_t)p10[digits - 1], e++;
+    if (*m >= (uint64_t)p10[digits]) *m = (uint64_t)p10[digits - 1], (*e)++;
+    return 1;
+}
+
+/* %.<digits>g without printf (leading_digits), so the output equals printf's %.*g; snprintf does what
+ * leading_digits leaves. */
+int trace_format_double(char *out, double x, int digits)
+{
+    if (digits <= 0) digits = DEFAULT_DIGITS;
+    if (digits > 17) return snprintf(out, NUM_MAX, "%.*g", digits, x);
+    if (isnan(x)) return put_str(out, "nan");
+    if (isinf(x)) return put_str(out, x > 0 ? "inf" : "-inf");
+    if (x == 0) return put_str(out, signbit(x) ? "-0" : "0");
+    char *p = out;
+    if (x < 0) *p++ = '-', x = -x;
+    uint64_t m;
+    int e;
+    if (!isnormal(x) || !leading_digits(x, digits, &m, &e)) return (int)(p - out) + snprintf(p, NUM_MAX, "%.*g", digits, x);
     char d[24];
     int i = digits;
     for (; i >= 2; i -= 2) memcpy(d + i - 2, pairs + 2 * (m % 100), 2), m /= 100;

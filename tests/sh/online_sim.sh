@@ -30,7 +30,8 @@ msg=$(python3 "$root/tests/online/online_check.py" \
     + json "$j" 'j["cycles"] == j["written"] and j["log_dropped"] == 0 and j["from_queue"] == j["setpoints_produced"]' \
     + json "$j" 'j["last_cycle_written"] == j["from_queue"] - 1 and j["holds"] >= 0 and j["overruns"] >= 0' \
     + json "$j" 'all(j[h]["samples"] >= j["cycles"] - 1 > 500 and 0 <= j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["p999"] <= j[h]["max"] for h in ("period_us", "wakeup_latency_us", "work_us"))' \
-    + json "$j" 'j["compute_us"]["samples"] == j["setpoints_produced"] - 1 and 0 < j["compute_us"]["min"] <= j["compute_us"]["p50"] <= j["compute_us"]["p99"] <= j["compute_us"]["max"]' \
+    + json "$j" 'all(j[h]["samples"] == j["setpoints_produced"] - 1 and 0 < j[h]["min"] <= j[h]["p50"] <= j[h]["p99"] <= j[h]["max"] for h in ("compute_us", "compute_wall_us"))' \
+    + json "$j" 'j["sched_fifo"] is False or (j["rt_nice"] is None and j["planner_nice"] <= 0)' \
     + json "$j" '900 < j["period_us"]["p50"] < 1100 and j["queue_min"] >= 0 and j["approach"] is None and j["approach_setpoints"] == 0' \
     + json "$j" 'len(j["axes"]) == 6 and abs(j["axes"][0]["following_error_limit"] - 2.0 * 0.05) < 1e-12') \
     || note "$msg"
@@ -45,7 +46,16 @@ if [ "$(id -u)" = 0 ] && setpriv --inh-caps=-sys_nice,-ipc_lock --bounding-set=-
     grep -q "irl: warning: SCHED_FIFO 80 not permitted" "$tmp/np.err" || note "unprivileged: no SCHED_FIFO warning"
     grep -q '"sched_fifo": false' "$tmp/np/online.json" || note "unprivileged: online.json sched_fifo"
     grep -q '"complete": true' "$tmp/np/online.json" || note "unprivileged: not complete"
+    msg=$(python3 "$root/tests/online/online_check.py" json "$tmp/np/online.json" \
+        'j["rt_nice"] is not None and j["rt_nice"] <= j["planner_nice"]') || note "unprivileged: $msg"
 fi
+# the cycle thread always outranks the planner thread: under the normal policy by choice (--rt-priority 0) it takes
+# the raised nice value itself, and the planner thread keeps its own
+"$IRL" run --trace csv --online --max-missed 1000000 --rt-priority 0 --driver sim --no-plots --out "$tmp/nf" ptp_short.irl \
+    >/dev/null 2>"$tmp/nf.err" || note "--rt-priority 0: exit $?: $(head -3 "$tmp/nf.err")"
+msg=$(python3 "$root/tests/online/online_check.py" json "$tmp/nf/online.json" \
+    'j["sched_fifo"] is False and j["rt_nice"] is not None and j["rt_nice"] <= j["planner_nice"] and (j["rt_nice"] == -10 or j["planner_nice"] == j["rt_nice"])') \
+    || note "--rt-priority 0: $msg"
 
 # 3. usage errors
 expect64() { # $1 what, rest: arguments

@@ -53,6 +53,62 @@ UTEST(format_vs_printf)
     trace_format_double(a, 0.1, 17); CHECK(strcmp(a, "0.10000000000000001") == 0);
 }
 
+/* 16 and 17 digits (the stream driver's and online.csv's) come from exact integer arithmetic: equal to printf's
+ * on any bit pattern, on values near powers of ten, and on exact ties (an even last digit wins); timed against
+ * printf. */
+UTEST(format_17_digits_vs_printf)
+{
+    char a[64], b[64];
+    long n = 0, differ = 0;
+    for (int digits = 16; digits <= 17; digits++) {
+        for (int i = 0; i < 400000; i++) {
+            uint64_t bits = (uint64_t)(urand() * 18446744073709551616.0) ^ (uint64_t)(urand() * 4294967296.0);
+            double x;
+            switch (i % 4) {
+            case 0: memcpy(&x, &bits, sizeof x); break;                            /* any double */
+            case 1: x = ldexp(urand(), (int)(urand() * 120) - 90); break;         /* 1e-27 .. 1e9 */
+            case 2: x = round((urand() - 0.5) * 2e9) / pow(10, (int)(urand() * 18)); break; /* short decimals */
+            default: x = ldexp(1 + floor(urand() * 16) / 16, (int)(urand() * 160) - 80); break; /* few bits */
+            }
+            if (!isfinite(x)) continue;
+            trace_format_double(a, x, digits);
+            snprintf(b, sizeof b, "%.*g", digits, x);
+            n++;
+            if (strcmp(a, b) != 0 && ++differ <= 3) printf("#   %a: %s vs printf %s\n", x, a, b);
+        }
+        for (int e = -12; e <= 17; e++) /* next to the powers of ten, where the exponent changes */
+            for (double x = nextafter(pow(10, e), 0), k = 0; k < 3; k++, x = nextafter(x, INFINITY)) {
+                trace_format_double(a, x, digits), snprintf(b, sizeof b, "%.*g", digits, x);
+                n++, differ += strcmp(a, b) != 0;
+            }
+    }
+    /* exact ties: 16-digit integers + 0.5 at 16 digits, + 0.25 at 17 (all exact below 2^51) */
+    for (int i = 0; i < 100000; i++) {
+        double x = 1e15 + floor(urand() * 1.2e15);
+        trace_format_double(a, x + 0.5, 16), snprintf(b, sizeof b, "%.16g", x + 0.5);
+        n++, differ += strcmp(a, b) != 0;
+        trace_format_double(a, x + 0.25, 17), snprintf(b, sizeof b, "%.17g", x + 0.25);
+        n++, differ += strcmp(a, b) != 0;
+    }
+    printf("#   %ld of %ld differ from printf\n", differ, n);
+    CHECK(differ == 0);
+    trace_format_double(a, 1e15 + 0.5, 16);
+    CHECK(strcmp(a, "1000000000000000") == 0); /* the tie goes to the even digit */
+    trace_format_double(a, 1e15 + 1.5, 16);
+    CHECK(strcmp(a, "1000000000000002") == 0);
+    trace_format_double(a, -1.5707963267948966, 17);
+    CHECK(strcmp(a, "-1.5707963267948966") == 0);
+    volatile int sink = 0;
+    clock_t t0 = clock();
+    for (int i = 0; i < 200000; i++) sink += trace_format_double(a, 1.2345678901234567 + i * 1e-9, 17);
+    clock_t t1 = clock();
+    for (int i = 0; i < 200000; i++) sink += snprintf(a, sizeof a, "%.17g", 1.2345678901234567 + i * 1e-9);
+    clock_t t2 = clock();
+    printf("#   17 digits: %.0f ns a number, printf %.0f ns\n", (double)(t1 - t0) / CLOCKS_PER_SEC / 2e5 * 1e9,
+           (double)(t2 - t1) / CLOCKS_PER_SEC / 2e5 * 1e9);
+    (void)sink;
+}
+
 static ModelDesc desc;
 static SampleLayout lay;
 static Sample smp;
@@ -294,6 +350,7 @@ UTEST(row_cost)
 int main(void)
 {
     RUN(format_vs_printf);
+    RUN(format_17_digits_vs_printf);
     RUN(header_rows_determinism);
     RUN(thinned_copy);
     RUN(h5_bits);
