@@ -239,6 +239,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         attr_columns(h, cols, ncols, "columns", offsetof(TraceColumn, name));
         attr_columns(h, cols, ncols, "units", offsetof(TraceColumn, unit));
         attr_columns(h, cols, ncols, "joints", offsetof(TraceColumn, joint));
+        attr_long(h, h->ds, "mantissa_bits", trace_mantissa_bits(opt->digits));
     }
     const TraceMeta *m = opt->meta;
     attr_string(h, h->file, "format", FORMAT_NAME);
