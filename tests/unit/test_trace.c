@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "output/trace.h"
 #include "output/trace_h5.h"
@@ -123,6 +124,13 @@ UTEST(rounding)
     CHECK(trace_round(x, 52) == x && trace_round(x, 60) == x);
 }
 
+/* A file name of this process's own under /tmp (suites of several builds run at once): "/tmp/irl_test_<pid>_name". */
+static const char *tmp_file(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "/tmp/irl_test_%ld_%s", (long)getpid(), name);
+    return buf;
+}
+
 static ModelDesc desc;
 static SampleLayout lay;
 static Sample smp;
@@ -196,7 +204,8 @@ static char *slurp(const char *path, long *len)
 UTEST(header_rows_determinism)
 {
     setup();
-    const char *p1 = "/tmp/irl_test_trace1.csv", *p2 = "/tmp/irl_test_trace2.csv";
+    char b1[64], b2[64];
+    const char *p1 = tmp_file(b1, sizeof b1, "trace1.csv"), *p2 = tmp_file(b2, sizeof b2, "trace2.csv");
     CHECK(write_trace(p1, 3000, 1) == 3000);
     CHECK(write_trace(p2, 3000, 1) == 3000);
     long n1, n2;
@@ -250,8 +259,9 @@ static int nth_line(const char *text, long k, char *out, size_t outlen)
 UTEST(thinned_copy)
 {
     setup();
-    const char *csv = "/tmp/irl_test_thin.csv", *h5 = "/tmp/irl_test_thin.h5";
-    const char *thin1 = "/tmp/irl_test_thin1.csv", *thin2 = "/tmp/irl_test_thin2.csv";
+    char b1[64], b2[64], b3[64], b4[64];
+    const char *csv = tmp_file(b1, sizeof b1, "thin.csv"), *h5 = tmp_file(b2, sizeof b2, "thin.h5");
+    const char *thin1 = tmp_file(b3, sizeof b3, "thin1.csv"), *thin2 = tmp_file(b4, sizeof b4, "thin2.csv");
     struct { long rows, every, max, stride; } c[] = {
         {2507, 1, 100, 32}, /* stride 32 keeps 79 of 2507 rows (16 would keep 157 > 99), and the last */
         {2496, 1, 100, 32}, {3000, 10, 40, 8}, {50, 1, 100, 1}, {1, 1, 100, 1}};
@@ -300,7 +310,8 @@ static void fill_rough(long i)
 static void h5_bits_at(int digits)
 {
     setup();
-    const char *path = "/tmp/irl_test_trace_bits.h5";
+    char buf[64];
+    const char *path = tmp_file(buf, sizeof buf, "trace_bits.h5");
     const long cycles = 3 * (2 * TRACE_H5_CHUNK + 1234), every = 3, rows = cycles / every;
     const int mbits = trace_mantissa_bits(digits);
     Trace tr;
@@ -357,7 +368,8 @@ UTEST(row_cost)
     lay.ndev = 1;
     Trace tr;
     char err[256];
-    const char *p = "/tmp/irl_test_trace_bench.csv";
+    char buf[64];
+    const char *p = tmp_file(buf, sizeof buf, "trace_bench.csv");
     CHECK(trace_open(&tr, p, &lay, NULL, err, sizeof err) == 0);
     const long N = 200000;
     struct timespec t0, t1;
