@@ -268,6 +268,14 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
 typedef uint8_t Bytes16 __attribute__((vector_size(16)));
 typedef uint64_t Words2 __attribute__((vector_size(16)));
 
+/* Byte orders for __builtin_shufflevector(a, b, ...) (a's bytes 0-15, b's 16-31): the low halves of a and b
+ * interleaved byte by byte; the low or high halves interleaved two bytes at a time; four at a time. */
+#define BY1 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define BY2_LO 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23
+#define BY2_HI 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31
+#define BY4_LO 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23
+#define BY4_HI 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31
+
 /* The 8 bytes at p in the low half of a vector. */
 static inline Bytes16 load8(const double *p)
 {
@@ -290,28 +298,25 @@ static inline void store_halves(uint8_t *lo, uint8_t *hi, Bytes16 v)
  * pairs, then pairs of those, then fours. */
 static void shuffle_block(TraceH5 *h, const double *b)
 {
-    static const Bytes16 by1 = {0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23};
-    static const Bytes16 by2lo = {0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23};
-    static const Bytes16 by2hi = {8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31};
-    static const Bytes16 by4lo = {0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23};
-    static const Bytes16 by4hi = {8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31};
     const size_t n = (size_t)h->ncols;
     for (long i = 0; i < TRACE_H5_CHUNK; i += 8) {
         const double *rows = b + (size_t)i * n;
         for (size_t c = 0; c < n; c++) {
             const double *v = rows + c;
-            Bytes16 p0 = __builtin_shuffle(load8(v), load8(v + n), by1); /* rows 0 and 1, byte by byte */
-            Bytes16 p1 = __builtin_shuffle(load8(v + 2 * n), load8(v + 3 * n), by1);
-            Bytes16 p2 = __builtin_shuffle(load8(v + 4 * n), load8(v + 5 * n), by1);
-            Bytes16 p3 = __builtin_shuffle(load8(v + 6 * n), load8(v + 7 * n), by1);
-            Bytes16 q0 = __builtin_shuffle(p0, p1, by2lo), q1 = __builtin_shuffle(p0, p1, by2hi); /* rows 0-3 */
-            Bytes16 q2 = __builtin_shuffle(p2, p3, by2lo), q3 = __builtin_shuffle(p2, p3, by2hi); /* rows 4-7 */
+            Bytes16 p0 = __builtin_shufflevector(load8(v), load8(v + n), BY1); /* rows 0 and 1, byte by byte */
+            Bytes16 p1 = __builtin_shufflevector(load8(v + 2 * n), load8(v + 3 * n), BY1);
+            Bytes16 p2 = __builtin_shufflevector(load8(v + 4 * n), load8(v + 5 * n), BY1);
+            Bytes16 p3 = __builtin_shufflevector(load8(v + 6 * n), load8(v + 7 * n), BY1);
+            Bytes16 q0 = __builtin_shufflevector(p0, p1, BY2_LO); /* rows 0-3, bytes 0-3 */
+            Bytes16 q1 = __builtin_shufflevector(p0, p1, BY2_HI); /* rows 0-3, bytes 4-7 */
+            Bytes16 q2 = __builtin_shufflevector(p2, p3, BY2_LO); /* rows 4-7 */
+            Bytes16 q3 = __builtin_shufflevector(p2, p3, BY2_HI);
             uint8_t *pl = h->plane + c * CHUNK_BYTES + i;
             enum { K = TRACE_H5_CHUNK };
-            store_halves(pl, pl + K, __builtin_shuffle(q0, q2, by4lo)); /* bytes 0 and 1 of the eight rows */
-            store_halves(pl + 2 * K, pl + 3 * K, __builtin_shuffle(q0, q2, by4hi));
-            store_halves(pl + 4 * K, pl + 5 * K, __builtin_shuffle(q1, q3, by4lo));
-            store_halves(pl + 6 * K, pl + 7 * K, __builtin_shuffle(q1, q3, by4hi));
+            store_halves(pl, pl + K, __builtin_shufflevector(q0, q2, BY4_LO)); /* bytes 0 and 1 of the eight rows */
+            store_halves(pl + 2 * K, pl + 3 * K, __builtin_shufflevector(q0, q2, BY4_HI));
+            store_halves(pl + 4 * K, pl + 5 * K, __builtin_shufflevector(q1, q3, BY4_LO));
+            store_halves(pl + 6 * K, pl + 7 * K, __builtin_shufflevector(q1, q3, BY4_HI));
         }
     }
 }
