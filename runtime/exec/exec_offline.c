@@ -730,7 +730,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
         snprintf(ex->trace_path, sizeof ex->trace_path, "%s/%s", ex->out_dir, trace_name(ex));
         if (outdir_file(&ex->od, trace_name(ex), 1, part, sizeof part, err, sizeof err) < 0) goto fail;
         ex->trace_meta = (TraceMeta){.program = ex->program, .version = IRL_VERSION, .cycle = o->cycle};
-        TraceOptions to = {.digits = 12, .every = 1, .format = o->trace_h5 ? TRACE_H5 : TRACE_CSV,
+        TraceOptions to = {.digits = o->digits, .every = 1, .format = o->trace_h5 ? TRACE_H5 : TRACE_CSV,
                            .meta = &ex->trace_meta};
         if (!o->no_plots && !o->out_temp) { /* the figures read a thinned copy, written as the trace is */
             if (outdir_file(&ex->od, "plots.csv", 0, ex->plot_data, sizeof ex->plot_data, err, sizeof err) < 0)

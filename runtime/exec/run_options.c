@@ -171,7 +171,7 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
                                          "--display",
                                          "--controller", "--bandwidth", "--kp", "--kd", "--ki", "--driver",
                                          "--following-error", "--watchdog", "--queue", "--rt-priority", "--max-missed",
-                                         "--threads", "--max-time", "--plot-timeout", "--trace",
+                                         "--threads", "--max-time", "--plot-timeout", "--trace", "--digits",
                                          "--actual-start", "--controller-rate"};
     int takes = 0;
     for (size_t i = 0; i < sizeof with_arg / sizeof *with_arg; i++)
@@ -205,6 +205,11 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         bad = strcmp(v, "csv") != 0 && strcmp(v, "h5") != 0 && strcmp(v, "none") != 0;
         o->no_trace = strcmp(v, "none") == 0;
         o->trace_h5 = strcmp(v, "h5") == 0;
+    } else if (strcmp(a, "--digits") == 0) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        bad = end == v || *end || n < 1 || n > 17;
+        if (!bad) o->digits = (int)n;
     } else if (strcmp(a, "--cycle") == 0) {
         bad = parse_seconds(v, &o->cycle) || !(o->cycle >= 1e-6 && o->cycle <= 1.0);
     } else if (strcmp(a, "--max-time") == 0) {

@@ -48,6 +48,8 @@ typedef struct RunOptions {
                              * quantities in degrees there. The trace and report.json are SI either way */
     int no_trace;           /* --no-trace or --trace none: no trace (benchmarks); plots need the trace, so none either */
     int trace_h5;           /* --trace h5 (default): trace.h5 (output/trace_h5.h); 0 = --trace csv: trace.csv */
+    int digits;             /* --digits N: the trace's significant digits, 1..17 (its values rounded to them,
+                             * output/trace.h); 0 = the trace's default */
     int closed_loop;        /* --closed-loop: simulate the machine following the setpoints (closed_loop.h) */
     int controller;         /* --controller ct|pid: RUN_CONTROLLER_CT (default) or RUN_CONTROLLER_PID */
     double bandwidth;       /* --bandwidth W (rad/s) for the default gains; 0 = CONTROLLER_OMEGA */

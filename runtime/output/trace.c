@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_DIGITS 9
 #define NUM_MAX 32 /* longest formatted number: "-1.2345678901234567e-308" and a comma */
 #define BLOCK (1u << 20)
 
@@ -107,7 +106,7 @@ static int leading_digits(double x, int digits, uint64_t *m, int *e)
  * leading_digits leaves. */
 int trace_format_double(char *out, double x, int digits)
 {
-    if (digits <= 0) digits = DEFAULT_DIGITS;
+    if (digits <= 0) digits = TRACE_DEFAULT_DIGITS;
     if (digits > 17) return snprintf(out, NUM_MAX, "%.*g", digits, x);
     if (isnan(x)) return put_str(out, "nan");
     if (isinf(x)) return put_str(out, x > 0 ? "inf" : "-inf");
@@ -143,6 +142,54 @@ int trace_format_double(char *out, double x, int digits)
     }
     *p = 0;
     return (int)(p - out);
+}
+
+int trace_mantissa_bits(int digits)
+{
+    if (digits <= 0) digits = TRACE_DEFAULT_DIGITS;
+    int need = (int)ceil((digits + 1) * 3.3219280948873623); /* log2(10): never an integer product */
+    return need >= 52 ? 52 : 52 - 8 * ((52 - need) / 8);
+}
+
+/* Two doubles' bits, operated on together (SSE2 on x86-64). */
+typedef uint64_t TraceU2 __attribute__((vector_size(16)));
+
+/* Round two doubles' bits u to `drop` fewer mantissa bits: add half the dropped unit less one, plus one when the
+ * kept part is odd (ties to even; a carry moves into the exponent), and clear the dropped bits. A value whose
+ * exponent field is 0x7fe or 0x7ff (|x| >= 2^1023, infinities, NaNs) stays as it is, so nothing finite becomes
+ * infinite and a NaN keeps its payload: m is all ones for it, and then nothing is added and nothing cleared. */
+static TraceU2 round2(TraceU2 u, uint64_t drop, TraceU2 half, TraceU2 keep)
+{
+    const TraceU2 one = {1, 1}, expo = {(uint64_t)0x7ff << 52, (uint64_t)0x7ff << 52};
+    TraceU2 m = -(((u & expo) + (one << 53)) >> 63);
+    return (u + ((half + ((u >> drop) & one)) & ~m)) & (keep | m);
+}
+
+/* Round the n doubles at v to `bits` explicit mantissa bits (0 <= bits < 52) in place, two at a time and without
+ * a branch: a row costs a few instructions a value. */
+static void round_values(double *v, int n, int bits)
+{
+    const uint64_t drop = (uint64_t)(52 - bits), low = ((uint64_t)1 << drop) - 1;
+    const TraceU2 half = {low >> 1, low >> 1}, keep = {~low, ~low};
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        TraceU2 u;
+        memcpy(&u, v + i, sizeof u);
+        u = round2(u, drop, half, keep);
+        memcpy(v + i, &u, sizeof u);
+    }
+    if (i < n) {
+        TraceU2 u = {0, 0};
+        memcpy(&u, v + i, sizeof *v);
+        u = round2(u, drop, half, keep);
+        memcpy(v + i, &u, sizeof *v);
+    }
+}
+
+double trace_round(double x, int bits)
+{
+    if (bits < 52) round_values(&x, 1, bits > 0 ? bits : 0);
+    return x;
 }
 
 /* }====================================================================== */
@@ -297,9 +344,10 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
     memset(tr, 0, sizeof *tr);
     tr->lay = lay;
     if (opt) tr->opt = *opt;
-    if (tr->opt.digits <= 0) tr->opt.digits = DEFAULT_DIGITS;
+    if (tr->opt.digits <= 0) tr->opt.digits = TRACE_DEFAULT_DIGITS;
     if (tr->opt.digits > 17) tr->opt.digits = 17;
     if (tr->opt.every <= 0) tr->opt.every = 1;
+    tr->mbits = trace_mantissa_bits(tr->opt.digits);
     tr->ncols = trace_column_count(lay);
     tr->cols = calloc((size_t)tr->ncols, sizeof *tr->cols);
     tr->vals = calloc((size_t)tr->ncols, sizeof *tr->vals);
@@ -380,10 +428,18 @@ static void thin_row(Trace *tr, long r)
     memcpy(tr->thin + tr->thin_n++ * n, tr->vals, n * sizeof *tr->thin);
 }
 
+/* Round the value columns of tr->vals to the trace's precision; t (printed with at least 12 digits) and line
+ * (an integer) stay exact, and so do the I/O columns' 0 and 1. */
+static void round_row(Trace *tr)
+{
+    if (tr->mbits < 52) round_values(tr->vals + 1, tr->ncols - 2, tr->mbits);
+}
+
 int trace_row(Trace *tr, const Sample *s)
 {
     if (tr->seen++ % tr->opt.every != 0) return tr->err ? -1 : 0;
     trace_values(tr->lay, s, tr->vals);
+    round_row(tr);
     if (tr->thin) thin_row(tr, tr->rows);
     tr->rows++;
     if (tr->h5) {

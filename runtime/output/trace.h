@@ -10,7 +10,11 @@
  * device, else the statement the program is at; 0 = none). SI units. Numbers are printed
  * by a hand-written formatter with TraceOptions.digits significant digits, t with at least 12 (exactly as
  * printf's %.<digits>g: shortest form, no trailing zeros; "nan", "inf", "-inf" for non-finite values): the same
- * samples always give the same bytes. Torques of a device without inverse dynamics are written as "nan". */
+ * samples always give the same bytes. Torques of a device without inverse dynamics are written as "nan".
+ *
+ * Precision: trace_row rounds each value column's double to the precision the trace states (trace_mantissa_bits:
+ * its digits and a guard digit, whole low mantissa bytes zeroed) before either writer sees it, so trace.csv and
+ * trace.h5 record the same values; t and line stay exact. The zeroed bytes cost trace.h5 almost nothing. */
 #ifndef IRL_TRACE_H
 #define IRL_TRACE_H
 
@@ -20,6 +24,8 @@
 
 typedef enum { TRACE_CSV = 0, TRACE_H5 = 1 } TraceFormat;
 
+#define TRACE_DEFAULT_DIGITS 9
+
 /* What the HDF5 trace carries besides its channels (trace_h5.c); the CSV ignores it. Borrowed. */
 typedef struct {
     const char *program;  /* the program's file name as given */
@@ -28,7 +34,7 @@ typedef struct {
 } TraceMeta;
 
 typedef struct {
-    int digits;    /* significant digits, 1..17; <= 0: 9 */
+    int digits;    /* significant digits, 1..17; <= 0: 9 (TRACE_DEFAULT_DIGITS) */
     long every;    /* write every n-th cycle (row 0 always); <= 0: 1 */
     TraceFormat format;
     const TraceMeta *meta; /* TRACE_H5: the file's attributes; NULL = none */
@@ -66,6 +72,7 @@ typedef struct {
     char *buf;               /* rows are formatted here, then written in large blocks */
     size_t cap, len, row_max;
     long rows, seen;
+    int mbits;               /* explicit mantissa bits the value columns keep (trace_mantissa_bits) */
     int err;                 /* errno of the first write error, 0 = none */
     double *thin;            /* opt.thin_path: the kept rows (row j is trace row j * thin_stride), owned */
     long thin_cap, thin_n, thin_stride;
@@ -87,6 +94,14 @@ int trace_close(Trace *tr, char *err, size_t errlen);
 int trace_columns(const SampleLayout *lay, TraceColumn *cols);
 /* One cycle's values in column order: line as a number, torques NAN when the device has no inverse dynamics. */
 void trace_values(const SampleLayout *lay, const Sample *s, double *v);
+/* The explicit mantissa bits (of 52) a trace of `digits` significant digits keeps in its value columns: the
+ * fewest whole bytes' worth that hold ceil((digits + 1) log2 10) bits, i.e. the digits and a guard digit
+ * (digits 9: 36, a relative error of at most 2^-37; 12: 44; 13 and more: 52, every bit). */
+int trace_mantissa_bits(int digits);
+/* x rounded to the nearest double whose explicit mantissa has only its `bits` high bits (ties to even; a carry
+ * moves into the exponent); unchanged when bits >= 52 and for |x| >= 2^1023, infinities and NaNs (so nothing
+ * finite becomes infinite, and a NaN stays the same NaN). */
+double trace_round(double x, int bits);
 /* Print value x of a column of kind k as the CSV does, at p; returns the end (no terminator; at most 32 bytes). */
 char *trace_put_value(char *p, double x, TraceKind k, int digits);
 

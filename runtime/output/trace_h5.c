@@ -239,6 +239,7 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         attr_columns(h, cols, ncols, "columns", offsetof(TraceColumn, name));
         attr_columns(h, cols, ncols, "units", offsetof(TraceColumn, unit));
         attr_columns(h, cols, ncols, "joints", offsetof(TraceColumn, joint));
+        attr_long(h, h->ds, "mantissa_bits", trace_mantissa_bits(opt->digits));
     }
     const TraceMeta *m = opt->meta;
     attr_string(h, h->file, "format", FORMAT_NAME);
@@ -262,38 +263,60 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     return h;
 }
 
-/* Transpose the 8 x 8 bytes of x (word j, byte k = bits 8k..8k+7): byte j of x[k] becomes byte k of x[j]. */
-static void transpose8(uint64_t x[8])
+/* Sixteen bytes operated on together, and the same as two 8-byte words (SSE2 on x86-64: the byte shuffles below
+ * are its unpack instructions). */
+typedef uint8_t Bytes16 __attribute__((vector_size(16)));
+typedef uint64_t Words2 __attribute__((vector_size(16)));
+
+/* Byte orders for __builtin_shufflevector(a, b, ...) (a's bytes 0-15, b's 16-31): the low halves of a and b
+ * interleaved byte by byte; the low or high halves interleaved two bytes at a time; four at a time. */
+#define BY1 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23
+#define BY2_LO 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23
+#define BY2_HI 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31
+#define BY4_LO 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23
+#define BY4_HI 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31
+
+/* The 8 bytes at p in the low half of a vector. */
+static inline Bytes16 load8(const double *p)
 {
-    static const uint64_t m32 = 0x00000000FFFFFFFFull, m16 = 0x0000FFFF0000FFFFull, m8 = 0x00FF00FF00FF00FFull;
-    for (int j = 0; j < 4; j++) { /* swap the 4-byte blocks off the diagonal, then the 2-byte ones, then bytes */
-        uint64_t a = x[j], b = x[j + 4];
-        x[j] = (a & m32) | (b << 32), x[j + 4] = (a >> 32) | (b & ~m32);
-    }
-    for (int j = 0; j < 8; j += (j & 1) ? 3 : 1) { /* 0, 1, 4, 5 */
-        uint64_t a = x[j], b = x[j + 2];
-        x[j] = (a & m16) | ((b & m16) << 16), x[j + 2] = ((a >> 16) & m16) | (b & ~m16);
-    }
-    for (int j = 0; j < 8; j += 2) {
-        uint64_t a = x[j], b = x[j + 1];
-        x[j] = (a & m8) | ((b & m8) << 8), x[j + 1] = ((a >> 8) & m8) | (b & ~m8);
-    }
+    uint64_t x;
+    memcpy(&x, p, sizeof x);
+    return (Bytes16)(Words2){x, 0};
+}
+
+/* Store the halves of v at lo and hi. */
+static inline void store_halves(uint8_t *lo, uint8_t *hi, Bytes16 v)
+{
+    uint64_t a = ((Words2)v)[0], b = ((Words2)v)[1];
+    memcpy(lo, &a, sizeof a), memcpy(hi, &b, sizeof b);
 }
 
 /* Regroup block b (rows as they came, the rows past the data zeros) into h->plane as the shuffle filter orders
  * each column's chunk: byte k of every value together, k = 0 the least significant (the order for the file's
  * little-endian doubles). Eight rows at a time, so the block is read in order and the 8 x ncols plane stretches
- * being written stay in the cache. */
+ * being written stay in the cache: a column's 8 x 8 bytes are transposed by interleaving the rows' bytes in
+ * pairs, then pairs of those, then fours. */
 static void shuffle_block(TraceH5 *h, const double *b)
 {
+    const size_t n = (size_t)h->ncols;
     for (long i = 0; i < TRACE_H5_CHUNK; i += 8) {
-        const double *rows = b + (size_t)i * h->ncols;
-        for (int c = 0; c < h->ncols; c++) {
-            uint64_t x[8];
-            for (int j = 0; j < 8; j++) memcpy(&x[j], rows + (size_t)j * h->ncols + c, sizeof x[j]);
-            transpose8(x);
-            uint8_t *pl = h->plane + (size_t)c * CHUNK_BYTES + i;
-            for (int k = 0; k < 8; k++) memcpy(pl + k * TRACE_H5_CHUNK, &x[k], 8);
+        const double *rows = b + (size_t)i * n;
+        for (size_t c = 0; c < n; c++) {
+            const double *v = rows + c;
+            Bytes16 p0 = __builtin_shufflevector(load8(v), load8(v + n), BY1); /* rows 0 and 1, byte by byte */
+            Bytes16 p1 = __builtin_shufflevector(load8(v + 2 * n), load8(v + 3 * n), BY1);
+            Bytes16 p2 = __builtin_shufflevector(load8(v + 4 * n), load8(v + 5 * n), BY1);
+            Bytes16 p3 = __builtin_shufflevector(load8(v + 6 * n), load8(v + 7 * n), BY1);
+            Bytes16 q0 = __builtin_shufflevector(p0, p1, BY2_LO); /* rows 0-3, bytes 0-3 */
+            Bytes16 q1 = __builtin_shufflevector(p0, p1, BY2_HI); /* rows 0-3, bytes 4-7 */
+            Bytes16 q2 = __builtin_shufflevector(p2, p3, BY2_LO); /* rows 4-7 */
+            Bytes16 q3 = __builtin_shufflevector(p2, p3, BY2_HI);
+            uint8_t *pl = h->plane + c * CHUNK_BYTES + i;
+            enum { K = TRACE_H5_CHUNK };
+            store_halves(pl, pl + K, __builtin_shufflevector(q0, q2, BY4_LO)); /* bytes 0 and 1 of the eight rows */
+            store_halves(pl + 2 * K, pl + 3 * K, __builtin_shufflevector(q0, q2, BY4_HI));
+            store_halves(pl + 4 * K, pl + 5 * K, __builtin_shufflevector(q1, q3, BY4_LO));
+            store_halves(pl + 6 * K, pl + 7 * K, __builtin_shufflevector(q1, q3, BY4_HI));
         }
     }
 }

@@ -4,7 +4,8 @@
  * Layout (docs/RUNNING.md "The HDF5 trace"):
  *   /trace          float64 [rows x columns], the columns of trace_columns() in order (t first, line last);
  *                   chunks of TRACE_H5_CHUNK rows x 1 column (one channel's stretch of time per chunk), shuffle +
- *                   deflate. Attributes: columns, units, joints (string arrays, one entry per column).
+ *                   deflate. Attributes: columns, units, joints (string arrays, one entry per column),
+ *                   mantissa_bits (the explicit mantissa bits the value columns keep: trace.h's precision).
  *   /               attributes: format ("irl-trace 1"), irl_version, program, cycle_time (s), digits and every (the
  *                   CSV's), rows, complete (1, or 0 with `incomplete` saying why the run ended early).
  *   /devices/NAME   one group per device: attributes backend, machine_file, axes, joints (string array).

@@ -3,7 +3,8 @@
 Several checks in one call (Python starts once), separated by '+':  online_check.py same A B + json C 'expr'
 
   same    TRACE ONLINE_CSV [--complete]  every 'run' row of online.csv carries the trace row of its cycle: its
-                                         positions, printed with the trace's 12 digits, are the trace's text;
+                                         positions (written with 17 digits: the doubles themselves), as the
+                                         trace records them (trace_text), are the trace's text;
                                          cycles in order without gaps (from 0; to the trace's end if --complete);
                                          every other row holds the last position at zero speed, or is a stop row,
                                          or an approach row (cycle -1) before the first run row
@@ -41,9 +42,25 @@ Several checks in one call (Python starts once), separated by '+':  online_check
 """
 import csv
 import json
+import math
+import struct
 import sys
 
 DT = 0.001
+DIGITS = 9  # the trace's significant digits by default (runtime/output/trace.h TRACE_DEFAULT_DIGITS)
+
+
+def trace_text(x, digits=DIGITS):
+    """x as the trace records it (runtime/output/trace.h): rounded to the nearest double with the mantissa bits
+    its digits keep (the digits and a guard digit, whole bytes; ties to even), printed with those digits."""
+    need = math.ceil((digits + 1) * math.log2(10))
+    bits = 52 if need >= 52 else 52 - 8 * ((52 - need) // 8)
+    u = struct.unpack('<Q', struct.pack('<d', x))[0]
+    if bits < 52 and (u >> 52) & 0x7ff < 0x7fe:
+        drop = 52 - bits
+        low = (1 << drop) - 1
+        u = (u + (low >> 1) + ((u >> drop) & 1)) & ~low
+    return '%.*g' % (digits, struct.unpack('<d', struct.pack('<Q', u))[0])
 
 
 def rows_of(path):
@@ -76,7 +93,7 @@ def same(trace, online, complete=None):
         if state == 'run':
             if cyc != want:
                 return 'online.csv line %d: cycle %d, expected %d' % (n, cyc, want)
-            got = ['%.12g' % x for x in q]
+            got = [trace_text(x) for x in q]
             exp = [tr[cyc][i] for i in tq]
             if got != exp:
                 return 'cycle %d: wrote %s, the trace has %s' % (cyc, got, exp)

@@ -1,7 +1,10 @@
 """trace_h5_check.py H5 CSV PROGRAM VERSION: the HDF5 trace read by h5py and pandas equals the CSV trace of the same
-run column for column (every value, printed as the CSV prints it: 12 significant digits, equal to the CSV's
-field; NaN where the CSV has nan), and carries the attributes docs/RUNNING.md lists. Prints one summary line;
-exits 1 with the reason on the first difference. Expected units come from the devices' joint types."""
+run column for column (every value, printed as the CSV prints it: the trace's significant digits, t with at
+least 12, equal to the CSV's field; NaN where the CSV has nan), and carries the attributes docs/RUNNING.md lists;
+its value columns are rounded as `mantissa_bits` says (the trace's digits and a guard digit, whole bytes: the low
+52 - mantissa_bits bits of every finite value zero), t and line are not. Prints one summary line; exits 1 with
+the reason on the first difference. Expected units come from the devices' joint types."""
+import math
 import sys
 
 import h5py
@@ -40,7 +43,19 @@ for c in cols:
     if got != want:
         i = next(k for k in range(len(got)) if got[k] != want[k])
         fail("column %s row %d: h5 %r (%s), CSV %s" % (c, i, h[i], got[i], want[i]))
-# a value the CSV prints in full (an exact decimal like a PTP target) is the same double
+# the precision: the digits and a guard digit in whole mantissa bytes; the dropped bits of every value column zero
+need = math.ceil((digits + 1) * math.log2(10))
+mbits = int(ds.attrs["mantissa_bits"])
+if mbits != (52 if need >= 52 else 52 - 8 * ((52 - need) // 8)):
+    fail("mantissa_bits %d for %d digits" % (mbits, digits))
+raw = ds[:].view(np.uint64)
+finite = (raw & np.uint64(0x7ff << 52)) < np.uint64(0x7fe << 52)
+low = raw & np.uint64((1 << (52 - mbits)) - 1)
+dirty = [cols[k] for k in range(1, len(cols) - 1) if (low[:, k][finite[:, k]] != 0).any()]
+if dirty:
+    fail("columns with dropped bits set (mantissa_bits %d): %s" % (mbits, dirty))
+if mbits < 52 and not (low[:, 0] != 0).any():
+    fail("t looks rounded: it must keep every bit")
 # units: time in s, axis columns by joint type, pose m and dimensionless, G-profile outputs in G and G/s
 unit = dict(zip(cols, units))
 # axis columns carry their joint's name (arm.q2.shoulder): look them up by their index alone too (arm.q2)
@@ -86,5 +101,5 @@ if not lines or max(lines) > len(src) or not all(src[n - 1].strip() for n in lin
 comp = ds.compression, ds.shuffle, ds.chunks
 if comp[0] != "gzip" or not comp[1] or comp[2][1] != 1:
     fail("filters/chunks: %s" % (comp,))
-print("%d rows x %d columns equal to the CSV at its 12 digits; units, joints, devices, source, version present"
-      % (len(df), len(cols)))
+print("%d rows x %d columns equal to the CSV at its %d digits, values kept to %d mantissa bits; units, joints, "
+      "devices, source, version present" % (len(df), len(cols), digits, mbits))

@@ -11,7 +11,8 @@ cd "$(dirname "$0")/../../programs"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail=0
 note() { echo "FAIL $*"; fail=1; }
-run() { local out=$1; shift; "$IRL" run --trace csv --no-plots --no-html --out "$tmp/$out" "$@" cell.irl >"$tmp/$out.out" 2>"$tmp/$out.err"; }
+# traces with 12 significant digits (--digits 12): the FOLLOWs' samples are checked to 1e-9 rad
+run() { local out=$1; shift; "$IRL" run --trace csv --digits 12 --no-plots --no-html --out "$tmp/$out" "$@" cell.irl >"$tmp/$out.out" 2>"$tmp/$out.err"; }
 
 run a || note "cell: exit $? ($(head -3 "$tmp/a.err"))"
 run b || note "cell (second run): exit $?"
@@ -76,7 +77,7 @@ msg=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 # online (sim driver): the same setpoints, the same report
 for p in a door door6; do
     args=(); [ $p = door ] && args=(--input door=1@3.5); [ $p = door6 ] && args=(--input door=1@6)
-    "$IRL" run --trace csv --online --max-missed 1000000 --driver sim --queue 500 --no-plots --no-html --out "$tmp/on$p" "${args[@]}" cell.irl \
+    "$IRL" run --trace csv --digits 12 --online --max-missed 1000000 --driver sim --queue 500 --no-plots --no-html --out "$tmp/on$p" "${args[@]}" cell.irl \
         >"$tmp/on$p.out" 2>"$tmp/on$p.err" || note "online $p: exit $? ($(head -3 "$tmp/on$p.err"))"
     for f in trace.csv report.json; do cmp -s "$tmp/$p/$f" "$tmp/on$p/$f" || note "online $p: $f differs from the dry-run's"; done
 done

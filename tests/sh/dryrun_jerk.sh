@@ -4,7 +4,7 @@
 # (models/puma560_payload.irm): the machine file has a finite jerk limit on every axis (else the test would prove
 # nothing); the run lists no speed, acceleration or jerk violation in report.json (torque_violation fails on torque,
 # by design; the others pass); independently of runtime/exec/checks.c, the jerk recomputed from trace.csv
-# ((qdd_k - qdd_k-1) / cycle, the trace's 12 digits) stays within the limits to 1e-6 relative (the checks' own
+# ((qdd_k - qdd_k-1) / cycle, the trace's 12 digits: --digits 12) stays within the limits to 1e-6 relative (the checks' own
 # tolerance for differentiated channels); and the report names the requests the planner lowered for the blends
 # (demo.irl: APPROX at line 13, the LIN whose blend into the PTP of line 14 was shortened, and APPROX_PTP at line 14,
 # that PTP's blend into the next LIN).
@@ -50,7 +50,7 @@ PY
 for p in demo pick_place lin_circ torque_violation; do
     extra=(); [ $p = pick_place ] && extra=(--input part_ready=1@0.5)
     want=0; [ $p = torque_violation ] && want=1
-    "$IRL" run --trace csv --no-plots --out "$tmp/$p" "${extra[@]}" "$p.irl" >/dev/null 2>"$tmp/$p.err"; rc=$?
+    "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/$p" "${extra[@]}" "$p.irl" >/dev/null 2>"$tmp/$p.err"; rc=$?
     [ $rc = $want ] || note "$p: exit $rc, expected $want ($(head -3 "$tmp/$p.err"))"
     machine=../models/puma560_cell.irm; [ $p = torque_violation ] && machine=../models/puma560_payload.irm
     check $p "$tmp/$p" "$(jerks $machine)"
@@ -73,7 +73,7 @@ BEGIN
   MOVE_INC LIN POS(0, 0.005 m, 0.2 m);
 ENDPROGRAM
 IRL
-(cd "$tmp" && "$IRL" run --trace csv --no-plots --out "$tmp/wrist" wrist.irl >/dev/null 2>"$tmp/wrist.err")
+(cd "$tmp" && "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/wrist" wrist.irl >/dev/null 2>"$tmp/wrist.err")
 grep -q '"quantity": "singularity"' "$tmp/wrist/report.json" || note "wrist: no singularity in report.json"
 grep -q 'wrist.irl:6:3: note: arm SPEED 0.5 m/s lowered to' "$tmp/wrist/report.txt" \
     || note "wrist: report.txt does not name the SPEED lowered at line 6"

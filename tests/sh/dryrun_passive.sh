@@ -10,6 +10,7 @@
 #      integrated along the square's sides (Simpson), a net turn after the round trip; byte-identical reruns;
 #   4. the same program on models/freeflyer_dem_chain.irm (the chain back-end, a passive first joint): every column
 #      as on the freeflyer back-end, and the chain's own torque on the passive joint zero.
+# The traces have 12 significant digits (--digits 12), which the comparisons to 1e-9 rad need.
 # Needs $IRL.
 set -u
 cd "$(dirname "$0")/../.."
@@ -35,21 +36,21 @@ rates='function rates(t1, t2) {
     function ab(x) { return x < 0 ? -x : x }'
 
 cd programs
-"$IRL" run --trace csv --no-plots --out "$tmp/ol" freeflyer_pd.irl >"$tmp/ol.out" 2>&1 || fail "open loop: $(cat "$tmp/ol.out")"
-"$IRL" run --trace csv --no-plots --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" freeflyer_pd.irl >"$tmp/dem.out" 2>&1 ||
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/ol" freeflyer_pd.irl >"$tmp/ol.out" 2>&1 || fail "open loop: $(cat "$tmp/ol.out")"
+"$IRL" run --trace csv --digits 12 --no-plots --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" freeflyer_pd.irl >"$tmp/dem.out" 2>&1 ||
     fail "open loop, DEM: $(cat "$tmp/dem.out")"
-"$IRL" run --trace csv --no-plots --closed-loop --out "$tmp/cl" freeflyer_pd.irl >"$tmp/cl.out" 2>&1 ||
+"$IRL" run --trace csv --digits 12 --no-plots --closed-loop --out "$tmp/cl" freeflyer_pd.irl >"$tmp/cl.out" 2>&1 ||
     fail "closed loop: $(cat "$tmp/cl.out")"
-"$IRL" run --trace csv --no-plots --closed-loop --kp 10000 --kd 200 --out "$tmp/clhi" freeflyer_pd.irl >"$tmp/clhi.out" 2>&1 ||
+"$IRL" run --trace csv --digits 12 --no-plots --closed-loop --kp 10000 --kd 200 --out "$tmp/clhi" freeflyer_pd.irl >"$tmp/clhi.out" 2>&1 ||
     fail "closed loop, high gains: $(cat "$tmp/clhi.out")"
-"$IRL" run --trace csv --no-plots --out "$tmp/sw" freeflyer_swing.irl >"$tmp/sw.out" 2>&1 || fail "swing: $(cat "$tmp/sw.out")"
-"$IRL" run --trace csv --no-plots --out "$tmp/sw2" freeflyer_swing.irl >/dev/null 2>&1 || fail "swing, second run"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/sw" freeflyer_swing.irl >"$tmp/sw.out" 2>&1 || fail "swing: $(cat "$tmp/sw.out")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/sw2" freeflyer_swing.irl >/dev/null 2>&1 || fail "swing, second run"
 sed "s|DEVICE ff : FREEFLYER \"../models/freeflyer_vm.irm\"|DEVICE ff : CHAIN \"$root/models/freeflyer_dem_chain.irm\"|" \
     freeflyer_swing.irl >"$tmp/chain_swing.irl"
 grep -q 'DEVICE ff : CHAIN' "$tmp/chain_swing.irl" || fail "could not make the chain variant of freeflyer_swing.irl"
 # the chain's singularity measure (6 x 3 Jacobian of a planar arm) is 0 everywhere, but the program moves by PTP
 # only, where singularity proximity is not checked (docs/RUNNING.md): no violation
-"$IRL" run --trace csv --no-plots --out "$tmp/ch" "$tmp/chain_swing.irl" >"$tmp/ch.out" 2>&1
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/ch" "$tmp/chain_swing.irl" >"$tmp/ch.out" 2>&1
 [ $? -eq 0 ] && ! grep -q ': error: ' "$tmp/ch.out" && grep -q '^verdict: PASS' "$tmp/ch/report.txt" ||
     fail "chain twin: $(cat "$tmp/ch.out")"
 cd "$root"

@@ -3,7 +3,8 @@
 # runtime/exec/checks.c: speed, acceleration and torque limits of models/puma560_cell.irm never exceeded in trace.csv;
 # exact stop on the last PTP target to 1e-9; lin_circ.irl on its lines and circles to 1e-9 m (trace poses);
 # byte-identical trace.csv and report.json across two runs; torque_violation.irl fails, and passes when run with
-# the time scale its report suggests. Needs $IRL.
+# the time scale its report suggests. The traces have 12 significant digits (--digits 12), which the 1e-9 checks
+# need. Needs $IRL.
 set -u
 cd "$(dirname "$0")/../../programs"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -26,7 +27,7 @@ check_limits() { # $1 trace
 for p in demo pick_place lin_circ; do
     extra=(); [ $p = pick_place ] && extra=(--input part_ready=1@0.5)
     for run in a b; do
-        "$IRL" run --trace csv --no-plots --out "$tmp/$p.$run" "${extra[@]}" "$p.irl" >"$tmp/$p.$run.out" 2>"$tmp/$p.$run.err" \
+        "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/$p.$run" "${extra[@]}" "$p.irl" >"$tmp/$p.$run.out" 2>"$tmp/$p.$run.err" \
             || note "$p: exit $? ($(head -3 "$tmp/$p.$run.err"))"
     done
     [ -s "$tmp/$p.a/trace.csv" ] || { note "$p: no trace"; continue; }
@@ -54,17 +55,17 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { col[$i] = i; h = $i; if (sub(/\.[
     || note "lin_circ: path check"
 
 # the deliberate violator fails, names line 13, and passes with the suggested time scale
-"$IRL" run --trace csv --no-plots --out "$tmp/tv" torque_violation.irl >/dev/null 2>"$tmp/tv.err"; rc=$?
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/tv" torque_violation.irl >/dev/null 2>"$tmp/tv.err"; rc=$?
 [ $rc = 1 ] || note "torque_violation: exit $rc, expected 1"
 grep -q 'torque_violation.irl:13:3: error: arm axis 2 (j2) torque' "$tmp/tv.err" || note "torque_violation: line 13 not named"
 k=$(grep -o 'time scale k = [0-9.]*' "$tmp/tv/report.txt" | awk '{print $5}')
 [ -n "$k" ] || note "torque_violation: no time scale in the report"
 if [ -n "$k" ]; then
     k2=$(awk -v k="$k" 'BEGIN { printf "%.9g", k * 1.000001 }')
-    "$IRL" run --trace csv --no-plots --out "$tmp/tv2" --time-scale "$k2" torque_violation.irl >/dev/null 2>"$tmp/tv2.err" \
+    "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/tv2" --time-scale "$k2" torque_violation.irl >/dev/null 2>"$tmp/tv2.err" \
         || note "torque_violation: fails with --time-scale $k2: $(head -3 "$tmp/tv2.err")"
     k3=$(awk -v k="$k" 'BEGIN { printf "%.9g", 1 + (k - 1) * 0.9 }')
-    "$IRL" run --trace csv --no-plots --out "$tmp/tv3" --time-scale "$k3" torque_violation.irl >/dev/null 2>&1 \
+    "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/tv3" --time-scale "$k3" torque_violation.irl >/dev/null 2>&1 \
         && note "torque_violation: passes already with --time-scale $k3 (k is not the smallest)"
 fi
 exit $fail

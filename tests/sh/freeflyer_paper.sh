@@ -18,7 +18,7 @@ for p in python3 /usr/bin/python3; do "$p" -c 'import numpy, scipy' 2>/dev/null 
 opts=(--no-plots --no-html --closed-loop --start ff=0,0,0.5 --actual-start ff=0,0,0)
 run() { # name, extra options...
     local name=$1; shift
-    (cd programs && "$IRL" run --trace csv "${opts[@]}" "$@" --out "$tmp/$name" freeflyer_paper.irl) >"$tmp/$name.out" 2>&1
+    (cd programs && "$IRL" run --trace csv --digits 12 "${opts[@]}" "$@" --out "$tmp/$name" freeflyer_paper.irl) >"$tmp/$name.out" 2>&1
     [ $? = 0 ] || fail "$name: $(cat "$tmp/$name.out")"
     grep -q '^verdict: PASS' "$tmp/$name/report.txt" || fail "$name: $(grep '^verdict' "$tmp/$name/report.txt")"
 }

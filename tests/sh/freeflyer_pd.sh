@@ -12,15 +12,15 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 prog=programs/freeflyer_pd.irl
-(cd programs && "$IRL" run --trace csv --no-plots --closed-loop --out "$tmp/vm" freeflyer_pd.irl) >"$tmp/vm.out" 2>&1 ||
+(cd programs && "$IRL" run --trace csv --digits 12 --no-plots --closed-loop --out "$tmp/vm" freeflyer_pd.irl) >"$tmp/vm.out" 2>&1 ||
     fail "VM run: $(cat "$tmp/vm.out")"
-(cd programs && "$IRL" run --trace csv --no-plots --closed-loop --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" \
+(cd programs && "$IRL" run --trace csv --digits 12 --no-plots --closed-loop --device ff=../models/freeflyer_dem.irm --out "$tmp/dem" \
     freeflyer_pd.irl) >"$tmp/dem.out" 2>&1 || fail "DEM run: $(cat "$tmp/dem.out")"
 grep -q '^verdict: PASS' "$tmp/vm/report.txt" || fail "VM run does not pass its checks"
 grep -Eq '^  axis 1( \([a-z_0-9]+\))?, passive, not driven: peak \|setpoint - actual\| [0-9.e+-]+ deg at ' "$tmp/vm/report.txt" ||
     fail "the report does not call the base axis passive"
 
-# 1. VM and DEM: every column of the two traces (12 significant digits in the file)
+# 1. VM and DEM: every column of the two traces (12 significant digits in the file: --digits 12)
 paste -d, "$tmp/vm/trace.csv" "$tmp/dem/trace.csv" | awk -F, '
     NR == 1 { n = NF / 2; next }
     { for (i = 2; i <= n; i++) { d = $i - $(i + n); if (d < 0) d = -d; if (d > w) { w = d; wc = i } } }

@@ -25,7 +25,8 @@ set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 
 . "$root/tests/sh/hal_setup.bash"
-"$IRL" run --trace csv --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
+# the dry-run's trace with 12 significant digits, so that the received positions can be compared with it to 1e-9
+"$IRL" run --trace csv --digits 12 --no-plots --no-progress --out "$tmp/dry" "$root/programs/lin_circ.irl" >/dev/null 2>&1 || note "dry-run failed"
 
 hal_start_servo
 

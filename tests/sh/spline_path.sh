@@ -4,6 +4,7 @@
 # velocity and of the acceleration from one cycle to the next halves with the cycle: a jump would not shrink), and
 # keeps the limits (verdict PASS); a spline that overshoots an axis' position range between its points is a
 # violation at its own line. A Cartesian spline of POSITIONs, one of POSEs (the orientation too), a JOINT one.
+# The traces have 12 significant digits (--digits 12): the cycle-to-cycle changes are differences of them.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -20,7 +21,7 @@ BEGIN
 ENDPROGRAM
 IRL
 for c in 0.001 0.0005; do
-  "$IRL" run --trace csv --no-plots --cycle $c --out "$tmp/o$c" "$tmp/p.irl" >/dev/null 2>"$tmp/err" ||
+  "$IRL" run --trace csv --digits 12 --no-plots --cycle $c --out "$tmp/o$c" "$tmp/p.irl" >/dev/null 2>"$tmp/err" ||
     fail "run --cycle $c: $(head -3 "$tmp/err")"
   grep -q "^verdict: PASS" "$tmp/o$c/report.txt" || fail "--cycle $c: $(head -4 "$tmp/o$c/report.txt")"
 done
@@ -110,7 +111,7 @@ BEGIN
   MOVE arm SPLINE JOINT(0, 0.8, -3.1, 0, 0.8, 0), JOINT(2.7, 0.8, -3.1, 0, 0.8, 0), JOINT(2.75, 0.8, -3.1, 0, 0.8, 0), JOINT(0, 0.8, -3.1, 0, 0.8, 0);
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/q" "$tmp/q.irl" >/dev/null 2>"$tmp/err" && fail "the overshooting spline passed"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/q" "$tmp/q.irl" >/dev/null 2>"$tmp/err" && fail "the overshooting spline passed"
 grep -qE "q.irl:4:3: error: arm axis 1 \(j1\) position .* exceeds its limit (2.79253 rad|160 deg)" "$tmp/q/report.txt" ||
   fail "no position violation at line 4: $(head -6 "$tmp/q/report.txt")"
 echo "PASS spline_path"

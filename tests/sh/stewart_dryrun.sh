@@ -16,9 +16,9 @@ fail=0
 note() { echo "FAIL $*"; fail=1; }
 M=models/stewart_flightsim.irm
 
-# ---- the clean program ----
+# ---- the clean program ---- (traces with 12 significant digits, --digits 12: leg lengths are checked to 1e-9 m)
 for run in a b; do
-    (cd programs && "$IRL" run --trace csv --no-plots --out "$tmp/fs.$run" stewart_flightsim.irl >"$tmp/fs.$run.out" 2>"$tmp/fs.$run.err") \
+    (cd programs && "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/fs.$run" stewart_flightsim.irl >"$tmp/fs.$run.out" 2>"$tmp/fs.$run.err") \
         || note "stewart_flightsim: exit $? ($(head -3 "$tmp/fs.$run.err"))"
 done
 tr="$tmp/fs.a/trace.csv"
@@ -76,7 +76,7 @@ else
 fi
 
 # ---- the stroke violation ----
-(cd programs && "$IRL" run --trace csv --no-plots --out "$tmp/sv" stewart_stroke_violation.irl >/dev/null 2>"$tmp/sv.err"); rc=$?
+(cd programs && "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/sv" stewart_stroke_violation.irl >/dev/null 2>"$tmp/sv.err"); rc=$?
 [ $rc = 1 ] || note "stewart_stroke_violation: exit $rc, expected 1"
 python3 - "$tmp/sv/report.json" <<'EOF' || note "stewart_stroke_violation: report.json"
 import json, sys
@@ -101,7 +101,7 @@ ON ERROR
 ENDERROR
 ENDPROGRAM
 EOF
-out=$("$IRL" run --trace csv --no-plots --out "$tmp/lin" "$tmp/lin.irl" 2>&1)
+out=$("$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/lin" "$tmp/lin.irl" 2>&1)
 [ "$out" = "ERR_IK" ] || note "LIN out of stroke: '$out'"
 
 # ---- irl model ----

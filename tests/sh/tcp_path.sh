@@ -24,13 +24,13 @@ BEGIN
   MOVE_INC LIN POSE(POS(0, -0.1 m, 0), ORIXYZ(0, -15 deg, 0)) WITH SPEED := 0.1 m/s;
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
 tr="$tmp/o/trace.csv"
 cx=$(col "$tr" arm.x); cv=$(col "$tr" arm.tcp_speed)
 [ -n "$cx" ] && [ -n "$cv" ] || fail "no arm.x or arm.tcp_speed column: $(head -1 "$tr")"
 # row 3 (t = 0.001 s) is the first with $TOOL set: the LIN's start. Per row of each statement: the distance from
 # the line (LIN) or from the circle and its plane (CIRC), and the largest TCP speed; at the end, the distance from
-# the programmed target (the CIRC's last row is a cycle before it stops: 1e-8 m). The trace prints 12 digits: 1e-9 m
+# the programmed target (the CIRC's last row is a cycle before it stops: 1e-8 m). The trace prints 12 digits (--digits 12): 1e-9 m
 # is far above its rounding.
 awk -F, -v x="$cx" -v v="$cv" '
   function abs(a) { return a < 0 ? -a : a }

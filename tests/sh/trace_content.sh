@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trace_content.sh — what the trace and the report show (issue 13 item 6): the TCP pose with $TOOL and $BASE
 # applied and its linear speed, checked against a Cartesian speed limit of the machine file; a peak reached at a
-# motion's exact stop belongs to that motion's statement.
+# motion's exact stop belongs to that motion's statement. The traces have 12 significant digits (--digits 12),
+# which the differences below need.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -19,7 +20,7 @@ BEGIN
   MOVE_INC LIN POSE(POS(0, 0.05 m, 0), ORIXYZ(0, 0, 20 deg)) WITH SPEED := 0.1 m/s;
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/tcp.irl" >/dev/null 2>"$tmp/err" || fail "tcp run: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o" "$tmp/tcp.irl" >/dev/null 2>"$tmp/err" || fail "tcp run: $(head -3 "$tmp/err")"
 tr="$tmp/o/trace.csv"
 cx=$(col "$tr" arm.x); cv=$(col "$tr" arm.tcp_speed)
 [ -n "$cx" ] && [ -n "$cv" ] || fail "no arm.x or arm.tcp_speed column: $(head -1 "$tr")"
@@ -50,7 +51,7 @@ echo "TCP: program frame, straight LIN, end points exact; tcp_speed = |dp|/dt to
 # --- a Cartesian speed limit in the machine file: a violation at the moving statement --------------------------
 sed 's/^  gravity = .*/&\n  OUTPUT tcp_speed = LIMITS(-INF, 0.08 m\/s);/' "$root/models/puma560_cell.irm" >"$tmp/cell.irm"
 grep -q "OUTPUT tcp_speed" "$tmp/cell.irm" || fail "could not add the limit to the machine file"
-st=0; "$IRL" run --trace csv --no-plots --out "$tmp/o2" --device arm="$tmp/cell.irm" "$tmp/tcp.irl" >/dev/null 2>"$tmp/err2" || st=$?
+st=0; "$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o2" --device arm="$tmp/cell.irm" "$tmp/tcp.irl" >/dev/null 2>"$tmp/err2" || st=$?
 [ "$st" = 1 ] || fail "a TCP speed beyond its limit: exit $st, want 1"
 grep -q "tcp.irl:6:3: error: arm tcp_speed 0.1 m/s exceeds its limit 0.08 m/s" "$tmp/o2/report.txt" ||
   fail "no violation of tcp_speed at line 6: $(grep error "$tmp/o2/report.txt" | head -3)"
@@ -67,7 +68,7 @@ BEGIN
   MOVE PTP JOINT(0.3, 0.9, -3.0, 0, 0.8, 0);
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o3" "$tmp/stop.irl" >/dev/null 2>"$tmp/err3" || fail "stop run: $(head -3 "$tmp/err3")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o3" "$tmp/stop.irl" >/dev/null 2>"$tmp/err3" || fail "stop run: $(head -3 "$tmp/err3")"
 # axis 1 reaches its largest value, the first target, in the cycle that arrives at rest
 line=$(awk '/"quantity": "position".*"axis": 1,/ { getline; getline; getline; print; exit }' "$tmp/o3/report.json")
 case "$line" in *'"value": 0.59999999999999998'*'"line": 4,'*) ;; *) fail "axis 1's largest position not at line 4: $line" ;; esac
@@ -93,7 +94,7 @@ BEGIN
   WAIT 0.5 s;
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o4" --input part=1@0.1 "$tmp/io.irl" >/dev/null 2>"$tmp/err4" || fail "io run: $(head -3 "$tmp/err4")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o4" --input part=1@0.1 "$tmp/io.irl" >/dev/null 2>"$tmp/err4" || fail "io run: $(head -3 "$tmp/err4")"
 hdr=$(head -1 "$tmp/o4/trace.csv")
 case "$hdr" in *,arm.tcp_speed,io.part,io.grip,io.lamp,line) ;; *) fail "I/O columns: header ends '${hdr: -60}'" ;; esac
 # per column: the times of its rising and falling edges
@@ -115,7 +116,7 @@ for c in arm.q1.j1 arm.qd6.j6 arm.qdd3.j3 arm.tau2.j2; do
 done
 grep -q '"axis": 2, "joint": "j2", "unit": "rad/s"' "$tmp/o4/report.json" || fail "report.json: no joint name for axis 2"
 grep -Eq '^  speed +2 j2 ' "$tmp/o4/report.txt" || fail "report.txt: no joint column"
-ff=$(head -1 "$("$IRL" run --trace csv --no-plots --out "$tmp/o5" "$root/programs/freeflyer_swing.irl" >/dev/null 2>&1; echo "$tmp/o5/trace.csv")")
+ff=$(head -1 "$("$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o5" "$root/programs/freeflyer_swing.irl" >/dev/null 2>&1; echo "$tmp/o5/trace.csv")")
 case ",$ff," in *",ff.q1.alpha,ff.q2.shoulder,ff.q3.elbow,"*) ;; *) fail "freeflyer joint names: ${ff:0:80}" ;; esac
 echo "joint names: arm.q1.j1 ..., ff.q1.alpha ff.q2.shoulder ff.q3.elbow; report.json \"joint\", report.txt joint column"
 
@@ -134,7 +135,7 @@ BEGIN
   PRINT "done";
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o6" "$tmp/loop.irl" >/dev/null 2>"$tmp/err6" || fail "loop run: $(head -3 "$tmp/err6")"
+"$IRL" run --trace csv --digits 12 --no-plots --out "$tmp/o6" "$tmp/loop.irl" >/dev/null 2>"$tmp/err6" || fail "loop run: $(head -3 "$tmp/err6")"
 # motions from report.json: line t_start duration
 grep -o '{"device": "arm", "t_start": [^}]*}' "$tmp/o6/report.json" |
     sed -E 's/.*"t_start": ([^,]*), "duration": ([^,]*),.*"line": ([0-9]+).*/\3 \1 \2/' >"$tmp/mv"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trace_h5.sh — the HDF5 trace (docs/RUNNING.md "Trace formats"): the default trace.h5 and `--trace csv` of the
-# same run hold the same channels (h5py and pandas read every column equal to the CSV's at its printed 12 digits,
-# with units, joint names, devices, source lines and version); the figures' plots.csv is the CSV trace thinned;
+# same run hold the same channels (h5py and pandas read every column equal to the CSV's at its printed digits,
+# with units, joint names, devices, source lines and version; the values rounded to the digits' mantissa bits, and
+# every bit with --digits 17); the figures' plots.csv is the CSV trace thinned;
 # `irl trace FILE.h5 --csv` prints the CSV byte for byte, and a channel/time selection of it; a run interrupted by
 # SIGINT leaves a trace.h5 that says complete = 0, a killed one only trace.h5.part; the same run gives the same
 # bytes; bad `irl trace` and `--trace` uses give clear errors. cell.irl's 23 s are three blocks of TRACE_H5_CHUNK
@@ -35,10 +36,12 @@ BEGIN
   GMOVE hc TO 2 G WITH ONSET := 0.5 G/s, HOLD := 3 s;
 ENDPROGRAM
 IRL
-for prog in cell gee; do
-    "$IRL" run --no-plots --trace csv --out "$tmp/$prog-csv" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" ||
+cp "$tmp/cell.irl" "$tmp/cell17.irl"
+for prog in cell gee cell17; do
+    digits=(); [ $prog = cell17 ] && digits=(--digits 17)
+    "$IRL" run --no-plots --trace csv "${digits[@]}" --out "$tmp/$prog-csv" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" ||
         fail "$prog --trace csv: $(cat "$tmp/err")"
-    "$IRL" run --out "$tmp/$prog-h5" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" || # trace.h5: the default
+    "$IRL" run "${digits[@]}" --out "$tmp/$prog-h5" "$tmp/$prog.irl" >/dev/null 2>"$tmp/err" || # trace.h5: the default
         fail "$prog (trace h5): $(cat "$tmp/err")"
     [ -f "$tmp/$prog-h5/trace.h5" ] && [ ! -e "$tmp/$prog-h5/trace.csv" ] || fail "$prog: files $(ls "$tmp/$prog-h5")"
     # the figures' plots.csv: the CSV trace's header, rows 0, s, 2s, ... (s the smallest power of two keeping at most

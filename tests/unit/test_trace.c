@@ -1,11 +1,13 @@
 /* test_trace.c — trace.csv: number formatting against printf, header, determinism, the thinned copy the figures
- * read, trace.h5's values bit for bit, and the cost of a row. */
+ * read, the rounding of values to the trace's precision, trace.h5's values bit for bit, and the cost of a row. */
+#include <float.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "output/trace.h"
 #include "output/trace_h5.h"
@@ -109,6 +111,82 @@ UTEST(format_17_digits_vs_printf)
     (void)sink;
 }
 
+/* x rounded to bits explicit mantissa bits by arithmetic (frexp, nearbyint: ties to even), for normal x. */
+static double round_ref(double x, int bits)
+{
+    int e;
+    double f = frexp(x, &e); /* |f| in [0.5, 1): 53 significant bits, keep bits + 1 */
+    return ldexp(nearbyint(ldexp(f, bits + 1)), e - bits - 1);
+}
+
+/* The low bits a value keeps zero at `bits` explicit mantissa bits. */
+static uint64_t low_bits(double x, int bits)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u & (((uint64_t)1 << (52 - bits)) - 1);
+}
+
+/* The trace's precision: the bits kept for each digits count, and trace_round against rounding by arithmetic
+ * (nearest, ties to even, carries into the exponent), its non-finite values, zeros, subnormals and the largest
+ * double. */
+UTEST(rounding)
+{
+    const int want_bits[18] = {36, 12, 12, 20, 20, 20, 28, 28, 36, 36, 44, 44, 44, 52, 52, 52, 52, 52};
+    for (int d = 0; d <= 17; d++) {
+        int b = trace_mantissa_bits(d), dd = d ? d : 9;
+        CHECK(b == want_bits[d]);
+        /* the digits and a guard digit fit: 2^(b + 1) >= 10^(digits + 1), or every bit is kept */
+        CHECK(b == 52 || (b + 1) * log10(2.0) >= dd + 1 - 1e-9);
+        CHECK(b == 12 || b - 8 < ceil((dd + 1) * log2(10.0))); /* and not a byte more than needed */
+    }
+    long bad = 0, n = 0;
+    const int bits[] = {36, 44, 12, 28};
+    for (int i = 0; i < 400000; i++) {
+        int b = bits[i % 4];
+        double x = (urand() - 0.5) * pow(2, (int)(urand() * 200) - 100);
+        if (i % 3 == 0) { /* a tie: the dropped bits exactly half the kept unit */
+            uint64_t u;
+            memcpy(&u, &x, sizeof u);
+            u = (u & ~(((uint64_t)1 << (52 - b)) - 1)) | (uint64_t)1 << (51 - b);
+            memcpy(&x, &u, sizeof x);
+        }
+        double r = trace_round(x, b), ref = round_ref(x, b);
+        n++;
+        bad += memcmp(&r, &ref, sizeof r) != 0 || low_bits(r, b) != 0 ||
+               !(fabs(r - x) <= ldexp(fabs(x), -b - 1));
+    }
+    printf("#   %ld of %ld roundings differ from nearest-even arithmetic\n", bad, n);
+    CHECK(bad == 0);
+    CHECK(trace_round(1 + ldexp(1, -37), 36) == 1);                      /* tie, kept part even: down */
+    CHECK(trace_round(1 + 3 * ldexp(1, -37), 36) == 1 + ldexp(1, -35));   /* tie, kept part odd: up to even */
+    CHECK(trace_round(nextafter(2, 0), 36) == 2);                         /* the carry moves into the exponent */
+    CHECK(trace_round(-nextafter(2, 0), 36) == -2);
+    CHECK(trace_round(DBL_MAX, 36) == DBL_MAX && trace_round(-0x1.8p1023, 36) == -0x1.8p1023); /* >= 2^1023: kept */
+    CHECK(trace_round(0x1.fffffffffffffp1022, 36) == 0x1p1023);           /* just below: rounded */
+    CHECK(trace_round(INFINITY, 36) == INFINITY && trace_round(-INFINITY, 36) == -INFINITY);
+    uint64_t nans[] = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull, 0x7fffffffffffffffull};
+    for (int k = 0; k < 4; k++) { /* a NaN stays the same NaN, whatever its payload */
+        double x, r;
+        memcpy(&x, &nans[k], sizeof x);
+        r = trace_round(x, 36);
+        CHECK(memcmp(&r, &x, sizeof x) == 0);
+    }
+    CHECK(trace_round(0.0, 36) == 0 && !signbit(trace_round(0.0, 36)) && signbit(trace_round(-0.0, 36)));
+    double sub = 3 * DBL_TRUE_MIN + 1e-310, rs = trace_round(sub, 36); /* subnormal: the same grid of bits */
+    CHECK(low_bits(rs, 36) == 0 && fabs(rs - sub) <= ldexp(1, -1022 - 37));
+    for (long k = 0; k < 100000; k += 7) CHECK(trace_round((double)k, 36) == (double)k); /* integers, I/O 0 and 1 */
+    double x = 0.123456789012345678;
+    CHECK(trace_round(x, 52) == x && trace_round(x, 60) == x);
+}
+
+/* A file name of this process's own under /tmp (suites of several builds run at once): "/tmp/irl_test_<pid>_name". */
+static const char *tmp_file(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "/tmp/irl_test_%ld_%s", (long)getpid(), name);
+    return buf;
+}
+
 static ModelDesc desc;
 static SampleLayout lay;
 static Sample smp;
@@ -182,7 +260,8 @@ static char *slurp(const char *path, long *len)
 UTEST(header_rows_determinism)
 {
     setup();
-    const char *p1 = "/tmp/irl_test_trace1.csv", *p2 = "/tmp/irl_test_trace2.csv";
+    char b1[64], b2[64];
+    const char *p1 = tmp_file(b1, sizeof b1, "trace1.csv"), *p2 = tmp_file(b2, sizeof b2, "trace2.csv");
     CHECK(write_trace(p1, 3000, 1) == 3000);
     CHECK(write_trace(p2, 3000, 1) == 3000);
     long n1, n2;
@@ -236,8 +315,9 @@ static int nth_line(const char *text, long k, char *out, size_t outlen)
 UTEST(thinned_copy)
 {
     setup();
-    const char *csv = "/tmp/irl_test_thin.csv", *h5 = "/tmp/irl_test_thin.h5";
-    const char *thin1 = "/tmp/irl_test_thin1.csv", *thin2 = "/tmp/irl_test_thin2.csv";
+    char b1[64], b2[64], b3[64], b4[64];
+    const char *csv = tmp_file(b1, sizeof b1, "thin.csv"), *h5 = tmp_file(b2, sizeof b2, "thin.h5");
+    const char *thin1 = tmp_file(b3, sizeof b3, "thin1.csv"), *thin2 = tmp_file(b4, sizeof b4, "thin2.csv");
     struct { long rows, every, max, stride; } c[] = {
         {2507, 1, 100, 32}, /* stride 32 keeps 79 of 2507 rows (16 would keep 157 > 99), and the last */
         {2496, 1, 100, 32}, {3000, 10, 40, 8}, {50, 1, 100, 1}, {1, 1, 100, 1}};
@@ -279,17 +359,20 @@ static void fill_rough(long i)
     }
 }
 
-/* trace.h5's /trace holds every value bit for bit as trace_values gives it, read back through libhdf5's own
- * shuffle and deflate filters, over several blocks and a last partial one, with the writer thread and
- * rows skipped by `every`. */
-UTEST(h5_bits)
+/* trace.h5's /trace holds every value bit for bit as trace_values gives it rounded to the trace's precision (t
+ * and line exact; at 17 digits every bit), read back through libhdf5's own shuffle and deflate filters, over
+ * several blocks and a last partial one, with the writer thread and rows skipped by `every`; its mantissa_bits
+ * attribute says the precision. */
+static void h5_bits_at(int digits)
 {
     setup();
-    const char *path = "/tmp/irl_test_trace_bits.h5";
+    char buf[64];
+    const char *path = tmp_file(buf, sizeof buf, "trace_bits.h5");
     const long cycles = 3 * (2 * TRACE_H5_CHUNK + 1234), every = 3, rows = cycles / every;
+    const int mbits = trace_mantissa_bits(digits);
     Trace tr;
     char err[256];
-    TraceOptions o = {.every = every, .format = TRACE_H5};
+    TraceOptions o = {.digits = digits, .every = every, .format = TRACE_H5};
     CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
     for (long i = 0; i < cycles; i++) {
         fill_rough(i);
@@ -304,18 +387,34 @@ UTEST(h5_bits)
     CHECK(sp >= 0 && H5Sget_simple_extent_dims(sp, dim, NULL) == 2 && dim[0] == (hsize_t)rows &&
           dim[1] == (hsize_t)nc);
     CHECK(got && want && ds >= 0 && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0);
-    long bad = 0;
+    long bad = 0, exact = 0;
     for (long i = 0; i < rows && got && want; i++) {
         fill_rough(i * every);
         trace_values(&lay, &smp, want);
-        bad += memcmp(got + i * nc, want, (size_t)nc * sizeof *want) != 0;
+        for (int c = 0; c < nc; c++) {
+            double w = c == 0 || c == nc - 1 ? want[c] : trace_round(want[c], mbits);
+            bad += memcmp(got + i * nc + c, &w, sizeof w) != 0;
+            exact += memcmp(got + i * nc + c, want + c, sizeof w) == 0;
+        }
     }
     CHECK(bad == 0);
+    CHECK(mbits == 52 ? exact == rows * nc : exact < rows * nc); /* the rounding did happen */
+    long attr = -1;
+    hid_t a = ds >= 0 ? H5Aopen(ds, "mantissa_bits", H5P_DEFAULT) : -1;
+    CHECK(a >= 0 && H5Aread(a, H5T_NATIVE_LONG, &attr) >= 0 && attr == mbits);
+    if (a >= 0) H5Aclose(a);
     if (sp >= 0) H5Sclose(sp);
     if (ds >= 0) H5Dclose(ds);
     if (f >= 0) H5Fclose(f);
     free(got), free(want);
     remove(path);
+}
+
+UTEST(h5_bits)
+{
+    h5_bits_at(0);  /* the default, 9 digits: 36 bits */
+    h5_bits_at(12); /* 44 bits */
+    h5_bits_at(17); /* every bit */
 }
 
 /* Cost of one row of a 6-axis device with a pose (the dry-run target: well under 5 us). */
@@ -325,7 +424,8 @@ UTEST(row_cost)
     lay.ndev = 1;
     Trace tr;
     char err[256];
-    const char *p = "/tmp/irl_test_trace_bench.csv";
+    char buf[64];
+    const char *p = tmp_file(buf, sizeof buf, "trace_bench.csv");
     CHECK(trace_open(&tr, p, &lay, NULL, err, sizeof err) == 0);
     const long N = 200000;
     struct timespec t0, t1;
@@ -351,6 +451,7 @@ int main(void)
 {
     RUN(format_vs_printf);
     RUN(format_17_digits_vs_printf);
+    RUN(rounding);
     RUN(header_rows_determinism);
     RUN(thinned_copy);
     RUN(h5_bits);
