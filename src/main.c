@@ -210,6 +210,11 @@ static int cmd_run(int argc, char **argv)
     if (!ro.online && ro.force) return fprintf(stderr, "irl: --force needs --online\n"), run_options_free(&ro), usage();
     if (!ro.online && ro.approach)
         return fprintf(stderr, "irl: --approach needs --online\n"), run_options_free(&ro), usage();
+    if (!ro.closed_loop && ro.closed_loop_only) /* without the closed loop the machine is its setpoint */
+        return fprintf(stderr, ro.online ? "irl: %s is a dry-run --closed-loop option: online the drives close the loop\n"
+                       : "irl: %s needs --closed-loop: it sets up the closed loop's simulated machine, which a run "
+                       "without it does not have (the machine follows its setpoints exactly)\n",
+                       ro.closed_loop_only), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;
