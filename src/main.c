@@ -57,8 +57,9 @@ static int help(void)
           "  compile   write verified bytecode (default output: FILE.irlc)\n"
           "  disasm    print the bytecode of a program or a .irlc file\n"
           "  run       run a program (source or bytecode); --trace-exec prints each instruction on stderr\n"
-          "\nexit status: 0 success, 1 run-time error or a check failed, 64 usage error, 65 compile error or invalid\n"
-          "bytecode, 66 input file missing or unreadable, 130 / 143 a dry-run interrupted by SIGINT / SIGTERM\n",
+          "\nexit status: 0 success, 1 run-time error or a check failed, 3 online: the drive did not confirm the\n"
+          "disable (an axis may still be enabled), 64 usage error, 65 compile error or invalid bytecode, 66 input file\n"
+          "missing or unreadable, 130 / 143 a dry-run interrupted by SIGINT / SIGTERM\n",
           stdout);
     return EX_OK;
 }

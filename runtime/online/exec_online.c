@@ -21,7 +21,7 @@
 #include "osal.h"
 #include "exec/spsc.h"
 
-enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64 };
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_ENABLED = 3, EX_USAGE = 64 }; /* 3: the disable not confirmed (RUNNING.md) */
 
 #define ONLINE_LOG_RING 4096   /* log rows buffered between the cycle and online.csv (4 s at 1 ms) */
 #define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value when permitted: it must keep ahead of the cycle */
@@ -552,6 +552,24 @@ static int check_options(const RunOptions *o)
     return 0;
 }
 
+/* After the driver's disable: confirmed 1, 0 not (mask: the axes that did not, 0 unknown), -1 the driver cannot tell.
+ * Not confirmed is an error whatever else the run did: an axis may still be enabled. 1 then, after the message. */
+static int disable_unconfirmed(const Online *on, int confirmed, uint32_t mask)
+{
+    if (confirmed != 0) return 0;
+    char who[1200] = "";
+    int n = 0;
+    for (int k = 0; k < on->naxes; k++)
+        if (k < 32 && (mask >> k & 1)) {
+            size_t len = strlen(who);
+            snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
+        }
+    fprintf(stderr, "irl: error: the drive did not confirm the disable%s%s%s: %s may still be enabled; make the "
+            "machine safe before going near it (exit %d)\n", n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "",
+            n == 1 ? "that axis" : n ? "those axes" : "the axes", EX_ENABLED);
+    return 1;
+}
+
 /* The end: wait for the axes, write the report (exec_offline_end), online.json and the statistics. */
 static int finish(Online *on, int vm_status)
 {
@@ -580,19 +598,8 @@ static int finish(Online *on, int vm_status)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
     if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
-    if (on->rt.disable_confirmed == 0) {
-        char who[1200] = "";
-        int n = 0;
-        for (int k = 0; k < on->naxes; k++)
-            if (on->rt.disable_unconfirmed >> k & 1) {
-                size_t len = strlen(who);
-                snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
-            }
-        fprintf(stderr, "irl: warning: the drive did not confirm the disable%s%s%s\n",
-                n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "");
-    }
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
-    return status;
+    return disable_unconfirmed(on, on->rt.disable_confirmed, on->rt.disable_unconfirmed) ? EX_ENABLED : status;
 }
 
 int exec_online_check(const RunOptions *o)
@@ -686,14 +693,20 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     write_json_early(on, "running", NULL);
     if (start(on, err, sizeof err) < 0) {
         char msg[700];
-        if (on->enabled) on->drv->disable(on->drv_state); /* the real-time thread never ran: nothing else will */
+        int unconfirmed = 0;
+        if (on->enabled) { /* the real-time thread never ran: nothing else will */
+            on->drv->disable(on->drv_state);
+            int ok = on->drv->disable_confirmed ? on->drv->disable_confirmed(on->drv_state) : -1;
+            unconfirmed = disable_unconfirmed(on, ok, ok == 0 && on->drv->disable_unconfirmed ?
+                                                  on->drv->disable_unconfirmed(on->drv_state) : 0);
+        }
         write_json_early(on, "not_started", err);
         snprintf(msg, sizeof msg, "online: %s", err);
         set_vm_error(on, msg);
         st = exec_offline_end(&on->ex, VM_ERROR);
         teardown(on);
         free(on);
-        return st ? st : EX_RUNTIME;
+        return unconfirmed ? EX_ENABLED : st ? st : EX_RUNTIME;
     }
     if (on->caps.has_inputs && (o->ninput || o->ncsv))
         fprintf(stderr, "irl: warning: --input feeds the pre-flight only: online, the driver gives the inputs\n");
