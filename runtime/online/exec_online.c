@@ -16,6 +16,7 @@
 #include "online/online_log.h"
 #include "online/online_print.h"
 #include "online/online_safety.h"
+#include "output/display.h"
 #include "output/report.h"
 #include "online/rt_loop.h"
 #include "osal.h"
@@ -100,6 +101,14 @@ static int setup_axes(Online *on, char *err, size_t errlen)
     return 0;
 }
 
+/* How axis k shows derivative `order` (0 position, 1 speed, 2 acceleration) in messages: SI, or degrees
+ * (--display, output/display.h). */
+static DisplayUnit axis_du(const Online *on, int k, int order)
+{
+    static const char *const unit[2][3] = {{"rad", "rad/s", "rad/s^2"}, {"m", "m/s", "m/s^2"}};
+    return display_unit(unit[on->linear[k] != 0][order], !on->opt.display_si);
+}
+
 /* The axes standing further than their following-error limit from the program's start, as one line into b
  * ("axis arm.1 stands 0.1 rad from the program's start (at .., the start ..)"; ...). The count of such axes. */
 static int away_text(const Online *on, const double *q, char *b, size_t n)
@@ -110,10 +119,11 @@ static int away_text(const Online *on, const double *q, char *b, size_t n)
         double d = on->q0[k] - q[k];
         if (fabs(d) <= on->axes[k].ferr) continue;
         size_t len = strlen(b);
-        const char *u = on->linear[k] ? "m" : "rad";
+        DisplayUnit du = axis_du(on, k, 0);
+        const char *u = du.unit;
         snprintf(b + len, n - len, "%saxis %s stands %.6g %s from the program's start (at %.6g %s, the start %.6g %s; "
-                 "following-error limit %.3g %s)", away++ ? "; " : "", on->axis_name[k], fabs(d), u, q[k], u, on->q0[k],
-                 u, on->axes[k].ferr, u);
+                 "following-error limit %.3g %s)", away++ ? "; " : "", on->axis_name[k], du.k * fabs(d), u, du.k * q[k],
+                 u, du.k * on->q0[k], u, du.k * on->axes[k].ferr, u);
     }
     return away;
 }
@@ -124,10 +134,11 @@ static int plan_approach(Online *on, char *err, size_t errlen)
 {
     int need = 0;
     for (int k = 0; k < on->naxes; k++) {
+        DisplayUnit du = axis_du(on, k, 0);
         if (!(on->q_actual[k] >= on->axes[k].min && on->q_actual[k] <= on->axes[k].max))
-            return snprintf(err, errlen, "axis %s stands at %.6g %s, beyond its limits [%.6g, %.6g]: --approach "
-                            "moves only from within them", on->axis_name[k], on->q_actual[k],
-                            on->linear[k] ? "m" : "rad", on->axes[k].min, on->axes[k].max), -1;
+            return snprintf(err, errlen, "axis %s stands at %.6g %s, beyond its limits [%.6g, %.6g] %s: --approach "
+                            "moves only from within them", on->axis_name[k], du.k * on->q_actual[k], du.unit,
+                            du.k * on->axes[k].min, du.k * on->axes[k].max, du.unit), -1;
         need |= fabs(on->q_actual[k] - on->q0[k]) > ONLINE_APPROACH_MIN;
     }
     if (!need) return 0;
@@ -149,9 +160,12 @@ static int setup_driver(Online *on, char *err, size_t errlen)
     SafetyViolation v;
     double zero[DRIVER_MAX_AXES] = {0};
     char away[1000];
-    if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK)
-        return snprintf(err, errlen, "the start position of axis %s (%.6g) is beyond its limits [%.6g, %.6g]",
-                        on->axis_name[v.axis], on->q0[v.axis], on->axes[v.axis].min, on->axes[v.axis].max), -1;
+    if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK) {
+        DisplayUnit du = axis_du(on, v.axis, 0);
+        return snprintf(err, errlen, "the start position of axis %s (%.6g %s) is beyond its limits [%.6g, %.6g] %s",
+                        on->axis_name[v.axis], du.k * on->q0[v.axis], du.unit, du.k * on->axes[v.axis].min,
+                        du.k * on->axes[v.axis].max, du.unit), -1;
+    }
     memcpy(on->q_enable, on->q0, sizeof on->q_enable);
     DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q_enable,
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
@@ -180,10 +194,11 @@ static int setup_driver(Online *on, char *err, size_t errlen)
         return snprintf(err, errlen, "%s", on->drv->fault(on->drv_state)), -1;
     for (int k = 0; k < on->naxes; k++)
         if (!(fabs(fb.q[k] - on->q_enable[k]) <= on->axes[k].ferr)) {
+            DisplayUnit du = axis_du(on, k, 0);
             if (on->drv->actual || !away_text(on, fb.q, away, sizeof away)) /* moved since actual() */
-                return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g from where it was "
-                                "enabled", on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad",
-                                fb.q[k] - on->q_enable[k]), -1;
+                return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g %s from where it was "
+                                "enabled", on->axis_name[k], du.k * fb.q[k], du.unit,
+                                du.k * (fb.q[k] - on->q_enable[k]), du.unit), -1;
             return snprintf(err, errlen, "%.420s: move them there first (--approach), or give --start", away), -1;
         }
     return 0;
@@ -199,7 +214,6 @@ static const char *stop_text(Online *on)
     char *b = on->stop_text;
     size_t n = sizeof on->stop_text;
     int ax = s->v.axis >= 0 && s->v.axis < on->naxes ? s->v.axis : 0;
-    const char *u = on->linear[ax] ? "m" : "rad";
     char when[120]; /* program time, or how far into the approach */
     if (s->approach) snprintf(when, sizeof when, "%.3f s into the approach to the program's start",
                               (double)s->approach * on->opt.cycle);
@@ -213,15 +227,18 @@ static const char *stop_text(Online *on)
         snprintf(b, n, "driver fault: %s%s%s", s->fault[0] ? s->fault : "(no text)", s->approach ? ", " : "",
                  s->approach ? when : "");
         break;
-    case RT_STOP_FOLLOWING:
-        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g) at %s", on->axis_name[ax],
-                 s->v.value, u, s->v.limit, when);
+    case RT_STOP_FOLLOWING: {
+        DisplayUnit du = axis_du(on, ax, 0);
+        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g %s) at %s", on->axis_name[ax],
+                 du.k * s->v.value, du.unit, du.k * s->v.limit, du.unit, when);
         break;
-    case RT_STOP_LIMIT:
-        snprintf(b, n, "limit: axis %s %s %.6g %s%s beyond %.6g, refused after %s", on->axis_name[ax],
-                 safety_kind_name(s->v.kind), s->v.value, u,
-                 s->v.kind == SAFETY_POSITION ? "" : s->v.kind == SAFETY_SPEED_JUMP ? "/s^2" : "/s", s->v.limit, when);
+    }
+    case RT_STOP_LIMIT: {
+        DisplayUnit du = axis_du(on, ax, s->v.kind == SAFETY_POSITION ? 0 : s->v.kind == SAFETY_SPEED_JUMP ? 2 : 1);
+        snprintf(b, n, "limit: axis %s %s %.6g %s beyond %.6g %s, refused after %s", on->axis_name[ax],
+                 safety_kind_name(s->v.kind), du.k * s->v.value, du.unit, du.k * s->v.limit, du.unit, when);
         break;
+    }
     case RT_STOP_WATCHDOG:
         if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at %s", when);
         else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (%s)", s->starve, when);
@@ -282,8 +299,9 @@ static int run_approach(Online *on)
     char text[1500] = "";
     for (int k = 0; k < on->naxes; k++) {
         size_t len = strlen(text);
+        DisplayUnit du = axis_du(on, k, 0);
         snprintf(text + len, sizeof text - len, "%s%s %+.6g %s", k ? ", " : "", on->axis_name[k],
-                 on->q0[k] - on->q_actual[k], on->linear[k] ? "m" : "rad");
+                 du.k * (on->q0[k] - on->q_actual[k]), du.unit);
     }
     fprintf(stderr, "irl: approach to the program's start at %.0f %% of the speed, acceleration and jerk limits, "
             "%.3f s: %s\n", 100 * ONLINE_APPROACH_OVERRIDE, (double)on->ap.steps * on->opt.cycle, text);

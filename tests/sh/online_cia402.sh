@@ -208,7 +208,7 @@ start_peer approach --start "$away"
     --no-plots --out "$tmp/ap" lin_short.irl >/dev/null 2>"$tmp/ap.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
-grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 rad, arm.2 -0.0872665 rad, arm.3 +0 rad, arm.4 +0 rad, arm.5 +0.0523599 rad" \
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 deg, arm.2 -5 deg, arm.3 +0 deg, arm.4 +0 deg, arm.5 +3 deg" \
     "$tmp/ap.err" || note "approach: stderr $(head -3 "$tmp/ap.err")"
 checks+=(+ same "$tmp/ap/trace.csv" "$tmp/ap/online.csv" --complete + approach "$tmp/ap" $vmax $amax $jmax
          + drive "$tmp/ap/online.csv" "$tmp/approach.log" "$scale"
