@@ -3,10 +3,10 @@
 # of the trace (--trace csv) is checked against the cycle at which the TCP's path length, summed from the trace's
 # own x y z columns, reaches d from the motion's start (FROM START) or is d from its end (BEFORE END), or at which
 # a PTP's leading axis has covered its percentage; DELAY shifts that cycle by DELAY / cycle. Exactly, d = 0
-# included: AT 0 FROM START is the first row in which the motion moves (an axis speed not 0; after an exact stop
-# next to a LIN the junction rests one cycle first), AT 0 BEFORE END the first row in which it has stopped (every
-# axis speed 0; a jerk-limited end covers ~1e-11 m in its last tens of microseconds, below what the positions
-# resolve, so "reached" by position alone would come a cycle early). docs/MOTION.md §7.
+# included: AT 0 FROM START of the CIRC, which starts between two cycles (one cycle of rest after the LIN's end), is
+# the first row in which it moves (an axis speed not 0); AT 0 BEFORE END the first row in which the motion has
+# stopped (every axis speed 0: in the last tens of microseconds of a jerk-limited end the positions no longer
+# change in the digits the trace prints, so "reached" by position alone would come a cycle early). MOTION.md §7.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
