@@ -110,7 +110,7 @@ static DisplayUnit axis_du(const Online *on, int k, int order)
 }
 
 /* The axes standing further than their following-error limit from the program's start, as one line into b
- * ("axis arm.1 stands 0.1 rad from the program's start (at .., the start ..)"; ...). The count of such axes. */
+ * ("axis arm.1 stands 5.72958 deg from the program's start (at .., the start ..)"; ...). The count of such axes. */
 static int away_text(const Online *on, const double *q, char *b, size_t n)
 {
     int away = 0;
