@@ -354,6 +354,37 @@ static int chain_alloc(Chain *c)
     return MODEL_OK;
 }
 
+/* The optional numeric PARAM `name` in `unit` ("": a bare number) into *v when given, within [lo, hi] (a whole
+ * number when `whole`): 0 (absent or read) or MODEL_EINVAL with model_param_bad's message, naming the range. */
+static int chain_param(const ModelDesc *d, const char *name, const char *unit, double lo, double hi, int whole,
+                       const char *what, double *v, char *err, size_t errlen)
+{
+    double x;
+    int st = model_param_get(d, name, 1, unit, &x, err, errlen);
+    if (st <= 0) return st;
+    if (!(x >= lo && x <= hi) || (whole && x != floor(x)))
+        return model_param_bad(d, err, errlen, name, "must be %s %.6g%s%s to %.6g%s%s (%s)", whole ? "a whole number from" :
+                               "from", lo, unit[0] ? " " : "", unit, hi, unit[0] ? " " : "", unit, what);
+    *v = x;
+    return 0;
+}
+
+/* The chain's PARAMs: ik_tol below the residual's rounding (~1e-16 on an arm of metres) never converges and above a
+ * micrometre accepts a wrong pose; ik_max_iter bounds a failing IK's time; char_length scales the Jacobian's
+ * position rows (a length between a micrometre and a kilometre keeps them finite). char_len 0: not given. */
+static int chain_params(const ModelDesc *d, double *tol, double *maxit, double *char_len, char *err, size_t errlen)
+{
+    int st = chain_param(d, "ik_tol", "", 1e-14, 1e-6, 0, "the IK's residual: |dp| in m plus |dtheta| in rad",
+                         tol, err, errlen);
+    if (st == 0)
+        st = chain_param(d, "ik_max_iter", "", 1, 10000, 1, "iterations of the IK's damped search", maxit, err,
+                         errlen);
+    if (st == 0)
+        st = chain_param(d, "char_length", "m", 1e-6, 1e3, 0, "the singularity measure's length scale", char_len,
+                         err, errlen);
+    return st;
+}
+
 /* Build the state from the description: check it, precompute the joint constants, allocate the workspace.
  * Optional parameters: ik_tol (default 1e-10), ik_max_iter (200), char_length (singularity normalisation, default
  * the sum of link offsets from the base to the tool). */
@@ -373,6 +404,8 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
         snprintf(err, errlen, "%s: tool link %d out of range", src, d->tool_link);
         return MODEL_EINVAL;
     }
+    double ik_tol = 1e-10, ik_max_iter = 200, char_len = 0;
+    if ((st = chain_params(d, &ik_tol, &ik_max_iter, &char_len, err, errlen)) < 0) return st;
     Chain *c = calloc(1, sizeof *c);
     if (!c) return MODEL_ENOMEM;
     c->n = d->njoints;
@@ -391,14 +424,10 @@ static int chain_create(const ModelDesc *d, void **out, char *err, size_t errlen
     for (int k = 0; k < 9; k++) c->tool_R_identity &= c->tool_R[k] == (k % 4 == 0 ? 1.0 : 0.0);
     double len = v3_norm(d->tool_xyz);
     for (int i = c->tool_link; i >= 0; i = c->j[i].parent) len += v3_norm(c->j[i].p0);
-    c->char_len = len > 1e-6 ? len : 1.0;
-    c->ik_tol = 1e-10;
+    c->char_len = char_len > 0 ? char_len : len > 1e-6 ? len : 1.0;
+    c->ik_tol = ik_tol;
     chain_ik_setup(c);
-    c->ik_max_iter = 200;
-    const ModelParam *p;
-    if ((p = model_desc_param(d, "ik_tol")) && p->n >= 1 && p->v[0] > 0) c->ik_tol = p->v[0];
-    if ((p = model_desc_param(d, "ik_max_iter")) && p->n >= 1 && p->v[0] >= 1) c->ik_max_iter = (int)p->v[0];
-    if ((p = model_desc_param(d, "char_length")) && p->n >= 1 && p->v[0] > 0) c->char_len = p->v[0];
+    c->ik_max_iter = (int)ik_max_iter;
     if ((st = chain_alloc(c)) < 0) {
         chain_destroy(c);
         snprintf(err, errlen, "%s: out of memory", src);

@@ -322,10 +322,19 @@ static int to_axes(const Model *m, int st, const double *f, double *out)
     return st;
 }
 
+/* The back-end's index of a follower (a joint whose full index is not its source axis's): the j-th in file order,
+ * else nfull (no such joint: the back-end refuses it). */
+static int follower_full(const Model *m, int j)
+{
+    for (int k = 0; k < m->nfull; k++)
+        if (m->full[m->src[k]] != k && j-- == 0) return k;
+    return m->nfull;
+}
+
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9])
 {
     FULL_BUFS;
-    if (m && m->nfull && link >= 0) link = link < m->dof ? m->full[link] : m->nfull;
+    if (m && m->nfull && link >= 0) link = link < m->dof ? m->full[link] : follower_full(m, link - m->dof);
     return MODEL_CALL(fk, FULLQ(q), link, pos, R);
 }
 /* With mimic joints the back-end solves for all its joints from the seed's full vector; an answer whose mimic

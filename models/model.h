@@ -304,6 +304,8 @@ void model_close(Model *m);
  * receive tau - tau_f); semi_inverse adds it to the computed tau of powered joints and subtracts it from the given
  * tau of unpowered ones (which it leaves as given). mass_matrix and the rest are unchanged. model_open refuses
  * friction where a coordinate is not a joint (the stewart back-end's platform pose, the freeflyer's base angle). */
+/* model_fk's link: an axis 0..dof-1, -1 the tool point; with mimic joints, dof + j the j-th follower's link (in the
+ * file's order), which is no axis but has a place. */
 int model_fk(Model *m, const double *q, int link, double pos[3], double R[9]);
 int model_ik(Model *m, const double pos[3], const double quat[4], const double *q_seed, double *q,
              ModelIkInfo *info);

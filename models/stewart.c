@@ -558,6 +558,8 @@ static int setup_anchors(Stewart *s, const ModelDesc *d, char *err, size_t errle
                 return fail(err, errlen, d, "needs the anchors: base_radius, base_e, platform_radius, platform_e (and "
                                             "optionally base_d, platform_d, base_lambda, platform_delta), or "
                                             "base_anchors and platform_anchors");
+            if ((i == 0 || i == 2) && !(*to[i] > 0.0))
+                return model_param_bad(d, err, errlen, need[i], "must be > 0 m (a radius)");
         }
         if (param_get(d, "base_d", 1, "m", &dB) < 0 || param_get(d, "platform_d", 1, "m", &dp) < 0 ||
             param_get(d, "base_lambda", 6, "rad", lam) < 0 || param_get(d, "platform_delta", 6, "rad", del) < 0)
@@ -660,10 +662,10 @@ static int stewart_create(const ModelDesc *d, void **out, char *err, size_t errl
     s->char_len = 0.0;
     for (int i = 0; i < 6; i++) s->char_len += v3_norm(s->a[i]) / 6.0;
     int st = param_get(d, "char_length", 1, "m", &s->char_len);
-    if (st < 0 || !(s->char_len > 0.0)) {
+    if (st < 0 || !(s->char_len >= 1e-6 && s->char_len <= 1e3)) { /* the Jacobian's rows stay finite */
         free(s);
-        return st < 0 ? st : model_param_bad(d, err, errlen, "char_length", "must be > 0 m (default: the mean "
-                                                                           "platform anchor radius)");
+        return st < 0 ? st : model_param_bad(d, err, errlen, "char_length", "must be from 1e-06 m to 1000 m (default: "
+                                                                           "the mean platform anchor radius)");
     }
     s->fk = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_newton, 6);
     s->x0 = gsl_vector_alloc(6);

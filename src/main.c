@@ -58,8 +58,9 @@ static int help(void)
           "  compile   write verified bytecode (default output: FILE.irlc)\n"
           "  disasm    print the bytecode of a program or a .irlc file\n"
           "  run       run a program (source or bytecode); --trace-exec prints each instruction on stderr\n"
-          "\nexit status: 0 success, 1 run-time error or a check failed, 64 usage error, 65 compile error or invalid\n"
-          "bytecode, 66 input file missing or unreadable, 130 / 143 a dry-run interrupted by SIGINT / SIGTERM\n",
+          "\nexit status: 0 success, 1 run-time error or a check failed, 3 online: the drive did not confirm the\n"
+          "disable (an axis may still be enabled), 64 usage error, 65 compile error or invalid bytecode, 66 input file\n"
+          "missing or unreadable, 130 / 143 a dry-run interrupted by SIGINT / SIGTERM\n",
           stdout);
     return EX_OK;
 }
@@ -211,6 +212,11 @@ static int cmd_run(int argc, char **argv)
     if (!ro.online && ro.force) return fprintf(stderr, "irl: --force needs --online\n"), run_options_free(&ro), usage();
     if (!ro.online && ro.approach)
         return fprintf(stderr, "irl: --approach needs --online\n"), run_options_free(&ro), usage();
+    if (!ro.closed_loop && ro.closed_loop_only) /* without the closed loop the machine is its setpoint */
+        return fprintf(stderr, ro.online ? "irl: %s is a dry-run --closed-loop option: online the drives close the loop\n"
+                       : "irl: %s needs --closed-loop: it sets up the closed loop's simulated machine, which a run "
+                       "without it does not have (the machine follows its setpoints exactly)\n",
+                       ro.closed_loop_only), run_options_free(&ro), usage();
     Chunk c;
     int status = load_program(path, &c);
     if (status != EX_OK) return run_options_free(&ro), status;

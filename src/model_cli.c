@@ -555,12 +555,26 @@ static int cli_load_machine(const char *path, ModelDesc *d)
     return st == MACHINE_OK ? 0 : CLI_INVALID;
 }
 
-/* A link by name (the link's name, else the joint's; exact, then ignoring case); "tool" is the tool point. */
-static int cli_find_link(const ModelDesc *d, int dof, const char *name, int *link)
+/* The name of model link i (model_fk's numbering: the axes, then the mimic joints' followers in file order) from
+ * the file's description d, or NULL past the last. */
+static const char *cli_link_name(const Model *m, const ModelDesc *d, int i, const char **joint)
 {
+    const ModelJoint *j = NULL;
+    if (i < m->dof) j = &m->desc.joint[i];
+    for (int k = 0, f = m->dof; !j && k < d->njoints; k++)
+        if (d->joint[k].mimic_of && f++ == i) j = &d->joint[k];
+    if (!j) return NULL;
+    *joint = j->name;
+    return j->link[0] ? j->link : j->name;
+}
+
+/* A link by name (the link's name, else the joint's; exact, then ignoring case); "tool" is the tool point. A mimic
+ * joint's follower is found too: it is no axis, but it has a place. */
+static int cli_find_link(const Model *m, const ModelDesc *d, const char *name, int *link)
+{
+    const char *ln, *jn;
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < dof; i++) {
-            const char *ln = d->joint[i].link, *jn = d->joint[i].name;
+        for (int i = 0; (ln = cli_link_name(m, d, i, &jn)); i++) {
             int hit = pass == 0 ? (strcmp(ln, name) == 0 || strcmp(jn, name) == 0)
                                 : (strcasecmp(ln, name) == 0 || strcasecmp(jn, name) == 0);
             if (hit) {
@@ -573,7 +587,7 @@ static int cli_find_link(const ModelDesc *d, int dof, const char *name, int *lin
         return 0;
     }
     fprintf(stderr, "irl model: --link: no link named '%s' in machine '%s' (links:", name, d->name);
-    for (int i = 0; i < dof; i++) fprintf(stderr, " %s", d->joint[i].link[0] ? d->joint[i].link : d->joint[i].name);
+    for (int i = 0; (ln = cli_link_name(m, d, i, &jn)); i++) fprintf(stderr, " %s", ln);
     fputs(", tool)\n", stderr);
     return CLI_USAGE;
 }
@@ -641,8 +655,7 @@ int model_cli_main(int argc, char **argv)
         goto done;
     }
     CliCtx c = {.m = m, .a = a, .dof = m->dof, .link = -1};
-    if ((status = cli_check_lengths(a, d, c.dof)) == 0 && (!a->link || (status = cli_find_link(d, c.dof, a->link,
-                                                                                                &c.link)) == 0)) {
+    if ((status = cli_check_lengths(a, d, c.dof)) == 0 && (!a->link || (status = cli_find_link(m, d, a->link, &c.link)) == 0)) {
         status = op->run(&c);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "irl model: cannot write the answer: %s\n", strerror(errno));

@@ -696,6 +696,7 @@ int exec_offline_begin(ExecOffline *ex, Vm *vm, const Chunk *c, const char *prog
     }
     ex->motion.cycle = exec_offline_cycle;
     ex->motion.cycle_ctx = ex;
+    motion_display(&ex->motion, !o->display_si);
     ex->motion.max_time = o->online ? 0 : o->max_time;
     ex->motion.vars = vm->stack;
     ex->motion.nvars = c->nglobals;

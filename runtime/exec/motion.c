@@ -12,6 +12,7 @@
 #include "exec/follow_csv.h"
 #include "exec/ptp_ik.h"
 #include "geom.h"
+#include "output/display.h"
 
 #define G_SI 9.81 /* the language's G unit, m/s^2 (1 G = 9.81 m/s^2) */
 
@@ -431,6 +432,19 @@ static void spin_note(Motion *m, int d, const GmoveInfo *info, double t, SampleS
                          m->devs->dev[d].name, info->spin_T, info->spin_G, why);
 }
 
+void motion_display(Motion *m, int degrees)
+{
+    m->degrees = degrees;
+    for (int d = 0; d < m->devs->ndev; d++) m->dev[d].gm.mc.degrees = degrees;
+}
+
+/* How axis a of device d shows derivative `order` (0 position .. 3 jerk) in messages: its SI unit, or degrees. */
+static DisplayUnit axis_du(const Motion *m, int d, int a, int order)
+{
+    static const char *const unit[2][4] = {{"rad", "rad/s", "rad/s^2", "rad/s^3"}, {"m", "m/s", "m/s^2", "m/s^3"}};
+    return display_unit(unit[m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC][order], m->degrees);
+}
+
 /* Note a request the planner lowered (for the report). */
 static void note(Motion *m, int d, const char *what, double req, double applied, SampleSrc src)
 {
@@ -441,16 +455,14 @@ static void note(Motion *m, int d, const char *what, double req, double applied,
 static void approx_note(Motion *m, int d, const PlannerPushInfo *info, SampleSrc src)
 {
     static const char *const qty[3] = {"speed", "acceleration", "jerk"};
-    static const char *const unit[2][3] = {{"rad/s", "rad/s^2", "rad/s^3"}, {"m/s", "m/s^2", "m/s^3"}};
     const PlannerBlendWhy *w = &info->approx_why;
-    const ModelJoint *j = &m->devs->dev[d].model.desc.joint[w->axis];
-    int prismatic = j->type == MODEL_PRISMATIC;
-    const char *u = unit[prismatic][w->qty];
+    DisplayUnit du = axis_du(m, d, w->axis, 1 + w->qty);
     if (m->checks)
         checks_note_text(m->checks, d, m->t, src,
                          "%s APPROX_PTP %.4g %% lowered to %.4g %%: the blend asked for would take axis %d's %s to "
                          "%.4g %s, beyond its limit %.4g %s", m->devs->dev[d].name, 100 * info->approx_req,
-                         100 * info->approx_applied, w->axis + 1, qty[w->qty], fabs(w->value), u, w->limit, u);
+                         100 * info->approx_applied, w->axis + 1, qty[w->qty], du.k * fabs(w->value), du.unit,
+                         du.k * w->limit, du.unit);
 }
 
 static int push_result(Motion *m, int d, int rc, const PlannerPushInfo *info, const Stmt *st, const char *what,
@@ -485,10 +497,10 @@ static int check_joint_limits(Motion *m, int d, const double *q, const char *wha
     const Model *mo = &m->devs->dev[d].model;
     for (int i = 0; i < mo->dof; i++) {
         const ModelAxisLimits *l = &mo->desc.joint[i].limits;
-        const char *u = mo->desc.joint[i].type == MODEL_PRISMATIC ? "m" : "rad";
+        DisplayUnit du = axis_du(m, d, i, 0);
         if (!(q[i] >= l->min - 1e-12 && q[i] <= l->max + 1e-12))
             return FAIL(IRL_ERR_JOINT_LIMIT, "%s: axis %d target %.6g %s is outside its limits [%.6g, %.6g] %s", what,
-                        i + 1, q[i], u, l->min, l->max, u);
+                        i + 1, du.k * q[i], du.unit, du.k * l->min, du.k * l->max, du.unit);
     }
     return 0;
 }
@@ -611,7 +623,7 @@ static int exec_move(Motion *m, MotionKind kind, const Stmt *st, char *msg, size
             if (st->has[MP_TURN] && !(tw >= 0 && tw < 2147483648.0 && tw == floor(tw)))
                 return FAIL(IRL_ERR_USER, "%s: WITH TURN %g is not a set of joint bits (an integer >= 0)", what, tw);
             PtpIkWant want = {(int)cw, (long)tw};
-            if ((e = ptp_ik_solve(mo, mt.p, mt.q, t.p, t.q, qlast, want, q, what, msg, msglen))) return e;
+            if ((e = ptp_ik_solve(mo, mt.p, mt.q, t.p, t.q, qlast, want, q, m->degrees, what, msg, msglen))) return e;
             /* the IK's solution at a singular pose is one of many: its proximity is checked when the PTP arrives */
             par.ik_target = model_singularity(mo, q, &par.sing_target) >= 0;
         }
@@ -968,12 +980,6 @@ static int follow_cycle(Motion *m, int d, char *msg, size_t msglen)
     return e ? e : m->dev[d].follow.open ? 0 : MOTION_SKIPPED;
 }
 
-/* The unit of axis a of device d, for messages. */
-static const char *axis_unit(const Motion *m, int d, int a)
-{
-    return m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC ? "m" : "rad";
-}
-
 /* Sample 0 must be where the device stands: 0, or the error. A CSV's sample is located by its file and line and
  * each axis's column (csv NULL: a table or a function). */
 static int follow_match(Motion *m, int d, const FollowSample *s0, const double *q0, const char *what,
@@ -981,13 +987,14 @@ static int follow_match(Motion *m, int d, const FollowSample *s0, const double *
 {
     for (int a = 0; a < m->devs->dev[d].model.dof; a++)
         if (!(fabs(s0->q[a] - q0[a]) <= FOLLOW_MATCH)) {
-            const char *u = axis_unit(m, d, a);
+            DisplayUnit du = axis_du(m, d, a, 0);
+            const char *u = du.unit;
             char where[1100] = "";
             if (csv) snprintf(where, sizeof where, "%s:%d:%d: ", csv->path, csv->line[0], csv->col0[1 + a]);
             return FAIL(IRL_ERR_JOINT_LIMIT, "%s: %sthe first sample is %.6g %s away from where device %s stands on "
                         "axis %d (sample %.9g %s, device %.9g %s): a FOLLOW starts where the device stands (move "
-                        "it there first)", what, where, fabs(s0->q[a] - q0[a]), u, m->devs->dev[d].name, a + 1,
-                        s0->q[a], u, q0[a], u);
+                        "it there first)", what, where, du.k * fabs(s0->q[a] - q0[a]), u, m->devs->dev[d].name, a + 1,
+                        du.k * s0->q[a], u, du.k * q0[a], u);
         }
     return 0;
 }
@@ -1012,11 +1019,11 @@ static void follow_step_note(Motion *m, int d, const FollowSample *s, double t, 
         double amax = mo->desc.joint[a].limits.amax;
         if (fabs(s->qd[a]) / m->dt > amax && mo->desc.joint[a].powered) {
             const PlannerSrc *p = &m->dev[d].follow.src;
-            const char *u = axis_unit(m, d, a);
+            DisplayUnit v = axis_du(m, d, a, 1), acc = axis_du(m, d, a, 2);
             checks_note_text(m->checks, d, t, (SampleSrc){p->file, p->line, p->col},
-                             "%s MOVE FOLLOW %s: axis %d at %.4g %s/s, a speed step within one cycle (%.4g %s/s^2 "
-                             "against the limit %.4g %s/s^2)", m->devs->dev[d].name, how, a + 1, s->qd[a], u,
-                             fabs(s->qd[a]) / m->dt, u, amax, u);
+                             "%s MOVE FOLLOW %s: axis %d at %.4g %s, a speed step within one cycle (%.4g %s "
+                             "against the limit %.4g %s)", m->devs->dev[d].name, how, a + 1, v.k * s->qd[a], v.unit,
+                             acc.k * fabs(s->qd[a]) / m->dt, acc.unit, acc.k * amax, acc.unit);
             return;
         }
     }

@@ -92,6 +92,8 @@ typedef struct Motion {
     int err_pc;          /* the pc of that statement, for the error's location (-1: none; motion_error_pc) */
     Checks *checks;      /* lowered requests are noted here (NULL: not recorded) */
     int settle_errors;   /* 1 (dry-run): a statement's error takes effect when the motion before it has run */
+    int degrees;         /* messages show revolute quantities in degrees (--display deg, output/display.h); set by
+                          * motion_display */
     double max_time;     /* the dry-run's bound on simulated time (--max-time), s; 0: none (online) */
     long nsync;          /* reads of $TIME so far (MK_SYNC): a WAIT FOR condition that reads none cannot change
                           * with time alone */
@@ -119,6 +121,8 @@ typedef struct Motion {
 /* Set up the planners and GMOVE queues of every device. 0, or < 0 with a message in err. */
 int motion_init(Motion *m, const Chunk *c, Devices *devs, Value *sys, double dt, double time_scale, char *err,
                 size_t errlen);
+/* The units of the messages: revolute quantities in degrees when `degrees` (--display deg), else in rad. */
+void motion_display(Motion *m, int degrees);
 void motion_free(Motion *m);
 
 /* Executes one motion statement. Returns 0, or an error code (errcodes.h) with a message in msg; a negative

@@ -11,6 +11,7 @@
 #include "dmath.h"
 #include "errcodes.h"
 #include "geom.h"
+#include "output/display.h"
 
 #define DEG (180.0 / M_PI)
 
@@ -46,8 +47,8 @@ static int wanted(const ModelIkSolution *s, PtpIkWant w, int dof)
 }
 
 int ptp_ik_solve(Model *m, const double pos[3], const double quat[4], const double pos_prog[3],
-                 const double quat_prog[4], const double *q_now, PtpIkWant want, double *q, const char *what,
-                 char *msg, size_t msglen)
+                 const double quat_prog[4], const double *q_now, PtpIkWant want, double *q, int degrees,
+                 const char *what, char *msg, size_t msglen)
 {
     ModelIkSolution sol[MODEL_IK_MAX_SOLUTIONS];
     ModelIkWhy why;
@@ -103,12 +104,12 @@ int ptp_ik_solve(Model *m, const double pos[3], const double quat[4], const doub
     }
     const ModelJoint *j = &m->desc.joint[sol[any].limit_joint];
     double x = sol[any].q[sol[any].limit_joint];
-    int lin = j->type == MODEL_PRISMATIC;
-    double lim = x < j->limits.min ? j->limits.min : j->limits.max, k_u = lin ? 1 : DEG;
+    DisplayUnit du = display_unit(j->type == MODEL_PRISMATIC ? "m" : "rad", degrees);
+    double lim = x < j->limits.min ? j->limits.min : j->limits.max;
     snprintf(msg, msglen,
              "%s: every solution for the target %s is beyond a joint limit; the nearest (configuration %s) needs "
              "joint %s at %.6g %s, beyond its limit %.6g %s by %.3g %s",
-             what, pose, ptp_ik_config_text(sol[any].config, cfg, sizeof cfg), j->name, x * k_u, lin ? "m" : "deg",
-             lim * k_u, lin ? "m" : "deg", sol[any].limit_excess * k_u, lin ? "m" : "deg");
+             what, pose, ptp_ik_config_text(sol[any].config, cfg, sizeof cfg), j->name, x * du.k, du.unit,
+             lim * du.k, du.unit, sol[any].limit_excess * du.k, du.unit);
     return IRL_ERR_JOINT_LIMIT;
 }

@@ -271,5 +271,9 @@ int run_options_parse(RunOptions *o, int argc, char **argv, char *err, size_t er
         snprintf(err, errlen, "bad value for %s: '%s'", a, v);
         return -1;
     }
+    static const char *const closed_only[] = {"--controller", "--bandwidth", "--kp", "--kd", "--ki",
+                                              "--actual-start", "--controller-rate"};
+    for (size_t i = 0; i < sizeof closed_only / sizeof *closed_only; i++)
+        if (strcmp(a, closed_only[i]) == 0 && !o->closed_loop_only) o->closed_loop_only = closed_only[i];
     return 2;
 }

@@ -69,6 +69,8 @@ typedef struct RunOptions {
     RunActualStart actual[RUN_MAX_BIND];
     int controller_continuous; /* --controller-rate continuous: the controller acts inside the ODE (closed_loop.h);
                                 * 0: sampled once per cycle, held (the default, --controller-rate cycle) */
+    const char *closed_loop_only; /* the first option given that only --closed-loop uses (--actual-start, the
+                                   * controller's); NULL = none. Without --closed-loop it is a usage error (main.c) */
     int ninput, capinput;
     RunInput *input;        /* owned */
     int ncsv;

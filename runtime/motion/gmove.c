@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "dmath.h"
+#include "output/display.h"
 
 /* ================================================================================================
  * Truncated Taylor series ("jets") of order 4: a[k] = f^(k) / k!. They give the third derivatives (joint jerks)
@@ -810,15 +811,16 @@ static int plan_to_rate(const GmoveMachine *mc, const GmoveState *from, double G
 
 static const char *fmt_g(double G, char *buf, size_t n) { snprintf(buf, n, "%.4g G", G); return buf; }
 
-static void describe_violation(char *msg, size_t n, const char *stmt, const GmoveViolation *v)
+static void describe_violation(char *msg, size_t n, const char *stmt, const GmoveViolation *v, int degrees)
 {
     int unbounded_lo = isinf(v->lo), unbounded_hi = isinf(v->hi);
+    DisplayUnit du = display_unit(v->unit, degrees);
     if (!unbounded_lo && !unbounded_hi)
         snprintf(msg, n, "%s cannot be flown: %s %.4g %s outside [%.4g, %.4g] %s at t = %.3f s", stmt, v->what,
-                 v->value, v->unit, v->lo, v->hi, v->unit, v->t);
+                 du.k * v->value, du.unit, du.k * v->lo, du.k * v->hi, du.unit, v->t);
     else
         snprintf(msg, n, "%s cannot be flown: %s %.4g %s beyond its limit %.4g %s at t = %.3f s", stmt, v->what,
-                 v->value, v->unit, unbounded_hi ? v->lo : v->hi, v->unit, v->t);
+                 du.k * v->value, du.unit, du.k * (unbounded_hi ? v->lo : v->hi), du.unit, v->t);
 }
 
 int gmove_plan_to(const GmoveMachine *mc, const GmoveState *from, double G1, const GmoveParams *p,
@@ -874,7 +876,7 @@ int gmove_plan_to(const GmoveMachine *mc, const GmoveState *from, double G1, con
     }
     info->viol = v;
     info->onset_max = lo;
-    describe_violation(info->msg, sizeof info->msg, stmt, &v);
+    describe_violation(info->msg, sizeof info->msg, stmt, &v, mc->degrees);
     size_t len = strlen(info->msg);
     if (lo > 0.0)
         snprintf(info->msg + len, sizeof info->msg - len, " at ONSET %.4g G/s; the largest feasible onset rate "
@@ -900,7 +902,7 @@ int gmove_plan_hold(const GmoveMachine *mc, const GmoveState *from, double secon
     seg_begin(seg, mc, GMOVE_SEG_HOLD, from);
     hold_piece(seg, from->G, seconds);
     int st = gmove_check(mc, seg, &info->viol);
-    if (st < 0) describe_violation(info->msg, sizeof info->msg, "GMOVE HOLD", &info->viol);
+    if (st < 0) describe_violation(info->msg, sizeof info->msg, "GMOVE HOLD", &info->viol, mc->degrees);
     return st;
 }
 
@@ -1096,7 +1098,7 @@ int gmove_plan_profile(const GmoveMachine *mc, const GmoveState *from, const dou
     seg->end.G = G[n - 1];
     st = gmove_check(mc, seg, &info->viol);
     if (st < 0) {
-        describe_violation(info->msg, sizeof info->msg, stmt, &info->viol);
+        describe_violation(info->msg, sizeof info->msg, stmt, &info->viol, mc->degrees);
         return st;
     }
     if (info->narrowed)

@@ -52,6 +52,7 @@ typedef struct {
     double Gmin, Gmax;           /* output_limit "G" (felt magnitude; default [0, inf)) */
     double Gdot_min, Gdot_max;   /* output_limit "Gdot" (onset rate, G/s; default +-inf) */
     double check_dt;             /* s between samples of the feasibility check (default 0.005) */
+    int degrees;                 /* messages show the axes' quantities in degrees (output/display.h); default 0: SI */
 } GmoveMachine;
 
 /* The steady state between segments. */

@@ -16,12 +16,13 @@
 #include "online/online_log.h"
 #include "online/online_print.h"
 #include "online/online_safety.h"
+#include "output/display.h"
 #include "output/report.h"
 #include "online/rt_loop.h"
 #include "osal.h"
 #include "exec/spsc.h"
 
-enum { EX_OK = 0, EX_RUNTIME = 1, EX_USAGE = 64 };
+enum { EX_OK = 0, EX_RUNTIME = 1, EX_ENABLED = 3, EX_USAGE = 64 }; /* 3: the disable not confirmed (RUNNING.md) */
 
 #define ONLINE_LOG_RING 4096   /* log rows buffered between the cycle and online.csv (4 s at 1 ms) */
 #define ONLINE_PLANNER_NICE -10 /* the planner thread's nice value under a SCHED_FIFO cycle thread, when permitted */
@@ -105,8 +106,16 @@ static int setup_axes(Online *on, char *err, size_t errlen)
     return 0;
 }
 
+/* How axis k shows derivative `order` (0 position, 1 speed, 2 acceleration) in messages: SI, or degrees
+ * (--display, output/display.h). */
+static DisplayUnit axis_du(const Online *on, int k, int order)
+{
+    static const char *const unit[2][3] = {{"rad", "rad/s", "rad/s^2"}, {"m", "m/s", "m/s^2"}};
+    return display_unit(unit[on->linear[k] != 0][order], !on->opt.display_si);
+}
+
 /* The axes standing further than their following-error limit from the program's start, as one line into b
- * ("axis arm.1 stands 0.1 rad from the program's start (at .., the start ..)"; ...). The count of such axes. */
+ * ("axis arm.1 stands 5.72958 deg from the program's start (at .., the start ..)"; ...). The count of such axes. */
 static int away_text(const Online *on, const double *q, char *b, size_t n)
 {
     int away = 0;
@@ -115,10 +124,11 @@ static int away_text(const Online *on, const double *q, char *b, size_t n)
         double d = on->q0[k] - q[k];
         if (fabs(d) <= on->axes[k].ferr) continue;
         size_t len = strlen(b);
-        const char *u = on->linear[k] ? "m" : "rad";
+        DisplayUnit du = axis_du(on, k, 0);
+        const char *u = du.unit;
         snprintf(b + len, n - len, "%saxis %s stands %.6g %s from the program's start (at %.6g %s, the start %.6g %s; "
-                 "following-error limit %.3g %s)", away++ ? "; " : "", on->axis_name[k], fabs(d), u, q[k], u, on->q0[k],
-                 u, on->axes[k].ferr, u);
+                 "following-error limit %.3g %s)", away++ ? "; " : "", on->axis_name[k], du.k * fabs(d), u, du.k * q[k],
+                 u, du.k * on->q0[k], u, du.k * on->axes[k].ferr, u);
     }
     return away;
 }
@@ -129,10 +139,11 @@ static int plan_approach(Online *on, char *err, size_t errlen)
 {
     int need = 0;
     for (int k = 0; k < on->naxes; k++) {
+        DisplayUnit du = axis_du(on, k, 0);
         if (!(on->q_actual[k] >= on->axes[k].min && on->q_actual[k] <= on->axes[k].max))
-            return snprintf(err, errlen, "axis %s stands at %.6g %s, beyond its limits [%.6g, %.6g]: --approach "
-                            "moves only from within them", on->axis_name[k], on->q_actual[k],
-                            on->linear[k] ? "m" : "rad", on->axes[k].min, on->axes[k].max), -1;
+            return snprintf(err, errlen, "axis %s stands at %.6g %s, beyond its limits [%.6g, %.6g] %s: --approach "
+                            "moves only from within them", on->axis_name[k], du.k * on->q_actual[k], du.unit,
+                            du.k * on->axes[k].min, du.k * on->axes[k].max, du.unit), -1;
         need |= fabs(on->q_actual[k] - on->q0[k]) > ONLINE_APPROACH_MIN;
     }
     if (!need) return 0;
@@ -154,9 +165,12 @@ static int setup_driver(Online *on, char *err, size_t errlen)
     SafetyViolation v;
     double zero[DRIVER_MAX_AXES] = {0};
     char away[1000];
-    if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK)
-        return snprintf(err, errlen, "the start position of axis %s (%.6g) is beyond its limits [%.6g, %.6g]",
-                        on->axis_name[v.axis], on->q0[v.axis], on->axes[v.axis].min, on->axes[v.axis].max), -1;
+    if (safety_check(on->axes, on->naxes, on->opt.cycle, on->q0, zero, on->q0, zero, &v) != SAFETY_OK) {
+        DisplayUnit du = axis_du(on, v.axis, 0);
+        return snprintf(err, errlen, "the start position of axis %s (%.6g %s) is beyond its limits [%.6g, %.6g] %s",
+                        on->axis_name[v.axis], du.k * on->q0[v.axis], du.unit, du.k * on->axes[v.axis].min,
+                        du.k * on->axes[v.axis].max, du.unit), -1;
+    }
     memcpy(on->q_enable, on->q0, sizeof on->q_enable);
     DriverConfig cfg = {.naxes = on->naxes, .dt = on->opt.cycle, .q0 = on->q_enable,
                         .axis_name = (const char (*)[DRIVER_NAME_LEN])on->axis_name, .linear = on->linear,
@@ -185,10 +199,11 @@ static int setup_driver(Online *on, char *err, size_t errlen)
         return snprintf(err, errlen, "%s", on->drv->fault(on->drv_state)), -1;
     for (int k = 0; k < on->naxes; k++)
         if (!(fabs(fb.q[k] - on->q_enable[k]) <= on->axes[k].ferr)) {
+            DisplayUnit du = axis_du(on, k, 0);
             if (on->drv->actual || !away_text(on, fb.q, away, sizeof away)) /* moved since actual() */
-                return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g from where it was "
-                                "enabled", on->axis_name[k], fb.q[k], on->linear[k] ? "m" : "rad",
-                                fb.q[k] - on->q_enable[k]), -1;
+                return snprintf(err, errlen, "axis %s stands at %.6g %s once enabled, %.6g %s from where it was "
+                                "enabled", on->axis_name[k], du.k * fb.q[k], du.unit,
+                                du.k * (fb.q[k] - on->q_enable[k]), du.unit), -1;
             return snprintf(err, errlen, "%.420s: move them there first (--approach), or give --start", away), -1;
         }
     return 0;
@@ -204,7 +219,6 @@ static const char *stop_text(Online *on)
     char *b = on->stop_text;
     size_t n = sizeof on->stop_text;
     int ax = s->v.axis >= 0 && s->v.axis < on->naxes ? s->v.axis : 0;
-    const char *u = on->linear[ax] ? "m" : "rad";
     char when[120]; /* program time, or how far into the approach */
     if (s->approach) snprintf(when, sizeof when, "%.3f s into the approach to the program's start",
                               (double)s->approach * on->opt.cycle);
@@ -218,15 +232,18 @@ static const char *stop_text(Online *on)
         snprintf(b, n, "driver fault: %s%s%s", s->fault[0] ? s->fault : "(no text)", s->approach ? ", " : "",
                  s->approach ? when : "");
         break;
-    case RT_STOP_FOLLOWING:
-        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g) at %s", on->axis_name[ax],
-                 s->v.value, u, s->v.limit, when);
+    case RT_STOP_FOLLOWING: {
+        DisplayUnit du = axis_du(on, ax, 0);
+        snprintf(b, n, "following error: axis %s off by %.4g %s (limit %.4g %s) at %s", on->axis_name[ax],
+                 du.k * s->v.value, du.unit, du.k * s->v.limit, du.unit, when);
         break;
-    case RT_STOP_LIMIT:
-        snprintf(b, n, "limit: axis %s %s %.6g %s%s beyond %.6g, refused after %s", on->axis_name[ax],
-                 safety_kind_name(s->v.kind), s->v.value, u,
-                 s->v.kind == SAFETY_POSITION ? "" : s->v.kind == SAFETY_SPEED_JUMP ? "/s^2" : "/s", s->v.limit, when);
+    }
+    case RT_STOP_LIMIT: {
+        DisplayUnit du = axis_du(on, ax, s->v.kind == SAFETY_POSITION ? 0 : s->v.kind == SAFETY_SPEED_JUMP ? 2 : 1);
+        snprintf(b, n, "limit: axis %s %s %.6g %s beyond %.6g %s, refused after %s", on->axis_name[ax],
+                 safety_kind_name(s->v.kind), du.k * s->v.value, du.unit, du.k * s->v.limit, du.unit, when);
         break;
+    }
     case RT_STOP_WATCHDOG:
         if (s->moving) snprintf(b, n, "watchdog: the setpoint queue ran dry while moving at %s", when);
         else snprintf(b, n, "watchdog: no setpoint for %.3g s at rest (%s)", s->starve, when);
@@ -298,8 +315,9 @@ static int run_approach(Online *on)
     char text[1500] = "";
     for (int k = 0; k < on->naxes; k++) {
         size_t len = strlen(text);
+        DisplayUnit du = axis_du(on, k, 0);
         snprintf(text + len, sizeof text - len, "%s%s %+.6g %s", k ? ", " : "", on->axis_name[k],
-                 on->q0[k] - on->q_actual[k], on->linear[k] ? "m" : "rad");
+                 du.k * (on->q0[k] - on->q_actual[k]), du.unit);
     }
     fprintf(stderr, "irl: approach to the program's start at %.0f %% of the speed, acceleration and jerk limits, "
             "%.3f s: %s\n", 100 * ONLINE_APPROACH_OVERRIDE, (double)on->ap.steps * on->opt.cycle, text);
@@ -600,6 +618,24 @@ static int check_options(const RunOptions *o)
     return 0;
 }
 
+/* After the driver's disable: confirmed 1, 0 not (mask: the axes that did not, 0 unknown), -1 the driver cannot tell.
+ * Not confirmed is an error whatever else the run did: an axis may still be enabled. 1 then, after the message. */
+static int disable_unconfirmed(const Online *on, int confirmed, uint32_t mask)
+{
+    if (confirmed != 0) return 0;
+    char who[1200] = "";
+    int n = 0;
+    for (int k = 0; k < on->naxes; k++)
+        if (k < 32 && (mask >> k & 1)) {
+            size_t len = strlen(who);
+            snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
+        }
+    fprintf(stderr, "irl: error: the drive did not confirm the disable%s%s%s: %s may still be enabled; make the "
+            "machine safe before going near it (exit %d)\n", n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "",
+            n == 1 ? "that axis" : n ? "those axes" : "the axes", EX_ENABLED);
+    return 1;
+}
+
 /* The end: wait for the axes, write the report (exec_offline_end), online.json and the statistics. */
 static int finish(Online *on, int vm_status)
 {
@@ -628,19 +664,8 @@ static int finish(Online *on, int vm_status)
         fprintf(stderr, "irl: warning: %ld deadlines missed (%ld overruns): for those cycles the axes received no new "
                 "setpoint (online.json)\n", on->rt.stats.missed, on->rt.stats.overruns);
     if (on->rt.aborted) fprintf(stderr, "irl: the axes were disabled at once (third signal): the stop ramp was cut short\n");
-    if (on->rt.disable_confirmed == 0) {
-        char who[1200] = "";
-        int n = 0;
-        for (int k = 0; k < on->naxes; k++)
-            if (on->rt.disable_unconfirmed >> k & 1) {
-                size_t len = strlen(who);
-                snprintf(who + len, sizeof who - len, "%s%s", n++ ? ", " : "", on->axis_name[k]);
-            }
-        fprintf(stderr, "irl: warning: the drive did not confirm the disable%s%s%s\n",
-                n > 1 ? " (axes " : n ? " (axis " : "", who, n ? ")" : "");
-    }
     if (rt_loop_cause(&on->rt) != RT_STOP_NONE) status = EX_RUNTIME;
-    return status;
+    return disable_unconfirmed(on, on->rt.disable_confirmed, on->rt.disable_unconfirmed) ? EX_ENABLED : status;
 }
 
 int exec_online_check(const RunOptions *o)
@@ -735,14 +760,20 @@ int exec_online_run(Vm *vm, const Chunk *c, const char *program, const RunOption
     write_json_early(on, "running", NULL);
     if (start(on, err, sizeof err) < 0) {
         char msg[700];
-        if (on->enabled) on->drv->disable(on->drv_state); /* the real-time thread never ran: nothing else will */
+        int unconfirmed = 0;
+        if (on->enabled) { /* the real-time thread never ran: nothing else will */
+            on->drv->disable(on->drv_state);
+            int ok = on->drv->disable_confirmed ? on->drv->disable_confirmed(on->drv_state) : -1;
+            unconfirmed = disable_unconfirmed(on, ok, ok == 0 && on->drv->disable_unconfirmed ?
+                                                  on->drv->disable_unconfirmed(on->drv_state) : 0);
+        }
         write_json_early(on, "not_started", err);
         snprintf(msg, sizeof msg, "online: %s", err);
         set_vm_error(on, msg);
         st = exec_offline_end(&on->ex, VM_ERROR);
         teardown(on);
         free(on);
-        return st ? st : EX_RUNTIME;
+        return unconfirmed ? EX_ENABLED : st ? st : EX_RUNTIME;
     }
     if (on->caps.has_inputs && (o->ninput || o->ncsv))
         fprintf(stderr, "irl: warning: --input feeds the pre-flight only: online, the driver gives the inputs\n");

@@ -107,4 +107,19 @@ grep -q 'fastspin.irl:4:3: note: hc spin-up from rest: [0-9.]* s to [0-9.]* G, g
     "$tmp/fastspin/report.txt" \
     || note "fastspin: the spin-up note does not name the axis limit that governed: $(grep spin-up "$tmp/fastspin/report.txt")"
 
+# an axis limit a GMOVE cannot keep: the error gives the planetary speed in the units of --display (degrees by
+# default, rad with --display si): 8 G on the 8 m arm needs sqrt(9.81 sqrt(63) / 8) = 3.12 rad/s = 178.8 deg/s,
+# against a speed limit lowered to 2 rad/s = 114.6 deg/s
+sed 's|speed = 3.6 rad/s;|speed = 2 rad/s;|' ../models/centrifuge.irm >"$tmp/slow.irm"
+printf 'PROGRAM slow;\n  DEVICE hc : CENTRIFUGE "%s";\nBEGIN\n  GMOVE hc TO 8 G WITH ONSET := 1 G/s;\nENDPROGRAM\n' \
+    "$tmp/slow.irm" >"$tmp/slow.irl"
+for disp in deg si; do
+    "$IRL" run --display $disp --no-plots --no-html --out-temp "$tmp/slow.irl" >/dev/null 2>"$tmp/slow.$disp.err"
+    [ $? = 1 ] || note "slow ($disp): not refused"
+done
+grep -q "cannot be flown: planetary speed 178.8 deg/s outside \[-114.6, 114.6\] deg/s at" "$tmp/slow.deg.err" \
+    || note "slow: $(cat "$tmp/slow.deg.err")"
+grep -q "cannot be flown: planetary speed 3.12 rad/s outside \[-2, 2\] rad/s at" "$tmp/slow.si.err" \
+    || note "slow --display si: $(cat "$tmp/slow.si.err")"
+
 exit $fail

@@ -52,9 +52,9 @@ compare("function", tr, m, lambda t: 0.2 * np.sin(2 * (t - 0.5)), lambda t: 0.4 
 if int(m.sum()) != 1500: print("function: not 1500 cycles"); bad = 1
 sys.exit(1 if bad else 0)
 PY
-grep -q 'fn.irl:22:3: note: arm MOVE FOLLOW starts moving from rest: axis 1 at 0.4 rad/s' "$tmp/fn/report.txt" ||
+grep -q 'fn.irl:22:3: note: arm MOVE FOLLOW starts moving from rest: axis 1 at 22.92 deg/s' "$tmp/fn/report.txt" ||
     fail "the report does not note the FOLLOW that starts moving"
-grep -q 'fn.irl:22:3: note: arm MOVE FOLLOW ends moving (the setpoint then holds its last position): axis 1 at -0.396' \
+grep -q 'fn.irl:22:3: note: arm MOVE FOLLOW ends moving (the setpoint then holds its last position): axis 1 at -22.69 deg/s' \
     "$tmp/fn/report.txt" || fail "the report does not note the FOLLOW that ends moving"
 grep -q '^verdict: PASS' "$tmp/table/report.txt" || fail "the table's run does not pass its checks"
 grep -q 'note:' "$tmp/table/report.txt" && fail "the table (at rest at both ends) gets a note"

@@ -180,6 +180,34 @@ check(set(semi) == {"qdd", "tau"} and semi["qdd"] == qdd and
 sys.exit(1 if bad else 0)
 PY
 cd - >/dev/null || exit 1
+# --link on a machine with a mimic joint in the middle of the file (a finger on link 1 following j1, then j2): j2 is
+# axis 2 and its link is link2; the follower's link is selectable and sits where the same tree with the follower
+# set by hand (q_f = 0.5 q1 + 0.01) puts it.
+urdf() { # $1: the finger's <mimic> element, or nothing (a joint of its own)
+    cat <<URDF
+<robot name="m"><link name="base"/><link name="link1"/><link name="fingerpad"/><link name="link2"/>
+<joint name="j1" type="revolute"><parent link="base"/><child link="link1"/><axis xyz="0 0 1"/>
+  <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
+<joint name="jf" type="prismatic"><parent link="link1"/><child link="fingerpad"/><origin xyz="0.1 0.2 0.3"/>
+  <axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/>$1</joint>
+<joint name="j2" type="revolute"><parent link="link1"/><child link="link2"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
+  <limit lower="-3" upper="3" effort="10" velocity="1"/></joint>
+</robot>
+URDF
+}
+urdf '<mimic joint="j1" multiplier="0.5" offset="0.01"/>' >"$tmpd/mimic.urdf"
+urdf '' >"$tmpd/free.urdf"
+ans mf "$tmpd/mimic.urdf" fk --q 0.4,0.7 --link fingerpad
+ans hf "$tmpd/free.urdf" fk --q 0.4,0.21,0.7 --link fingerpad
+same_numbers "$(field mf position)" "$(field hf position)" 1e-12 "--link on a mimic joint's follower" || fail=1
+ans mj "$tmpd/mimic.urdf" fk --q 0.4,0.7 --link jf
+same_numbers "$(field mj position)" "$(field hf position)" 1e-12 "--link by the follower joint's name" || fail=1
+ans m2 "$tmpd/mimic.urdf" fk --q 0.4,0.7 --link link2
+ans h2 "$tmpd/free.urdf" fk --q 0.4,0.21,0.7 --link link2
+same_numbers "$(field m2 position)" "$(field h2 position)" 1e-12 "--link link2 after a follower in the file" || fail=1
+expect_exit 64 "(links: link1 link2 fingerpad, tool)" "$tmpd/mimic.urdf" fk --link nolink || fail=1
+[ -e "$tmpd/failed" ] && fail=1
+
 # ik's answer reaches the pose: fk(ik(q)) position equals the asked one.
 ans back $P fk --q "$(field ik q)"
 same_numbers "$(field fk position)" "$(field back position)" 1e-9 "fk(ik(fk(q))) position" || fail=1

@@ -35,18 +35,18 @@ vmax=2,2,2.5,4,4,4 amax=6,5,8,15,15,15 jmax=60,50,80,300,300,300 # models/puma56
     >/dev/null 2>"$tmp/away.err"
 rc=$?
 [ $rc = 1 ] || note "away: exit $rc"
-want="axis arm.2 stands 0.2 rad from the program's start"
+want="axis arm.2 stands 11.4592 deg from the program's start"
 grep -q "$want" "$tmp/away.err" || note "away: stderr lacks '$want': $(head -2 "$tmp/away.err")"
 grep -q -- "--approach" "$tmp/away.err" || note "away: the message does not name --approach"
 msg=$(check json "$tmp/away/online.json" "j['status'] == 'not_started' and \"$want\" in j['reason']") || note "$msg"
 
-# 2. every axis 0.15 rad away: the approach, then the program exactly as the dry-run
+# 2. every axis 0.15 rad (8.59437 deg) away: the approach, then the program exactly as the dry-run
 "$IRL" run --trace csv --online --max-missed 1000000 --approach --driver sim:offset=-0.15 --queue 200 --no-plots --out "$tmp/ap" lin_short.irl \
     >"$tmp/ap.out" 2>"$tmp/ap.err"
 rc=$?
 [ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
 cmp -s "$tmp/dry/trace.csv" "$tmp/ap/trace.csv" || note "approach: trace.csv differs from the dry-run's"
-grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0.15 rad" \
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +8.59437 deg" \
     "$tmp/ap.err" || note "approach: stderr $(grep approach "$tmp/ap.err" | head -2)"
 j="$tmp/ap/online.json"
 msg=$(check same "$tmp/dry/trace.csv" "$tmp/ap/online.csv" --complete + approach "$tmp/ap" $vmax $amax $jmax \
@@ -101,13 +101,13 @@ for what in refuse emu_ap; do
     [ $rc = $want ] || note "emulator $what: exit $rc: $(head -3 "$tmp/$what.err")"
     grep -q "; disabled$" "$tmp/$what.emu" || note "emulator $what: the drive ended $(cat "$tmp/$what.emu")"
 done
-grep -q "axis arm.2 stands 0.2 rad from the program's start" "$tmp/refuse.err" \
+grep -q "axis arm.2 stands 11.459[12] deg from the program's start" "$tmp/refuse.err" \
     || note "emulator refuse: $(head -2 "$tmp/refuse.err")"
 grep -q "; axes at 0,0.985398163,-3.14159265,0,0.785398163,0;" "$tmp/refuse.emu" \
     || note "emulator refuse: the drive moved: $(cat "$tmp/refuse.emu")"
-msg=$(check json "$tmp/refuse/online.json" "j['status'] == 'not_started' and 'axis arm.2 stands 0.2 rad' in j['reason']") \
+msg=$(check json "$tmp/refuse/online.json" "j['status'] == 'not_started' and 'axis arm.2 stands 11.459' in j['reason']") \
     || note "$msg"
-grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 rad, arm.2 -0.2 rad" \
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 deg, arm.2 -11.459[12] deg" \
     "$tmp/emu_ap.err" || note "emulator approach: stderr $(head -3 "$tmp/emu_ap.err")"
 cmp -s "$tmp/dry/trace.csv" "$tmp/emu_ap/trace.csv" || note "emulator approach: trace.csv differs from the dry-run's"
 j="$tmp/emu_ap/online.json"

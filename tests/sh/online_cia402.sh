@@ -16,8 +16,8 @@
 #   7. --approach: the drive powers up 5 degrees away on axis 2 and 3 on axis 5; the driver reads where it stands,
 #      enables it there, and the drive's log shows it moved from there to the program's start within 10 % of the
 #      speed and acceleration limits, then received the program (online.csv's rows, whose run rows are the trace);
-#   8. an axis that does not leave Operation enabled at the disable: online.json "disabled_confirmed": false and
-#      "disable_unconfirmed" names it, as the warning on stderr does.
+#   8. an axis that does not leave Operation enabled at the disable: exit 3, online.json "disabled_confirmed": false
+#      and "disable_unconfirmed" names it, as the error on stderr does.
 # Every peer ends by itself (--timeout) and is killed by pid on the way out. Needs $IRL, $BUILD.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -54,7 +54,7 @@ start_peer circ
     --no-plots --out "$tmp/circ" "$root/programs/lin_circ.irl" >"$tmp/circ.out" 2>"$tmp/circ.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "lin_circ: exit $rc: $(head -3 "$tmp/circ.err")"
-grep -q "warning: the drive did not confirm" "$tmp/circ.err" && note "lin_circ: disable not confirmed"
+grep -q "the drive did not confirm" "$tmp/circ.err" && note "lin_circ: disable not confirmed"
 # the enable: each axis Switch on disabled -> Ready to switch on -> Switched on -> Operation enabled before the
 # first cyclic setpoint (the log's second target line)
 awk -F, '/^sp,/ { sp++ } /^state,/ && sp < 2 { s[$2] = s[$2] "/" $3 }
@@ -208,7 +208,7 @@ start_peer approach --start "$away"
     --no-plots --out "$tmp/ap" lin_short.irl >/dev/null 2>"$tmp/ap.err"
 rc=$?; end_peer
 [ $rc = 0 ] || note "approach: exit $rc: $(head -3 "$tmp/ap.err")"
-grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 rad, arm.2 -0.0872665 rad, arm.3 +0 rad, arm.4 +0 rad, arm.5 +0.0523599 rad" \
+grep -q "irl: approach to the program's start at 10 % of the speed, acceleration and jerk limits, [0-9.]* s: arm.1 +0 deg, arm.2 -5 deg, arm.3 +0 deg, arm.4 +0 deg, arm.5 +3 deg" \
     "$tmp/ap.err" || note "approach: stderr $(head -3 "$tmp/ap.err")"
 checks+=(+ same "$tmp/ap/trace.csv" "$tmp/ap/online.csv" --complete + approach "$tmp/ap" $vmax $amax $jmax
          + drive "$tmp/ap/online.csv" "$tmp/approach.log" "$scale"
@@ -222,7 +222,8 @@ start_peer offdis --refuse-disable 4
 "$IRL" run --trace csv --online --driver modbus:port="$port",map="$map",timeout=0.5 --cycle 4ms --max-missed 1000000 \
     --no-plots --out "$tmp/od" lin_short.irl >/dev/null 2>"$tmp/od.err"
 rc=$?; end_peer
-grep -q "irl: warning: the drive did not confirm the disable (axis arm.4)$" "$tmp/od.err" \
+[ $rc = 3 ] || note "disable refused: exit $rc, want 3 (an axis may still be enabled)"
+grep -q "irl: error: the drive did not confirm the disable (axis arm.4): that axis may still be enabled" "$tmp/od.err" \
     || note "disable refused (exit $rc): stderr $(tail -3 "$tmp/od.err")"
 checks+=(+ json "$tmp/od/online.json" 'j["complete"] and j["disabled_confirmed"] is False and j["disable_unconfirmed"] == ["arm.4"]'
          + states "$tmp/offdis.log" 4 "Operation enabled" "Operation enabled"

@@ -58,7 +58,7 @@ start_emu stall --fault-at 0.3 --fault stall:2
     lin_short.irl >"$tmp/st.out" 2>"$tmp/st.err"
 rc=$?; end_emu stall
 [ $rc = 1 ] || note "stall: exit $rc"
-grep -q "runtime error: online stop: following error: axis arm.2 off by .* (limit 0.01)" "$tmp/st.err" \
+grep -q "runtime error: online stop: following error: axis arm.2 off by .* deg (limit 0.573 deg)" "$tmp/st.err" \
     || note "stall: message $(head -3 "$tmp/st.err")"
 checks+=(+ stopped "$tmp/st" following_error "following error: axis arm.2" 2,2,2.5,4,4,4 6,5,8,15,15,15
          + json "$tmp/st/online.json" 'j["stop"]["moving"] is True and j["stop_ramp"] > 0')

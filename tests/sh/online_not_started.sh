@@ -52,7 +52,7 @@ stale "$tmp/sp"
     >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
-not_started "$tmp/sp" 1 "the start position of axis arm.1 (3) is beyond its limits"
+not_started "$tmp/sp" 1 "the start position of axis arm.1 (171.887 deg) is beyond its limits [-160, 160] deg"
 grep -q "irl: warning: --force: no pre-flight dry-run" "$tmp/sp.err" || note "--force: no warning"
 grep -q "irl: pre-flight:" "$tmp/sp.err" && note "--force: a pre-flight ran"
 

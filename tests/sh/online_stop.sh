@@ -100,7 +100,7 @@ checks+=(json "$tmp/wr/online.json" 'j["stop"]["moving"] is False and j["holds"]
 "$IRL" run --trace csv --online --max-missed 1000000 --force --driver sim --time-scale 0.5 --no-plots --out "$tmp/li" ptp_long.irl >/dev/null 2>"$tmp/li.err"
 rc=$?
 [ $rc = 1 ] || note "limit: exit $rc"
-grep -q "online stop: limit: axis arm.1 speed jump .* rad/s^2 beyond 6," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
+grep -q "online stop: limit: axis arm.1 speed jump .* deg/s^2 beyond 343.775 deg/s^2," "$tmp/li.err" || note "limit: $(grep online "$tmp/li.err" | head -3)"
 # every speed written changed by at most the acceleration limit (1 % slack): the refused setpoint was not written
 checks+=(stopped "$tmp/li" limit "limit: axis arm.1" + speeds "$tmp/li/online.csv" $amax +)
 ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the stream's own jerk is 8 x
@@ -109,7 +109,7 @@ ramp_jerk "$tmp/li" >"$tmp/li.jerk" || note "limit: $(cat "$tmp/li.jerk")" # the
 "$IRL" run --trace csv --online --max-missed 1000000 --force --driver sim --start arm=3,0.785,-3.14,0,0.785,0 --no-plots --out "$tmp/sp" ptp_long.irl >/dev/null 2>"$tmp/sp.err"
 rc=$?
 [ $rc = 1 ] || note "start beyond limits: exit $rc"
-grep -q "online: the start position of axis arm.1 (3) is beyond its limits" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"
+grep -q "online: the start position of axis arm.1 (171.887 deg) is beyond its limits \[-160, 160\] deg" "$tmp/sp.err" || note "start: $(head -2 "$tmp/sp.err")"
 checks+=(json "$tmp/sp/online.json" 'j["status"] == "not_started" and "start position" in j["reason"]' +)
 
 msg=$(python3 "$root/tests/online/online_check.py" "${checks[@]}" json "$tmp/sp/report.json" 'j["verdict"] == "error"') \

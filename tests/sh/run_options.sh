@@ -51,6 +51,17 @@ for bad in "--cycle 0" "--cycle 2h" "--cycle 2" "--time-scale 0" "--time-scale x
     [ $rc = 64 ] || note "$bad: exit $rc, want 64"
     grep -q "irl: \|usage:" "$tmp/bad.log" || note "$bad: no message"
 done
+# the closed loop's options without --closed-loop: refused (exit 64) naming the option, never silently ignored
+for only in "--actual-start arm=0,0,0,0,0,0" "--controller-rate continuous" "--controller pid" "--bandwidth 5" \
+            "--kp 100" "--kd 20" "--ki 1"; do
+    # shellcheck disable=SC2086
+    run only $only "$tmp/ptp.irl"
+    [ $rc = 64 ] || note "$only without --closed-loop: exit $rc, want 64"
+    grep -q "irl: ${only%% *} needs --closed-loop" "$tmp/only.log" || note "$only without --closed-loop: $(head -1 "$tmp/only.log")"
+done
+run only --online --driver sim --kp 100 "$tmp/ptp.irl"
+[ $rc = 64 ] && grep -q "irl: --kp is a dry-run --closed-loop option" "$tmp/only.log" \
+    || note "--kp online: exit $rc, $(head -1 "$tmp/only.log")"
 # --no-html: no report.html; without it the page is written (beside report.txt)
 run html "$tmp/ptp.irl"
 [ -s "$tmp/html/report.html" ] || note "no report.html without --no-html"

@@ -368,7 +368,7 @@ UTEST(backend_params)
     expect_param(c, "head_height", "LIST(1 m, 2 m)",
                  "centrifuge: parameter 'head_height' = LIST(1, 2) m: takes 1 number, not 2");
     expect_param(s, "platform_mass", "-3000 kg", "parameter 'platform_mass': mass -3000 kg: must be finite and >= 0");
-    expect_param(s, "char_length", "-2 m", "stewart: parameter 'char_length' = -2 m: must be > 0 m");
+    expect_param(s, "char_length", "-2 m", "stewart: parameter 'char_length' = -2 m: must be from 1e-06 m to 1000 m");
     expect_param(s, "base_d", "-0.2 s", "stewart: parameter 'base_d' = -0.2 s: expected a value in m, not in s");
     expect_param(s, "platform_mass", NULL,
                  "stewart: parameter 'platform_mass' is missing: required (a mass > 0 kg)");
@@ -386,6 +386,39 @@ UTEST(backend_params)
     expect_param(f, "formulation", NULL, "freeflyer: parameter 'formulation' is missing: required: VM or DEM");
 }
 
+/* The chain's optional PARAMs: out of range, not a number, in a unit, a fraction of an iteration; stewart's radii. */
+UTEST(chain_params)
+{
+    const char *c = "models/puma560_cell.irm", *s = "models/stewart_flightsim.irm";
+    const char *tol = "must be from 1e-14 to 1e-06 (the IK's residual: |dp| in m plus |dtheta| in rad)";
+    static char want[256];
+    static const char *const bad_tol[][2] = {{"-1e-10", "-1e-10"}, {"0", "0"}, {"1e+09", "1e+09"}, {"1", "1"},
+                                             {"1e-17", "1e-17"}};
+    for (size_t i = 0; i < sizeof bad_tol / sizeof *bad_tol; i++) {
+        snprintf(want, sizeof want, "chain: parameter 'ik_tol' = %s: %s", bad_tol[i][1], tol);
+        expect_param(c, "ik_tol", bad_tol[i][0], want);
+    }
+    expect_param(c, "ik_tol", "fast", "chain: parameter 'ik_tol' = FAST: expected a number, not a word");
+    expect_param(c, "ik_tol", "1e-10 m", "chain: parameter 'ik_tol' = 1e-10 m: expected a value in no unit, not in m");
+    expect_param(c, "ik_tol", "LIST(1e-10, 2)", "chain: parameter 'ik_tol' = LIST(1e-10, 2): takes 1 number, not 2");
+    expect_param(c, "ik_max_iter", "0", "chain: parameter 'ik_max_iter' = 0: must be a whole number from 1 to 10000 "
+                                        "(iterations of the IK's damped search)");
+    expect_param(c, "ik_max_iter", "2.5", "chain: parameter 'ik_max_iter' = 2.5: must be a whole number from 1 to "
+                                          "10000 (iterations of the IK's damped search)");
+    expect_param(c, "ik_max_iter", "1e12", "chain: parameter 'ik_max_iter' = 1e+12: must be a whole number from 1 to "
+                                           "10000 (iterations of the IK's damped search)");
+    expect_param(c, "char_length", "-1 m", "chain: parameter 'char_length' = -1 m: must be from 1e-06 m to 1000 m "
+                                           "(the singularity measure's length scale)");
+    expect_param(c, "char_length", "1e-300 m", "chain: parameter 'char_length' = 1e-300 m: must be from 1e-06 m to "
+                                               "1000 m (the singularity measure's length scale)");
+    expect_param(c, "char_length", "2 kg",
+                 "chain: parameter 'char_length' = 2 kg: expected a value in m, not in kg");
+    expect_param(s, "base_radius", "-1.3 m", "stewart: parameter 'base_radius' = -1.3 m: must be > 0 m (a radius)");
+    expect_param(s, "platform_radius", "0 m", "stewart: parameter 'platform_radius' = 0 m: must be > 0 m (a radius)");
+    expect_param(s, "char_length", "1e300 m", "stewart: parameter 'char_length' = 1e+300 m: must be from 1e-06 m to "
+                                              "1000 m (default: the mean platform anchor radius)");
+}
+
 int main(void)
 {
     RUN(puma560_matches_c_description);
@@ -395,5 +428,6 @@ int main(void)
     RUN(adds_to_a_urdf);
     RUN(missing_file);
     RUN(backend_params);
+    RUN(chain_params);
     return utest_done();
 }

@@ -366,6 +366,9 @@ UTEST(mimic_joints)
         double p1[3], p2[3], R1[9], R2[9], tau[2], tauf[3], J[12], Jf[18], M[4], Mf[9], back[2];
         CHECK(model_fk(&mm, q, -1, p1, R1) == 0 && model_fk(&mf, qf, -1, p2, R2) == 0);
         for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(p1[i] - p2[i]));
+        CHECK(model_fk(&mm, q, 2, p1, R1) == 0 && model_fk(&mf, qf, 2, p2, R2) == 0); /* the follower's link */
+        for (int i = 0; i < 3; i++) worst = fmax(worst, fabs(p1[i] - p2[i]));
+        CHECK(model_fk(&mm, q, 3, p1, R1) < 0);
         CHECK(model_inverse_dynamics(&mm, q, qd, qdd, tau) == 0 && model_inverse_dynamics(&mf, qf, qdf, qddf, tauf) == 0);
         CHECK(model_jacobian(&mm, q, J) == 0 && model_jacobian(&mf, qf, Jf) == 0);
         CHECK(model_mass_matrix(&mm, q, M) == 0 && model_mass_matrix(&mf, qf, Mf) == 0);
