@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trigger_trace.sh — TRIGGER switches its output in the cycle at which the path reaches its point: each DOUT column
-# of the trace (--trace csv) is checked against the cycle at which the TCP's path length, summed from the trace's
+# of the trace (--trace csv --digits 17: every bit) is checked against the cycle at which the TCP's path length, summed from the trace's
 # own x y z columns, reaches d from the motion's start (FROM START) or is d from its end (BEFORE END), or at which
 # a PTP's leading axis has covered its percentage; DELAY shifts that cycle by DELAY / cycle. Exactly, d = 0
 # included: AT 0 FROM START of the CIRC, which starts between two cycles (one cycle of rest after the LIN's end), is
@@ -40,7 +40,7 @@ BEGIN
   MOVE_INC LIN POS(-0.1 m, 0, 0) WITH SPEED := 0.1 m/s;
 ENDPROGRAM
 IRL
-"$IRL" run --trace csv --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
+"$IRL" run --trace csv --digits 17 --no-plots --out "$tmp/o" "$tmp/p.irl" >/dev/null 2>"$tmp/err" || fail "run: $(head -3 "$tmp/err")"
 tr="$tmp/o/trace.csv"
 cx=$(col "$tr" arm.x); cq=$(col "$tr" arm.q1.j1); ca=$(col "$tr" io.a)
 [ -n "$cx" ] && [ -n "$cq" ] && [ -n "$ca" ] || fail "no arm.x, arm.q1.j1 or io.a column: $(head -1 "$tr")"
