@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tests/run.sh [BUILD_DIR...] [-- FILTER...]: the suite against each build (default build/release), in parallel.
+# tests/run.sh [--times] [BUILD_DIR...] [-- FILTER...]: the suite against each build (default build/release), in
+# parallel.
 #   unit tests    BUILD/tests/test_*     one line per case (tests/unit/utest.h)         named unit/test_vm/CASE
 #   lang tests    tests/lang/**/*.irl,   expectations inline (tests/lang/README.md)      named lang/run/control,
 #                 programs/*.irl                                                         programs/demo
@@ -9,18 +10,24 @@
 # FILTER (after --, or the words of $TESTS): run only the tests whose name contains one of the words, e.g.
 #   tests/run.sh build/release -- vm             tests/run.sh build/asan -- sh/online lang/run
 #   TESTS=golden tests/run.sh build/release      (a path such as tests/sh/online_sim.sh works too)
-# JOBS=N runs N tests at once (default: nproc). Each test writes to its own files; its lines ("ok NAME [build]"
-# or "not ok NAME [build]") are printed when it ends, the failures' details after all, then the slowest tests,
-# and last, alone on its line, "N passed, N failed". Exit status 0 only when nothing failed and something ran.
-# Each build keeps its tests' wall times in BUILD/test-times, so the next run starts the longest ones first.
+# JOBS=N: N cores' worth of tests at once (default: nproc). A test that mostly waits on the clock (an online run
+# in real time: its last CPU time under half its wall time) counts as half, so the cores stay busy meanwhile.
+# Each test writes to its own files; its lines ("ok NAME [build]" or "not ok NAME [build]") are printed when it
+# ends, the failures' details after all, then the slowest tests, and last, alone on its line, "N passed, N failed".
+# Exit status 0 only when nothing failed and something ran.
+# Each build keeps its tests' wall and CPU seconds (user + sys) in BUILD/test-times, so the next run starts the
+# longest ones first; --times prints that table, the most CPU first, and runs nothing.
+# In a sanitizer build (irl linked with ASan) the shell tests get IRL_SANITIZED=1, and a shell test whose header has
+# a line "# Not under sanitizers: WHY" is not run there (WHY says where its code is run under them).
 set -u
 cd "$(dirname "$0")/.."
 
-builds=() filters=()
+builds=() filters=() times_only=0
 while [ $# -gt 0 ]; do
     case $1 in
         --) shift; filters+=("$@"); break ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        --times) times_only=1 ;;
         *) builds+=("${1%/}") ;;
     esac
     shift
@@ -29,6 +36,16 @@ done
 # shellcheck disable=SC2206
 [ -n "${TESTS:-}" ] && filters+=(${TESTS})
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+if [ $times_only = 1 ]; then
+    for b in "${builds[@]}"; do
+        [ -f "$b/test-times" ] || { echo "no $b/test-times: run the suite on $b first"; continue; }
+        awk -v b="$b" '{ w += $2; c += $3; n++ } END { printf "== %s: %d jobs (a unit binary is one), wall %.1f s, CPU %.1f s\n", b, n, w, c }' \
+            "$b/test-times"
+        echo "   CPU s   wall s  test"
+        sort -k3,3gr -k1,1 "$b/test-times" | awk '{ printf "%8.1f %8.1f  %s\n", $3, $2, $1 }'
+    done
+    exit 0
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # A filter word matches a test name as a substring; "tests/sh/x.sh" is taken as "sh/x".
@@ -82,7 +99,8 @@ lang_why() { # $1 irl binary, $2 file, $3 scratch dir
 }
 
 # Runs job $1 in the background's subshell: writes $tmp/$1.lines (the ok / not ok lines), $tmp/$1.why (the
-# failures' details), $tmp/$1.count ("passed failed") and $tmp/$1.time (wall seconds).
+# failures' details), $tmp/$1.count ("passed failed") and $tmp/$1.time (wall and CPU seconds: user + sys of the
+# job and every process it waited for, which stays meaningful on a loaded machine).
 run_job() { # $1 job index
     local kind=${jkind[$1]} b=${jbuild[$1]} path=${jpath[$1]} name=${jname[$1]} o=$tmp/$1 rc out tag
     local t0=$EPOCHREALTIME p=0 f=0
@@ -114,7 +132,8 @@ run_job() { # $1 job index
             fi ;;
         sh|golden)
             local cmd=(bash "$path"); [ "$kind" = golden ] && cmd=(python3 tests/golden/golden.py "$path")
-            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") timeout 900 "${cmd[@]}" >"$o.d/out" 2>&1; rc=$?
+            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") IRL_SANITIZED=${sanitized[$b]} timeout 900 "${cmd[@]}" \
+                >"$o.d/out" 2>&1; rc=$?
             if [ $rc -eq 0 ]; then p=1; echo "ok $name $tag" >"$o.lines"
             else
                 f=1; echo "not ok $name $tag" >"$o.lines"
@@ -122,22 +141,33 @@ run_job() { # $1 job index
             fi ;;
     esac
     echo "$p $f" >"$o.count"
-    echo "$EPOCHREALTIME $t0" | awk '{printf "%.1f\n", $1 - $2}' >"$o.time"
+    times >"$o.cpu"   # a builtin in this shell (a pipe would time a fresh subshell): this job's "XmY.Zs" pairs
+    echo "$EPOCHREALTIME $t0 $(tr 'ms\n' '   ' <"$o.cpu")" |
+        awk '{c = 0; for (i = 3; i < NF; i += 2) c += $i * 60 + $(i + 1); printf "%.1f %.1f\n", $1 - $2, c}' >"$o.time"
     rm -rf "$o.d"
 }
 
-jkind=() jbuild=() jpath=() jname=() jweight=()
+jkind=() jbuild=() jpath=() jname=() jweight=() jhalves=()
 add_job() { # kind build path name default-weight (s)
     wanted "$4" || return 0
-    local k=${#jkind[@]}
+    local k=${#jkind[@]} h w c w10 c10
     jkind[k]=$1 jbuild[k]=$2 jpath[k]=$3 jname[k]=$4
-    jweight[k]=${hist["$2 $4"]:-$5}
+    h=${hist["$2 $4"]:-$5}
+    w=${h%% *} c=${h#* }; [ "$c" = "$h" ] && c=$w
+    jweight[k]=$w
+    # half a core for a test that mostly waited last time (and long enough for that to matter); tenths of s
+    w10=${w/./} c10=${c/./}; [[ $w == *.* ]] || w10=${w}0; [[ $c == *.* ]] || c10=${c}0
+    jhalves[k]=2
+    [ $((10#$w10)) -ge 30 ] && [ $((2 * 10#$c10)) -lt $((10#$w10)) ] && jhalves[k]=1
 }
-declare -A hist=()
+declare -A hist=() sanitized=()
+nosan=0
 for b in "${builds[@]}"; do
     [ -d "$b" ] || { echo "no build folder $b (make CFG=... all first)"; exit 1; }
+    sanitized[$b]=0
+    [ -x "$b/irl" ] && nm -D "$b/irl" 2>/dev/null | grep -q ' __asan_init' && sanitized[$b]=1
     if [ -f "$b/test-times" ]; then
-        while read -r n s; do hist["$b $n"]=$s; done <"$b/test-times"
+        while read -r n s; do hist["$b $n"]=$s; done <"$b/test-times"   # "wall cpu" seconds
     fi
     for t in "$b"/tests/test_*; do
         [ -x "$t" ] && [ -f "$t" ] && add_job unit "$b" "$t" "unit/$(basename "$t")" 10
@@ -151,7 +181,12 @@ for b in "${builds[@]}"; do
             [ -f "$g/run" ] && add_job golden "$b" "${g%/}" "golden/$(basename "$g")" 10
         done
         for s in tests/sh/*.sh; do
-            [ -f "$s" ] && add_job sh "$b" "$s" "sh/$(basename "$s" .sh)" 60
+            [ -f "$s" ] || continue
+            if [ "${sanitized[$b]}" = 1 ] && grep -q '^# Not under sanitizers:' "$s"; then
+                wanted "sh/$(basename "$s" .sh)" && nosan=$((nosan + 1))
+                continue
+            fi
+            add_job sh "$b" "$s" "sh/$(basename "$s" .sh)" 60
         done
     fi
 done
@@ -165,19 +200,22 @@ mapfile -t order < <(for ((k = 0; k < njobs; k++)); do echo "${jweight[k]} $k"; 
 passed=0 failed=0
 declare -A running=()
 next=0
-echo "== ${builds[*]}: $njobs tests, $JOBS at a time${filters[*]:+ (filter: ${filters[*]})}"
+echo "== ${builds[*]}: $njobs tests, $JOBS cores${filters[*]:+ (filter: ${filters[*]})}"
+[ $nosan -gt 0 ] && echo "   ($nosan shell tests marked 'Not under sanitizers' left out of the sanitizer builds)"
 finish() { # $1 job index
     local c
     cat "$tmp/$1.lines" 2>/dev/null
     read -r -a c <"$tmp/$1.count"
     passed=$((passed + c[0])) failed=$((failed + c[1]))
 }
+halves=0   # the running tests' share of the cores, in half cores
 start_job() { # $1 job index
     run_job "$1" &
     running[$!]=$1
+    halves=$((halves + jhalves[$1]))
 }
 while :; do
-    while [ ${#running[@]} -lt "$JOBS" ] && [ $next -lt $njobs ]; do
+    while [ $next -lt $njobs ] && [ $((halves + jhalves[order[next]])) -le $((2 * JOBS)) ]; do
         start_job "${order[next]}"; next=$((next + 1))
     done
     [ ${#running[@]} -eq 0 ] && break
@@ -185,6 +223,7 @@ while :; do
     wait -n -p done_pid "${!running[@]}"
     [ -n "$done_pid" ] || continue
     finish "${running[$done_pid]}"
+    halves=$((halves - jhalves[${running[$done_pid]}]))
     unset "running[$done_pid]"
 done
 
@@ -206,10 +245,10 @@ for b in "${builds[@]}"; do
     done | sort >"$b/test-times.new" && mv "$b/test-times.new" "$b/test-times"
 done
 if [ "$njobs" -gt 1 ]; then
-    echo; echo "slowest:"
+    echo; echo "slowest (wall, CPU user + sys):"
     for ((k = 0; k < njobs; k++)); do
         [ -f "$tmp/$k.time" ] &&
-            printf '%8s s  %s [%s]\n' "$(cat "$tmp/$k.time")" "${jname[k]}" "$(basename "${jbuild[k]}")"
+            printf '%6s s %6s s  %s [%s]\n' $(cat "$tmp/$k.time") "${jname[k]}" "$(basename "${jbuild[k]}")"
     done | sort -gr | head -8
 fi
 echo "$passed passed, $failed failed"
