@@ -66,49 +66,66 @@ wanted() { # $1 test name
 #   // expect-err: TEXT    a stderr line containing TEXT, in order (no directive: stderr must be empty)
 #   // exit: N             expected exit status (default 0)
 #   // cmd: SUBCOMMAND     irl subcommand and options before the file (default "run")
-# Prints the reasons it failed, nothing when it passed.
-lang_why() { # $1 irl binary, $2 file, $3 scratch dir
-    local irl=$1 f=$2 t=$3 cmd exp_exit exp_out out err rc why=""
-    cmd=$(sed -n 's|^.*// cmd: *||p' "$f" | head -1); cmd=${cmd:-run}
-    exp_exit=$(sed -n 's|^.*// exit: *\([0-9]*\).*|\1|p' "$f" | head -1); exp_exit=${exp_exit:-0}
-    exp_out=$(sed -n 's|^.*// expect: \{0,1\}||p' "$f")
+# Sets why to the reasons it failed, empty when it passed. Runs in the job's own subshell (it changes directory);
+# the suite starts some 600 of these, so it forks nothing but irl.
+lang_why() { # $1 irl binary (absolute), $2 file, $3 scratch file prefix (absolute)
+    local irl=$1 f=$2 t=$3 cmd="" exp_exit="" exp_out="" out err rc line n=0 pos want found
+    local -a exp_err=()
+    why=""
+    while IFS= read -r line || [ -n "$line" ]; do
+        case $line in
+            *"// cmd:"*) [ -z "$cmd" ] && { cmd=${line##*// cmd:}; cmd=${cmd#"${cmd%%[! ]*}"}; } ;;
+            *"// exit:"*) [ -z "$exp_exit" ] && { exp_exit=${line##*// exit:}; exp_exit=${exp_exit#"${exp_exit%%[! ]*}"}
+                                               exp_exit=${exp_exit%%[!0-9]*}; } ;;
+            *"// expect-err:"*) want=${line##*// expect-err:}; exp_err+=("${want# }") ;;
+            *"// expect:"*) want=${line##*// expect:}; exp_out+="${want# }"$'\n'; n=$((n + 1)) ;;
+        esac
+    done <"$f"
+    cmd=${cmd:-run} exp_exit=${exp_exit:-0}
+    while [[ $exp_out == *$'\n' ]]; do exp_out=${exp_out%$'\n'}; done
+    [[ $f == */* ]] && cd "${f%/*}"
     # shellcheck disable=SC2086
-    (cd "$(dirname "$f")" && timeout 60 "$irl" $cmd "$(basename "$f")" >"$t/out" 2>"$t/err"); rc=$?
-    out=$(cat "$t/out"); err=$(cat "$t/err")
+    timeout 60 "$irl" $cmd "${f##*/}" >"$t.out" 2>"$t.err"; rc=$?
+    out=$(<"$t.out") err=$(<"$t.err")
     [ "$rc" = "$exp_exit" ] || why+="exit $rc, expected $exp_exit"$'\n'
     [ "$out" = "$exp_out" ] ||
         why+="stdout differs:"$'\n'"$(diff <(printf '%s\n' "$exp_out") <(printf '%s\n' "$out") | head -20)"$'\n'
-    if grep -q '// expect-err:' "$f"; then
-        local pos=0 want line found n
-        while IFS= read -r want; do
+    if [ ${#exp_err[@]} -gt 0 ]; then
+        pos=0
+        for want in "${exp_err[@]}"; do
             found=0 n=0
             while IFS= read -r line; do
                 n=$((n + 1)); [ $n -le $pos ] && continue
                 if [[ "$line" == *"$want"* ]]; then found=1; pos=$n; break; fi
             done <<<"$err"
             [ $found = 1 ] || why+="stderr lacks (in order): $want"$'\n'
-        done < <(sed -n 's|^.*// expect-err: \{0,1\}||p' "$f")
+        done
     elif [ -n "$err" ]; then
         why+="unexpected stderr:"$'\n'"$err"$'\n'
     fi
     # A crash under the sanitizers always fails, whatever the expected exit.
-    if grep -qE 'runtime error:.*(undefined|overflow|misaligned)|AddressSanitizer|LeakSanitizer' "$t/err"; then
-        why+="sanitizer report:"$'\n'"$(head -20 "$t/err")"$'\n'
+    if [[ $err =~ runtime\ error:.*(undefined|overflow|misaligned)|AddressSanitizer|LeakSanitizer ]]; then
+        why+="sanitizer report:"$'\n'"$(head -20 "$t.err")"$'\n'
     fi
-    printf '%s' "$why"
+    why=${why%$'\n'}
+}
+
+# Seconds with one decimal from a difference in microseconds.
+tenths() { # $1 microseconds
+    local d=$((($1 + 50000) / 100000))
+    printf '%d.%d' $((d / 10)) $((d % 10))
 }
 
 # Runs job $1 in the background's subshell: writes $tmp/$1.lines (the ok / not ok lines), $tmp/$1.why (the
 # failures' details), $tmp/$1.count ("passed failed") and $tmp/$1.time (wall and CPU seconds: user + sys of the
 # job and every process it waited for, which stays meaningful on a loaded machine).
 run_job() { # $1 job index
-    local kind=${jkind[$1]} b=${jbuild[$1]} path=${jpath[$1]} name=${jname[$1]} o=$tmp/$1 rc out tag
-    local t0=$EPOCHREALTIME p=0 f=0
-    tag="[$(basename "$b")]"
-    mkdir -p "$o.d"
+    local kind=${jkind[$1]} b=${jbuild[$1]} path=${jpath[$1]} name=${jname[$1]} o=$tmp/$1 rc tag
+    local t0=${EPOCHREALTIME/./} p=0 f=0 why
+    tag="[${b##*/}]"
     case $kind in
         unit)
-            timeout 600 "$path" >"$o.d/out" 2>&1; rc=$?
+            timeout 600 "$path" >"$o.out" 2>&1; rc=$?
             local line cur=""
             while IFS= read -r line; do
                 case $line in
@@ -117,34 +134,40 @@ run_job() { # $1 job index
                         echo "not ok $cur" >>"$o.why" ;;
                     "#"*) [ -n "$cur" ] && echo "#   $line" >>"$o.why" ;;
                 esac
-            done <"$o.d/out"
+            done <"$o.out"
             # utest exits 1 when a case failed; anything else (a crash, the timeout) is a failure of its own
             if [ $rc -ne 0 ] && { [ $f -eq 0 ] || [ $rc -ne 1 ]; }; then
                 f=$((f + 1)); echo "not ok $name (exit $rc) $tag" >>"$o.lines"
-                { echo "not ok $name (exit $rc) $tag"; tail -20 "$o.d/out" | sed 's/^/#   /'; } >>"$o.why"
+                { echo "not ok $name (exit $rc) $tag"; tail -20 "$o.out" | sed 's/^/#   /'; } >>"$o.why"
             fi ;;
         lang)
-            out=$(lang_why "$(realpath "$b/irl")" "$path" "$o.d")
-            if [ -z "$out" ]; then p=1; echo "ok $name $tag" >"$o.lines"
+            lang_why "${babs[$b]}/irl" "$path" "$o"
+            if [ -z "$why" ]; then p=1; echo "ok $name $tag" >"$o.lines"
             else
                 f=1; echo "not ok $name $tag" >"$o.lines"
-                { echo "not ok $name $tag ($path)"; printf '%s\n' "$out" | head -40 | sed 's/^/#   /'; } >"$o.why"
+                { echo "not ok $name $tag ($path)"; printf '%s\n' "$why" | head -40 | sed 's/^/#   /'; } >"$o.why"
             fi ;;
         sh|golden)
             local cmd=(bash "$path"); [ "$kind" = golden ] && cmd=(python3 tests/golden/golden.py "$path")
-            IRL=$(realpath "$b/irl") BUILD=$(realpath "$b") IRL_SANITIZED=${sanitized[$b]} timeout 900 "${cmd[@]}" \
-                >"$o.d/out" 2>&1; rc=$?
+            IRL=${babs[$b]}/irl BUILD=${babs[$b]} IRL_SANITIZED=${sanitized[$b]} timeout 900 "${cmd[@]}" \
+                >"$o.out" 2>&1; rc=$?
             if [ $rc -eq 0 ]; then p=1; echo "ok $name $tag" >"$o.lines"
             else
                 f=1; echo "not ok $name $tag" >"$o.lines"
-                { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.d/out" | sed 's/^/#   /'; } >"$o.why"
+                { echo "not ok $name $tag ($path, exit $rc)"; tail -30 "$o.out" | sed 's/^/#   /'; } >"$o.why"
             fi ;;
     esac
     echo "$p $f" >"$o.count"
-    times >"$o.cpu"   # a builtin in this shell (a pipe would time a fresh subshell): this job's "XmY.Zs" pairs
-    echo "$EPOCHREALTIME $t0 $(tr 'ms\n' '   ' <"$o.cpu")" |
-        awk '{c = 0; for (i = 3; i < NF; i += 2) c += $i * 60 + $(i + 1); printf "%.1f %.1f\n", $1 - $2, c}' >"$o.time"
-    rm -rf "$o.d"
+    # times, a builtin run in this shell (a pipe would time a fresh subshell): "XmY.ZZZs" for user and sys, of this
+    # shell and of the processes it waited for
+    local cpu=0 tm
+    times >"$o.cpu"
+    for tm in $(<"$o.cpu"); do
+        [[ $tm =~ ^([0-9]+)m([0-9]+)\.([0-9]+)s$ ]] || continue
+        cpu=$((cpu + (BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]}) * 1000000 + 10#${BASH_REMATCH[3]} * 1000))
+    done
+    echo "$(tenths $((${EPOCHREALTIME/./} - t0))) $(tenths $cpu)" >"$o.time"
+    rm -f "$o.out" "$o.err" "$o.cpu"
 }
 
 jkind=() jbuild=() jpath=() jname=() jweight=() jhalves=()
@@ -160,11 +183,14 @@ add_job() { # kind build path name default-weight (s)
     jhalves[k]=2
     [ $((10#$w10)) -ge 30 ] && [ $((2 * 10#$c10)) -lt $((10#$w10)) ] && jhalves[k]=1
 }
-declare -A hist=() sanitized=()
+declare -A hist=() sanitized=() babs=()
 nosan=0
+# the language tests: the files with directives (libraries imported by tests carry none)
+mapfile -t langs < <(find tests/lang programs -name '*.irl' 2>/dev/null | sort |
+                     xargs -r grep -lE '// (expect|expect-err|exit|cmd):')
 for b in "${builds[@]}"; do
     [ -d "$b" ] || { echo "no build folder $b (make CFG=... all first)"; exit 1; }
-    sanitized[$b]=0
+    babs[$b]=$(cd "$b" && pwd) sanitized[$b]=0
     [ -x "$b/irl" ] && nm -D "$b/irl" 2>/dev/null | grep -q ' __asan_init' && sanitized[$b]=1
     if [ -f "$b/test-times" ]; then
         while read -r n s; do hist["$b $n"]=$s; done <"$b/test-times"   # "wall cpu" seconds
@@ -173,10 +199,9 @@ for b in "${builds[@]}"; do
         [ -x "$t" ] && [ -f "$t" ] && add_job unit "$b" "$t" "unit/$(basename "$t")" 10
     done
     if [ -x "$b/irl" ]; then
-        while IFS= read -r f; do
-            grep -qE '// (expect|expect-err|exit|cmd):' "$f" || continue   # libraries imported by tests carry no directives
+        for f in "${langs[@]}"; do
             n=${f#tests/}; add_job lang "$b" "$f" "${n%.irl}" 1
-        done < <(find tests/lang programs -name '*.irl' 2>/dev/null | sort)
+        done
         for g in tests/golden/*/; do
             [ -f "$g/run" ] && add_job golden "$b" "${g%/}" "golden/$(basename "$g")" 10
         done
@@ -204,7 +229,7 @@ echo "== ${builds[*]}: $njobs tests, $JOBS cores${filters[*]:+ (filter: ${filter
 [ $nosan -gt 0 ] && echo "   ($nosan shell tests marked 'Not under sanitizers' left out of the sanitizer builds)"
 finish() { # $1 job index
     local c
-    cat "$tmp/$1.lines" 2>/dev/null
+    [ -f "$tmp/$1.lines" ] && printf '%s\n' "$(<"$tmp/$1.lines")"
     read -r -a c <"$tmp/$1.count"
     passed=$((passed + c[0])) failed=$((failed + c[1]))
 }
@@ -228,7 +253,7 @@ while :; do
 done
 
 # ---- the summary ----
-whys=$(for ((k = 0; k < njobs; k++)); do cat "$tmp/$k.why" 2>/dev/null; done)
+whys=$(for ((k = 0; k < njobs; k++)); do [ -f "$tmp/$k.why" ] && printf '%s\n' "$(<"$tmp/$k.why")"; done)
 if [ -n "$whys" ]; then
     echo; echo "failures:"; printf '%s\n' "$whys"
 fi
@@ -238,7 +263,7 @@ for b in "${builds[@]}"; do
         for key in "${!hist[@]}"; do [ "${key%% *}" = "$b" ] && unset "hist[$key]"; done
     fi
     for ((k = 0; k < njobs; k++)); do
-        [ "${jbuild[k]}" = "$b" ] && [ -f "$tmp/$k.time" ] && hist["$b ${jname[k]}"]=$(cat "$tmp/$k.time")
+        [ "${jbuild[k]}" = "$b" ] && [ -f "$tmp/$k.time" ] && hist["$b ${jname[k]}"]=$(<"$tmp/$k.time")
     done
     for key in "${!hist[@]}"; do
         [ "${key%% *}" = "$b" ] && echo "${key#* } ${hist[$key]}"
@@ -248,7 +273,7 @@ if [ "$njobs" -gt 1 ]; then
     echo; echo "slowest (wall, CPU user + sys):"
     for ((k = 0; k < njobs; k++)); do
         [ -f "$tmp/$k.time" ] &&
-            printf '%6s s %6s s  %s [%s]\n' $(cat "$tmp/$k.time") "${jname[k]}" "$(basename "${jbuild[k]}")"
+            printf '%6s s %6s s  %s [%s]\n' $(<"$tmp/$k.time") "${jname[k]}" "${jbuild[k]##*/}"
     done | sort -gr | head -8
 fi
 echo "$passed passed, $failed failed"
