@@ -10,13 +10,16 @@
 # FILTER (after --, or the words of $TESTS): run only the tests whose name contains one of the words, e.g.
 #   tests/run.sh build/release -- vm             tests/run.sh build/asan -- sh/online lang/run
 #   TESTS=golden tests/run.sh build/release      (a path such as tests/sh/online_sim.sh works too)
-# JOBS=N: N cores' worth of tests at once (default: nproc). A test that mostly waits on the clock (an online run
-# in real time: its last CPU time under half its wall time) counts as half, so the cores stay busy meanwhile.
+# JOBS=N: N cores' worth of tests at once (default: nproc), the longest first. A test counts for the share of a core
+# it took last time (CPU / wall, allowing for a crowded machine; 25 % at least): one that mostly waits on the clock
+# (an online run in real time, a lock) leaves the rest of its core to others.
 # Each test writes to its own files; its lines ("ok NAME [build]" or "not ok NAME [build]") are printed when it
 # ends, the failures' details after all, then the slowest tests, and last, alone on its line, "N passed, N failed".
 # Exit status 0 only when nothing failed and something ran.
-# Each build keeps its tests' wall and CPU seconds (user + sys) in BUILD/test-times, so the next run starts the
-# longest ones first; --times prints that table, the most CPU first, and runs nothing.
+# Each build keeps its tests' wall and CPU seconds (user + sys) and share (%) in BUILD/test-times, read by the next
+# run; a build without them takes tests/times/NAME (NAME: release, asan), the figures of a whole run committed with
+# the suite (copy BUILD/test-times there after a run on an idle machine). --times prints BUILD/test-times, the most
+# CPU first, and runs nothing.
 # In a sanitizer build (irl linked with ASan) the shell tests get IRL_SANITIZED=1, and a shell test whose header has
 # a line "# Not under sanitizers: WHY" is not run there (WHY says where its code is run under them).
 set -u
@@ -35,14 +38,15 @@ done
 [ ${#builds[@]} -gt 0 ] || builds=(build/release)
 # shellcheck disable=SC2206
 [ -n "${TESTS:-}" ] && filters+=(${TESTS})
-JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+ncpu=$(nproc 2>/dev/null || echo 2)
+JOBS=${JOBS:-$ncpu}
 if [ $times_only = 1 ]; then
     for b in "${builds[@]}"; do
         [ -f "$b/test-times" ] || { echo "no $b/test-times: run the suite on $b first"; continue; }
         awk -v b="$b" '{ w += $2; c += $3; n++ } END { printf "== %s: %d jobs (a unit binary is one), wall %.1f s, CPU %.1f s\n", b, n, w, c }' \
             "$b/test-times"
-        echo "   CPU s   wall s  test"
-        sort -k3,3gr -k1,1 "$b/test-times" | awk '{ printf "%8.1f %8.1f  %s\n", $3, $2, $1 }'
+        echo "   CPU s   wall s  share  test"
+        sort -k3,3gr -k1,1 "$b/test-times" | awk '{ printf "%8.1f %8.1f %5s%%  %s\n", $3, $2, $4, $1 }'
     done
     exit 0
 fi
@@ -121,7 +125,8 @@ tenths() { # $1 microseconds
 # job and every process it waited for, which stays meaningful on a loaded machine).
 run_job() { # $1 job index
     local kind=${jkind[$1]} b=${jbuild[$1]} path=${jpath[$1]} name=${jname[$1]} o=$tmp/$1 rc tag
-    local t0=${EPOCHREALTIME/./} p=0 f=0 why
+    local t0=${EPOCHREALTIME/./} p=0 f=0 why load0 _
+    read -r load0 _ </proc/loadavg
     tag="[${b##*/}]"
     case $kind in
         unit)
@@ -166,22 +171,26 @@ run_job() { # $1 job index
         [[ $tm =~ ^([0-9]+)m([0-9]+)\.([0-9]+)s$ ]] || continue
         cpu=$((cpu + (BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]}) * 1000000 + 10#${BASH_REMATCH[3]} * 1000))
     done
-    echo "$(tenths $((${EPOCHREALTIME/./} - t0))) $(tenths $cpu)" >"$o.time"
+    # the share of a core it needs, in %: CPU / wall, scaled up by how crowded the machine was (a test that had
+    # half a core got half its wall time on the CPU); 25 at least, 100 for short tests
+    local wall=$((${EPOCHREALTIME/./} - t0)) load1 share=100 crowd
+    read -r load1 _ </proc/loadavg
+    crowd=$(((10#${load0/./} + 10#${load1/./}) / 2)); [ $crowd -lt $((100 * ncpu)) ] && crowd=$((100 * ncpu))
+    if [ $wall -ge 3000000 ]; then
+        share=$(((cpu / 1000) * crowd / (ncpu * (wall / 1000 + 1))))
+        share=$((share < 25 ? 25 : share > 100 ? 100 : share))
+    fi
+    echo "$(tenths $wall) $(tenths $cpu) $share" >"$o.time"
     rm -f "$o.out" "$o.err" "$o.cpu"
 }
 
-jkind=() jbuild=() jpath=() jname=() jweight=() jhalves=()
+jkind=() jbuild=() jpath=() jname=() jweight=() jshare=()
 add_job() { # kind build path name default-weight (s)
     wanted "$4" || return 0
-    local k=${#jkind[@]} h w c w10 c10
+    local k=${#jkind[@]} w _ share
     jkind[k]=$1 jbuild[k]=$2 jpath[k]=$3 jname[k]=$4
-    h=${hist["$2 $4"]:-$5}
-    w=${h%% *} c=${h#* }; [ "$c" = "$h" ] && c=$w
-    jweight[k]=$w
-    # half a core for a test that mostly waited last time (and long enough for that to matter); tenths of s
-    w10=${w/./} c10=${c/./}; [[ $w == *.* ]] || w10=${w}0; [[ $c == *.* ]] || c10=${c}0
-    jhalves[k]=2
-    [ $((10#$w10)) -ge 30 ] && [ $((2 * 10#$c10)) -lt $((10#$w10)) ] && jhalves[k]=1
+    read -r w _ share <<<"${hist["$2 $4"]:-$5}"
+    jweight[k]=$w jshare[k]=${share:-100}
 }
 declare -A hist=() sanitized=() babs=()
 nosan=0
@@ -192,9 +201,10 @@ for b in "${builds[@]}"; do
     [ -d "$b" ] || { echo "no build folder $b (make CFG=... all first)"; exit 1; }
     babs[$b]=$(cd "$b" && pwd) sanitized[$b]=0
     [ -x "$b/irl" ] && nm -D "$b/irl" 2>/dev/null | grep -q ' __asan_init' && sanitized[$b]=1
-    if [ -f "$b/test-times" ]; then
-        while read -r n s; do hist["$b $n"]=$s; done <"$b/test-times"   # "wall cpu" seconds
-    fi
+    # "wall cpu share": this build's last run, else the suite's own figures for a build of that name
+    for h in "tests/times/${b##*/}" "$b/test-times"; do
+        [ -f "$h" ] && while read -r n s; do hist["$b $n"]=$s; done <"$h"
+    done
     for t in "$b"/tests/test_*; do
         [ -x "$t" ] && [ -f "$t" ] && add_job unit "$b" "$t" "unit/$(basename "$t")" 10
     done
@@ -233,14 +243,14 @@ finish() { # $1 job index
     read -r -a c <"$tmp/$1.count"
     passed=$((passed + c[0])) failed=$((failed + c[1]))
 }
-halves=0   # the running tests' share of the cores, in half cores
+busy=0   # the running tests' shares, in % of a core
 start_job() { # $1 job index
     run_job "$1" &
     running[$!]=$1
-    halves=$((halves + jhalves[$1]))
+    busy=$((busy + jshare[$1]))
 }
 while :; do
-    while [ $next -lt $njobs ] && [ $((halves + jhalves[order[next]])) -le $((2 * JOBS)) ]; do
+    while [ $next -lt $njobs ] && [ $((busy + jshare[order[next]])) -le $((100 * JOBS)) ]; do
         start_job "${order[next]}"; next=$((next + 1))
     done
     [ ${#running[@]} -eq 0 ] && break
@@ -248,7 +258,7 @@ while :; do
     wait -n -p done_pid "${!running[@]}"
     [ -n "$done_pid" ] || continue
     finish "${running[$done_pid]}"
-    halves=$((halves - jhalves[${running[$done_pid]}]))
+    busy=$((busy - jshare[${running[$done_pid]}]))
     unset "running[$done_pid]"
 done
 
@@ -272,8 +282,8 @@ done
 if [ "$njobs" -gt 1 ]; then
     echo; echo "slowest (wall, CPU user + sys):"
     for ((k = 0; k < njobs; k++)); do
-        [ -f "$tmp/$k.time" ] &&
-            printf '%6s s %6s s  %s [%s]\n' $(<"$tmp/$k.time") "${jname[k]}" "${jbuild[k]##*/}"
+        [ -f "$tmp/$k.time" ] && read -r w c _ <"$tmp/$k.time" &&
+            printf '%6s s %6s s  %s [%s]\n' "$w" "$c" "${jname[k]}" "${jbuild[k]##*/}"
     done | sort -gr | head -8
 fi
 echo "$passed passed, $failed failed"

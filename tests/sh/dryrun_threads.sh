@@ -3,8 +3,8 @@
 # in a worker) writes byte-identical trace.csv, report.json, report.txt, plots.csv and plots.gp to the one-thread
 # run, on every shipped program with its own options (but with plots) and on the dry-run benchmark; and a trace that
 # cannot be written fails the run with the same message and exit status in both modes. Needs $IRL.
-# With IRL_SANITIZED=1 the benchmark (60 s of programs/lin_circ.irl's moves) is left out: a long run of code the
-# programs already take.
+# With IRL_SANITIZED=1 the long runs are left out, code the others take too: the benchmark (60 s of
+# programs/lin_circ.irl's moves) and four of the five centrifuge profiles (centrifuge_glimit stays).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -12,8 +12,10 @@ fail=0
 export IRL_GNUPLOT=/nonexistent/gnuplot   # plots.csv and plots.gp are compared: no need to draw (a warning)
 note() { echo "FAIL $*"; fail=1; }
 compared=0
-bench=$root/bench/dryrun/lin_circ_60s.irl; [ "${IRL_SANITIZED:-0}" = 1 ] && bench=""
+bench=$root/bench/dryrun/lin_circ_60s.irl long=""
+[ "${IRL_SANITIZED:-0}" = 1 ] && bench="" long=" centrifuge_acm centrifuge_gradual centrifuge_profile centrifuge_rapid "
 for f in "$root"/programs/*.irl $bench; do
+    [[ $long == *" $(basename "$f" .irl) "* ]] && continue
     p=$(basename "$f" .irl)
     # the program's own options (its `// cmd:` line) without the output folder ones
     opts=$(sed -n 's|^.*// cmd: *run *||p' "$f" | head -1 | sed 's/--out-temp//; s/--no-plots//')
