@@ -11,7 +11,7 @@
 #   tests/run.sh build/release -- vm             tests/run.sh build/asan -- sh/online lang/run
 #   TESTS=golden tests/run.sh build/release      (a path such as tests/sh/online_sim.sh works too)
 # JOBS=N: N cores' worth of tests at once (default: nproc), the longest first. A test counts for the share of a core
-# it took last time (CPU / wall, allowing for a crowded machine; 25 % at least): one that mostly waits on the clock
+# it took last time (CPU / wall, allowing for a crowded machine; 10 % at least): one that mostly waits on the clock
 # (an online run in real time, a lock) leaves the rest of its core to others.
 # Each test writes to its own files; its lines ("ok NAME [build]" or "not ok NAME [build]") are printed when it
 # ends, the failures' details after all, then the slowest tests, and last, alone on its line, "N passed, N failed".
@@ -172,13 +172,13 @@ run_job() { # $1 job index
         cpu=$((cpu + (BASH_REMATCH[1] * 60 + 10#${BASH_REMATCH[2]}) * 1000000 + 10#${BASH_REMATCH[3]} * 1000))
     done
     # the share of a core it needs, in %: CPU / wall, scaled up by how crowded the machine was (a test that had
-    # half a core got half its wall time on the CPU); 25 at least, 100 for short tests
+    # half a core got half its wall time on the CPU); 10 at least; 100 for a test under a second
     local wall=$((${EPOCHREALTIME/./} - t0)) load1 share=100 crowd
     read -r load1 _ </proc/loadavg
     crowd=$(((10#${load0/./} + 10#${load1/./}) / 2)); [ $crowd -lt $((100 * ncpu)) ] && crowd=$((100 * ncpu))
-    if [ $wall -ge 3000000 ]; then
+    if [ $wall -ge 1000000 ]; then
         share=$(((cpu / 1000) * crowd / (ncpu * (wall / 1000 + 1))))
-        share=$((share < 25 ? 25 : share > 100 ? 100 : share))
+        share=$((share < 10 ? 10 : share > 100 ? 100 : share))
     fi
     echo "$(tenths $wall) $(tenths $cpu) $share" >"$o.time"
     rm -f "$o.out" "$o.err" "$o.cpu"
@@ -250,7 +250,8 @@ start_job() { # $1 job index
     busy=$((busy + jshare[$1]))
 }
 while :; do
-    while [ $next -lt $njobs ] && [ $((busy + jshare[order[next]])) -le $((100 * JOBS)) ]; do
+    # another test while the running ones leave any of the cores (their shares are estimates)
+    while [ $next -lt $njobs ] && [ $busy -lt $((100 * JOBS)) ]; do
         start_job "${order[next]}"; next=$((next + 1))
     done
     [ ${#running[@]} -eq 0 ] && break
