@@ -87,7 +87,7 @@ lang_why() { # $1 irl binary (absolute), $2 file, $3 scratch file prefix (absolu
     done <"$f"
     cmd=${cmd:-run} exp_exit=${exp_exit:-0}
     while [[ $exp_out == *$'\n' ]]; do exp_out=${exp_out%$'\n'}; done
-    [[ $f == */* ]] && cd "${f%/*}"
+    if [[ $f == */* ]] && ! cd "${f%/*}"; then why="cannot enter ${f%/*}"; return; fi
     # shellcheck disable=SC2086
     timeout 60 "$irl" $cmd "${f##*/}" >"$t.out" 2>"$t.err"; rc=$?
     out=$(<"$t.out") err=$(<"$t.err")
