@@ -2,7 +2,8 @@
 # tests/sh/closed_loop_run.sh: `irl run --closed-loop` end to end (runtime/exec/exec_offline.c + closed_loop.h), checked
 # from the outputs: the trace's closed-loop columns and e = q - qa; the computed-torque tracking error within the
 # bound its bandwidth gives (below); --controller pid; gains from the machine file and the command line; bad gains
-# exit 64; byte-identical outputs across two runs; the PUMA 560 with DC motors (models/puma560_motors.irm) shows
+# exit 64; byte-identical outputs across two runs (not with IRL_SANITIZED=1: the same code again, and repeatability
+# is the release pass's to show); the PUMA 560 with DC motors (models/puma560_motors.irm) shows
 # voltages and currents, and with a deliberately low voltage limit reports the saturation. Needs $IRL.
 #
 # Bound. Under computed torque with the model's own dynamics each axis's error obeys e'' + 2w e' + w^2 e = d,
@@ -48,9 +49,11 @@ grep -Eq '^arm: gains kp [0-9.,e+]+ 1/s\^2 kd [0-9.,e+]+ 1/s \(bandwidth 20 rad/
 grep -q '"closed_loop": {"torques": "controller demand"' "$tmp/ct/report.json" || note "report.json lacks closed_loop"
 
 # 2. determinism
-run ct2 --closed-loop demo.irl
-cmp -s "$tmp/ct/trace.csv" "$tmp/ct2/trace.csv" || note "closed-loop trace.csv differs between two runs"
-cmp -s "$tmp/ct/report.json" "$tmp/ct2/report.json" || note "closed-loop report.json differs between two runs"
+if [ "${IRL_SANITIZED:-0}" != 1 ]; then
+    run ct2 --closed-loop demo.irl
+    cmp -s "$tmp/ct/trace.csv" "$tmp/ct2/trace.csv" || note "closed-loop trace.csv differs between two runs"
+    cmp -s "$tmp/ct/report.json" "$tmp/ct2/report.json" || note "closed-loop report.json differs between two runs"
+fi
 
 # 3. PID (no model in the controller: a looser loop; 0.05 rad is far above what it does, about 0.014 rad)
 run pid --closed-loop --controller pid lin_circ.irl

@@ -4,7 +4,8 @@
 # (Gz = Gfelt) and equals the command plus the tangential part, Gfelt^2 = G^2 + (a1 w'/g)^2 (ERRATA: equal to the
 # command in steady state); steady-state w = sqrt(g sqrt(G^2 - 1) / a1) during holds; the limits of
 # models/centrifuge.irm never exceeded; the energy balance int tau.qd dt = dE between two steady states; byte-identical
-# trace.csv and report.json across two runs. Needs $IRL.
+# trace.csv and report.json across two runs (not with IRL_SANITIZED=1: the second run takes the same code, and
+# repeatability is the release pass's to show). Needs $IRL.
 set -u
 cd "$(dirname "$0")/../../programs"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -12,15 +13,18 @@ fail=0
 note() { echo "FAIL $*"; fail=1; }
 A1=8; G0=9.81   # models/centrifuge.irm: arm_length, |gravity| (the G unit)
 
+runs="a b"; [ "${IRL_SANITIZED:-0}" = 1 ] && runs=a
 for p in gradual rapid acm profile glimit; do
-    for run in a b; do
+    for run in $runs; do
         "$IRL" run --trace csv --no-plots --out "$tmp/$p.$run" "centrifuge_$p.irl" >"$tmp/$p.$run.out" 2>"$tmp/$p.$run.err" \
             || note "$p: exit $? ($(head -3 "$tmp/$p.$run.err"))"
     done
     tr="$tmp/$p.a/trace.csv"
     [ -s "$tr" ] || { note "$p: no trace"; continue; }
-    cmp -s "$tr" "$tmp/$p.b/trace.csv" || note "$p: trace.csv differs between two runs"
-    cmp -s "$tmp/$p.a/report.json" "$tmp/$p.b/report.json" || note "$p: report.json differs between two runs"
+    if [ "$runs" != a ]; then
+        cmp -s "$tr" "$tmp/$p.b/trace.csv" || note "$p: trace.csv differs between two runs"
+        cmp -s "$tmp/$p.a/report.json" "$tmp/$p.b/report.json" || note "$p: report.json differs between two runs"
+    fi
     # glimit included: its infeasible GMOVE is refused before it moves, so what is flown stays within the limits
     msg=$(awk -F, -v a1=$A1 -v g=$G0 '
         function abs(x) { return x < 0 ? -x : x }

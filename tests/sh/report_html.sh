@@ -8,6 +8,8 @@
 #   back from uPlot's own cursor) to that violation's time, and the links drawn in the 3-D view move to the model's
 #   FK at that time (the chain run must have them). The page sizes are printed.
 # Skips (exit 0, saying why) only when chromium is absent and cannot be installed. Needs $IRL.
+# Not under sanitizers: what runs here is Chromium on a page irl wrote; irl's page writer runs under ASan + UBSan in
+# every language test of programs/*.irl (--out-temp writes report.html), for every back-end.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 IRL=${IRL:-$root/build/release/irl}
