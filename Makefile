@@ -15,11 +15,18 @@ CFG      ?= release
 # SLEEF (libsleef-dev): the numerics' sin, cos, atan2, pow, ... (models/dmath.h), the same bits on any x86-64.
 PKGS     := gsl libxml-2.0 libmodbus hdf5 sleef libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libxml2 is not linked: src/xml_loader.c loads it on the first URDF file (it brings ICU and libstdc++, ~1.5 ms of
-# start-up in every run otherwise), by the soname of the library the headers belong to.
-PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus hdf5 sleef libisal 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lhdf5 -lsleef -lisal)
+# libxml2 and libhdf5 are not linked: src/xml_loader.c loads libxml2 on the first URDF file (it brings ICU and
+# libstdc++, ~1.5 ms of start-up in every run otherwise), runtime/output/h5_loader.c libhdf5 on the first HDF5 trace
+# (~35 libraries: curl, gnutls, krb5, ldap, ...; ~5 ms), each by the soname of the library the headers belong to.
+PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus sleef libisal 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lsleef -lisal)
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')
+# Debian's serial HDF5 lives in a folder of its own, named by -L (pkg-config's libdir variable is unset there).
+HDF5_LIBDIR := $(or $(patsubst -L%,%,$(filter -L%,$(shell pkg-config --libs-only-L hdf5 2>/dev/null))),\
+                    $(shell pkg-config --variable=libdir hdf5 2>/dev/null))
+HDF5_SONAME := $(shell objdump -p $(firstword $(HDF5_LIBDIR))/libhdf5.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
+# The unit tests that read a trace back through libhdf5's own filters call it directly.
+HDF5_LIBS  := $(shell pkg-config --libs hdf5 2>/dev/null || echo -lhdf5)
 
 # LinuxCNC's HAL (Debian linuxcnc-uspace-dev): the hal driver is built against it where it is installed; without
 # it the driver is a stub whose every use says so.
@@ -118,6 +125,9 @@ $(B)/tests/test_urdf_mujoco: tests/unit/test_rand.h tests/tools/urdf_for_mujoco.
 
 $(B)/src/xml_loader.o: CFLAGS += $(if $(XML2_SONAME),-DXML2_SONAME='"$(XML2_SONAME)"',\
     $(warning libxml2.so's soname not found (objdump, pkg-config libxml-2.0): URDF files will look for libxml2.so.2))
+$(B)/runtime/output/h5_loader.o: CFLAGS += $(if $(HDF5_SONAME),-DHDF5_SONAME='"$(HDF5_SONAME)"',\
+    $(warning libhdf5.so's soname not found (objdump, pkg-config hdf5): the HDF5 trace will look for libhdf5_serial.so.103))
+$(B)/tests/test_trace: LDLIBS += $(HDF5_LIBS)
 
 # Generated scanner and parser: compiled without the warnings flex and bison's skeletons trip.
 $(B)/gen/%.o: $(GEN)/%.c $(GEN)/parser.h $(GEN)/lexer.h

@@ -57,5 +57,5 @@ int trace_cli_main(int argc, char **argv)
     if (fflush(stdout) != 0 && rc == TRACE_H5_OK) return fprintf(stderr, "irl trace: cannot write the CSV\n"), EX_RUNTIME;
     if (rc == TRACE_H5_OK) return EX_OK;
     fprintf(stderr, "irl trace: %s\n", err);
-    return rc == TRACE_H5_EIO ? EX_NOINPUT : EX_DATA;
+    return rc == TRACE_H5_ELIB ? EX_RUNTIME : rc == TRACE_H5_EIO ? EX_NOINPUT : EX_DATA;
 }

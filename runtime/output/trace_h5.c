@@ -5,13 +5,13 @@
  * thread writes the other. The library (a serial build) is called by one thread at a time: the writer thread
  * between open and close, the caller's thread outside. The chunks are packed here (pack_chunk: the shuffle, then
  * ISA-L's deflate) and written as they are (H5Dwrite_chunk), in the format of the dataset's own shuffle + deflate
- * filters, which every reader undoes: libhdf5's filters through zlib cost 5 times the time (docs/RUNNING.md). */
+ * filters, which every reader undoes: libhdf5's filters through zlib cost 5 times the time (docs/RUNNING.md).
+ * The library is called through output/h5_loader.h's table, loaded by the first trace_h5_open or _export. */
 #include "output/trace_h5.h"
 
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <hdf5.h>
 #include <isa-l/igzip_lib.h>
 #include <math.h>
 #include <stddef.h>
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "osal.h"
+#include "output/h5_loader.h"
 
 #define FORMAT_NAME "irl-trace 1"
 
@@ -31,6 +32,7 @@ enum { WR_IDLE, WR_BUSY, WR_QUIT };
 #define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
 
 struct TraceH5 {
+    const H5Api *h5;      /* the library */
     hid_t file, ds;
     int ncols;
     double *buf[2];       /* blocks of TRACE_H5_CHUNK rows as they came (row r at buf[k][r * ncols]): the writer
@@ -68,23 +70,24 @@ static void fail(TraceH5 *h, const char *what)
 }
 
 /* A variable-length UTF-8 string type (the caller closes it). */
-static hid_t str_type(void)
+static hid_t str_type(const H5Api *h5)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t t = h5->Tcopy(h5->T_C_S1);
+    h5->Tset_size(t, H5T_VARIABLE);
+    h5->Tset_cset(t, H5T_CSET_UTF8);
     return t;
 }
 
 /* Attribute `name` of obj: n strings (n = 0: one scalar string). */
 static void attr_strings(TraceH5 *h, hid_t obj, const char *name, const char *const *v, int n)
 {
+    const H5Api *h5 = h->h5;
     hsize_t dim = (hsize_t)n;
-    hid_t t = str_type(), sp = n ? H5Screate_simple(1, &dim, NULL) : H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, t, v) < 0) fail(h, name);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp), H5Tclose(t);
+    hid_t t = str_type(h5), sp = n ? h5->Screate_simple(1, &dim, NULL) : h5->Screate(H5S_SCALAR);
+    hid_t a = h5->Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || h5->Awrite(a, t, v) < 0) fail(h, name);
+    if (a >= 0) h5->Aclose(a);
+    h5->Sclose(sp), h5->Tclose(t);
 }
 
 static void attr_string(TraceH5 *h, hid_t obj, const char *name, const char *v)
@@ -95,21 +98,24 @@ static void attr_string(TraceH5 *h, hid_t obj, const char *name, const char *v)
 /* Scalar numeric attribute of memory type mt (stored as ft). */
 static void attr_num(TraceH5 *h, hid_t obj, const char *name, hid_t ft, hid_t mt, const void *v)
 {
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, mt, v) < 0) fail(h, name);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
+    const H5Api *h5 = h->h5;
+    hid_t sp = h5->Screate(H5S_SCALAR);
+    hid_t a = h5->Acreate2(obj, name, ft, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || h5->Awrite(a, mt, v) < 0) fail(h, name);
+    if (a >= 0) h5->Aclose(a);
+    h5->Sclose(sp);
 }
 
 static void attr_double(TraceH5 *h, hid_t obj, const char *name, double v)
 {
-    attr_num(h, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v);
+    const H5Api *h5 = h->h5;
+    attr_num(h, obj, name, h5->T_IEEE_F64LE, h5->T_NATIVE_DOUBLE, &v);
 }
 
 static void attr_long(TraceH5 *h, hid_t obj, const char *name, long v)
 {
-    attr_num(h, obj, name, H5T_STD_I64LE, H5T_NATIVE_LONG, &v);
+    const H5Api *h5 = h->h5;
+    attr_num(h, obj, name, h5->T_STD_I64LE, h5->T_NATIVE_LONG, &v);
 }
 
 /* The per-column string attribute `name` from field off of each column. */
@@ -125,14 +131,15 @@ static void attr_columns(TraceH5 *h, const TraceColumn *cols, int n, const char 
 /* /devices/NAME: back-end, machine file, axes and joint names of every device. */
 static void write_devices(TraceH5 *h, const SampleLayout *lay)
 {
-    hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
-    H5Pset_obj_track_times(gcpl, 0);
-    hid_t g = H5Gcreate2(h->file, "devices", H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (g < 0) return H5Pclose(gcpl), fail(h, "devices");
+    const H5Api *h5 = h->h5;
+    hid_t gcpl = h5->Pcreate(h5->P_GROUP_CREATE);
+    h5->Pset_obj_track_times(gcpl, 0);
+    hid_t g = h5->Gcreate2(h->file, "devices", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (g < 0) return h5->Pclose(gcpl), fail(h, "devices");
     for (int d = 0; d < lay->ndev; d++) {
         const SampleDeviceInfo *di = &lay->dev[d];
         const ModelDesc *m = di->desc;
-        hid_t dg = H5Gcreate2(g, di->name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+        hid_t dg = h5->Gcreate2(g, di->name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
         if (dg < 0) {
             fail(h, di->name);
             continue;
@@ -143,14 +150,15 @@ static void write_devices(TraceH5 *h, const SampleLayout *lay)
         const char *names[SAMPLE_MAX_AXES];
         for (int i = 0; i < di->naxes; i++) names[i] = m && i < m->njoints ? m->joint[i].name : "";
         if (di->naxes) attr_strings(h, dg, "joints", names, di->naxes);
-        H5Gclose(dg);
+        h5->Gclose(dg);
     }
-    H5Gclose(g), H5Pclose(gcpl);
+    h5->Gclose(g), h5->Pclose(gcpl);
 }
 
 /* /source: the program's lines, when its source text can be read (not for bytecode). */
 static void write_source(TraceH5 *h, const char *program)
 {
+    const H5Api *h5 = h->h5;
     size_t plen = strlen(program);
     if (plen >= 5 && strcmp(program + plen - 5, ".irlc") == 0) return;
     FILE *f = fopen(program, "rb");
@@ -182,13 +190,13 @@ static void write_source(TraceH5 *h, const char *program)
             p = e ? e + 1 : p + strlen(p);
         }
         hsize_t dim = nl;
-        hid_t t = str_type(), sp = H5Screate_simple(1, &dim, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_obj_track_times(dcpl, 0);
-        hid_t ds = H5Dcreate2(h->file, "source", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        H5Pclose(dcpl);
-        if (ds < 0 || H5Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lines) < 0) fail(h, "source");
-        if (ds >= 0) attr_string(h, ds, "file", program), H5Dclose(ds);
-        H5Sclose(sp), H5Tclose(t);
+        hid_t t = str_type(h5), sp = h5->Screate_simple(1, &dim, NULL), dcpl = h5->Pcreate(h5->P_DATASET_CREATE);
+        h5->Pset_obj_track_times(dcpl, 0);
+        hid_t ds = h5->Dcreate2(h->file, "source", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        h5->Pclose(dcpl);
+        if (ds < 0 || h5->Dwrite(ds, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lines) < 0) fail(h, "source");
+        if (ds >= 0) attr_string(h, ds, "file", program), h5->Dclose(ds);
+        h5->Sclose(sp), h5->Tclose(t);
     }
     free(lines), free(text);
 }
@@ -196,23 +204,30 @@ static void write_source(TraceH5 *h, const char *program)
 /* The /trace dataset, empty and extendible, chunked by column, shuffle + deflate. */
 static hid_t create_dataset(TraceH5 *h)
 {
+    const H5Api *h5 = h->h5;
     hsize_t dim[2] = {0, (hsize_t)h->ncols}, maxdim[2] = {H5S_UNLIMITED, (hsize_t)h->ncols};
     hsize_t chunk[2] = {TRACE_H5_CHUNK, 1};
-    hid_t sp = H5Screate_simple(2, dim, maxdim), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 2, chunk);
-    H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, DEFLATE_LEVEL);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-    H5Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
-    hid_t ds = H5Dcreate2(h->file, "trace", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl), H5Sclose(sp);
+    hid_t sp = h5->Screate_simple(2, dim, maxdim), dcpl = h5->Pcreate(h5->P_DATASET_CREATE);
+    h5->Pset_chunk(dcpl, 2, chunk);
+    h5->Pset_shuffle(dcpl);
+    h5->Pset_deflate(dcpl, DEFLATE_LEVEL);
+    h5->Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    h5->Pset_obj_track_times(dcpl, 0); /* no clock in the file: the same run gives the same bytes */
+    hid_t ds = h5->Dcreate2(h->file, "trace", h5->T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    h5->Pclose(dcpl), h5->Sclose(sp);
     return ds;
 }
 
 TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceColumn *cols, int ncols,
                        const TraceOptions *opt, char *err, size_t errlen)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
+    char lib[400];
+    const H5Api *h5 = h5_api(lib, sizeof lib);
+    if (!h5) {
+        snprintf(err, errlen, "cannot write the HDF5 trace: %s (--trace csv writes the trace without it)", lib);
+        return NULL;
+    }
+    h5->Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
     TraceH5 *h = calloc(1, sizeof *h);
     if (h) {
         h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
@@ -225,8 +240,9 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
     }
+    h->h5 = h5;
     h->ncols = ncols;
-    h->file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    h->file = h5->Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (h->file < 0) {
         snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
         free_writer(h);
@@ -252,8 +268,8 @@ TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceCol
     if (m && m->program) write_source(h, m->program);
     if (h->failed) {
         snprintf(err, errlen, "%s", h->err);
-        if (h->ds >= 0) H5Dclose(h->ds);
-        H5Fclose(h->file);
+        if (h->ds >= 0) h5->Dclose(h->ds);
+        h5->Fclose(h->file);
         free_writer(h);
         return NULL;
     }
@@ -339,15 +355,16 @@ static size_t pack_chunk(TraceH5 *h, int c)
  * written as it is. */
 static void write_block(TraceH5 *h, double *b, long nrows)
 {
+    const H5Api *h5 = h->h5;
     if (!nrows || atomic_load(&h->failed)) return;
     hsize_t dim[2] = {(hsize_t)(h->written + nrows), (hsize_t)h->ncols};
-    if (H5Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
+    if (h5->Dset_extent(h->ds, dim) < 0) return fail(h, "extending /trace");
     memset(b + (size_t)nrows * h->ncols, 0, (size_t)(TRACE_H5_CHUNK - nrows) * h->ncols * sizeof *b);
     shuffle_block(h, b);
     for (int c = 0; c < h->ncols && !atomic_load(&h->failed); c++) {
         hsize_t offset[2] = {(hsize_t)h->written, (hsize_t)c};
         size_t size = pack_chunk(h, c);
-        if (size && H5Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
+        if (size && h5->Dwrite_chunk(h->ds, H5P_DEFAULT, 0, offset, size, h->packed) < 0) fail(h, "writing /trace");
     }
     h->written += nrows;
 }
@@ -403,6 +420,7 @@ void trace_h5_incomplete(TraceH5 *h, const char *why)
 
 int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
 {
+    const H5Api *h5 = h->h5;
     if (h->threaded) {
         wait_idle(h);
         atomic_store(&h->state, WR_QUIT);
@@ -413,8 +431,8 @@ int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
     attr_long(h, h->file, "rows", h->written);
     attr_long(h, h->file, "complete", h->why[0] ? 0 : 1);
     if (h->why[0]) attr_string(h, h->file, "incomplete", h->why);
-    if (H5Dclose(h->ds) < 0) fail(h, "closing /trace");
-    if (H5Fclose(h->file) < 0) fail(h, "closing the file");
+    if (h5->Dclose(h->ds) < 0) fail(h, "closing /trace");
+    if (h5->Fclose(h->file) < 0) fail(h, "closing the file");
     int rc = h->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", h->err);
     free_writer(h);
@@ -425,33 +443,24 @@ int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
 
 /* {====================================================================== reader */
 
-/* Free what H5Aread put into v (variable-length strings). */
-static void reclaim(hid_t t, hid_t sp, char **v)
-{
-#if H5_VERSION_GE(1, 12, 0)
-    H5Treclaim(t, sp, H5P_DEFAULT, v);
-#else
-    H5Dvlen_reclaim(t, sp, H5P_DEFAULT, v);
-#endif
-}
-
 /* Read string attribute `name` of obj (n entries; a scalar when n = 1 and it is one) into v. 0 or -1. */
-static int read_strings(hid_t obj, const char *name, char **v, hsize_t n)
+static int read_strings(const H5Api *h5, hid_t obj, const char *name, char **v, hsize_t n)
 {
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    hid_t a = h5->Aopen(obj, name, H5P_DEFAULT);
     if (a < 0) return -1;
-    hid_t sp = H5Aget_space(a), t = str_type();
-    hssize_t have = H5Sget_simple_extent_npoints(sp);
-    int rc = have == (hssize_t)n && H5Aread(a, t, v) >= 0 ? 0 : -1;
-    H5Tclose(t), H5Sclose(sp), H5Aclose(a);
+    hid_t sp = h5->Aget_space(a), t = str_type(h5);
+    hssize_t have = h5->Sget_simple_extent_npoints(sp);
+    int rc = have == (hssize_t)n && h5->Aread(a, t, v) >= 0 ? 0 : -1;
+    h5->Tclose(t), h5->Sclose(sp), h5->Aclose(a);
     return rc;
 }
 
-static void free_strings(char **v, hsize_t n)
+/* Free what H5Aread put into v (variable-length strings). */
+static void free_strings(const H5Api *h5, char **v, hsize_t n)
 {
-    hid_t t = str_type(), sp = H5Screate_simple(1, &n, NULL);
-    reclaim(t, sp, v);
-    H5Sclose(sp), H5Tclose(t);
+    hid_t t = str_type(h5), sp = h5->Screate_simple(1, &n, NULL);
+    h5->reclaim(t, sp, H5P_DEFAULT, v);
+    h5->Sclose(sp), h5->Tclose(t);
 }
 
 /* The columns to print: 0 (t), then the named ones (or every one). Returns the count, or -1 with a message. */
@@ -484,19 +493,19 @@ static int select_columns(char **names, int ncols, const char *channels, int *se
 
 /* Print rows [r0, r0 + nr) of the selected columns (read into col, TRACE_H5_CHUNK per column) that lie in
  * [from, to]; 1 when a row past `to` was met (t only grows), 0 otherwise, -1 on a read error. */
-static int print_block(hid_t ds, hid_t fs, const int *sel, int nsel, const TraceKind *kind, int digits,
-                       hsize_t r0, hsize_t nr, double *col, char *line, const TraceExport *x, FILE *out)
+static int print_block(const H5Api *h5, hid_t ds, hid_t fs, const int *sel, int nsel, const TraceKind *kind,
+                       int digits, hsize_t r0, hsize_t nr, double *col, char *line, const TraceExport *x, FILE *out)
 {
     hsize_t mdim[2] = {nr, 1};
-    hid_t ms = H5Screate_simple(2, mdim, NULL);
+    hid_t ms = h5->Screate_simple(2, mdim, NULL);
     int rc = 0;
     for (int k = 0; k < nsel && rc == 0; k++) {
         hsize_t start[2] = {r0, (hsize_t)sel[k]}, count[2] = {nr, 1};
-        if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-            H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, col + (size_t)k * TRACE_H5_CHUNK) < 0)
+        if (h5->Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+            h5->Dread(ds, h5->T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, col + (size_t)k * TRACE_H5_CHUNK) < 0)
             rc = -1;
     }
-    H5Sclose(ms);
+    h5->Sclose(ms);
     for (hsize_t r = 0; r < nr && rc == 0; r++) {
         double t = col[r];
         if (t > x->to) rc = 1;
@@ -514,11 +523,13 @@ static int print_block(hid_t ds, hid_t fs, const int *sel, int nsel, const Trace
 
 int trace_h5_export(const char *path, const TraceExport *x, FILE *out, char *err, size_t errlen)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    const H5Api *h5 = h5_api(err, errlen);
+    if (!h5) return TRACE_H5_ELIB;
+    h5->Eset_auto2(H5E_DEFAULT, NULL, NULL);
     FILE *probe = fopen(path, "rb");
     if (!probe) return snprintf(err, errlen, "%s: %s", path, strerror(errno)), TRACE_H5_EIO;
     fclose(probe);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t file = h5->Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) return snprintf(err, errlen, "%s: not an HDF5 file", path), TRACE_H5_EFORMAT;
     int rc = TRACE_H5_EFORMAT;
     char *fmt = NULL;
@@ -530,18 +541,18 @@ int trace_h5_export(const char *path, const TraceExport *x, FILE *out, char *err
     char *line = NULL;
     long digits = 0;
     hsize_t dim[2] = {0, 0};
-    hid_t da = H5Aopen(file, "digits", H5P_DEFAULT);
-    int ok = read_strings(file, "format", &fmt, 1) == 0 && fmt && strcmp(fmt, FORMAT_NAME) == 0 && da >= 0 &&
-             H5Aread(da, H5T_NATIVE_LONG, &digits) >= 0;
-    if (da >= 0) H5Aclose(da);
-    if (fmt) free_strings(&fmt, 1);
-    if (ok) ds = H5Dopen2(file, "trace", H5P_DEFAULT);
-    if (ds >= 0) fs = H5Dget_space(ds);
-    ok = ok && fs >= 0 && H5Sget_simple_extent_ndims(fs) == 2 && H5Sget_simple_extent_dims(fs, dim, NULL) == 2 &&
+    hid_t da = h5->Aopen(file, "digits", H5P_DEFAULT);
+    int ok = read_strings(h5, file, "format", &fmt, 1) == 0 && fmt && strcmp(fmt, FORMAT_NAME) == 0 && da >= 0 &&
+             h5->Aread(da, h5->T_NATIVE_LONG, &digits) >= 0;
+    if (da >= 0) h5->Aclose(da);
+    if (fmt) free_strings(h5, &fmt, 1);
+    if (ok) ds = h5->Dopen2(file, "trace", H5P_DEFAULT);
+    if (ds >= 0) fs = h5->Dget_space(ds);
+    ok = ok && fs >= 0 && h5->Sget_simple_extent_ndims(fs) == 2 && h5->Sget_simple_extent_dims(fs, dim, NULL) == 2 &&
          dim[1] >= 1;
     int ncols = (int)dim[1];
     if (ok) names = calloc(dim[1], sizeof *names);
-    if (!ok || !names || read_strings(ds, "columns", names, dim[1]) < 0) {
+    if (!ok || !names || read_strings(h5, ds, "columns", names, dim[1]) < 0) {
         snprintf(err, errlen, "%s: not an irl trace (no %s /trace with its columns)", path, FORMAT_NAME);
         goto done;
     }
@@ -566,19 +577,19 @@ int trace_h5_export(const char *path, const TraceExport *x, FILE *out, char *err
     rc = TRACE_H5_OK;
     for (hsize_t r0 = 0; r0 < dim[0]; r0 += TRACE_H5_CHUNK) {
         hsize_t nr = dim[0] - r0 < TRACE_H5_CHUNK ? dim[0] - r0 : TRACE_H5_CHUNK;
-        int b = print_block(ds, fs, sel, nsel, kind, (int)digits, r0, nr, col, line, x, out);
+        int b = print_block(h5, ds, fs, sel, nsel, kind, (int)digits, r0, nr, col, line, x, out);
         if (b < 0) rc = TRACE_H5_EIO, snprintf(err, errlen, "%s: cannot read /trace", path);
         if (b != 0) break;
     }
 done:
     if (names) {
-        if (names[0]) free_strings(names, dim[1]);
+        if (names[0]) free_strings(h5, names, dim[1]);
         free(names);
     }
     free(sel), free(kind), free(col), free(line);
-    if (fs >= 0) H5Sclose(fs);
-    if (ds >= 0) H5Dclose(ds);
-    H5Fclose(file);
+    if (fs >= 0) h5->Sclose(fs);
+    if (ds >= 0) h5->Dclose(ds);
+    h5->Fclose(file);
     return rc;
 }
 

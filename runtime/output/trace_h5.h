@@ -38,7 +38,8 @@ typedef struct {
     double from, to;      /* rows with from <= t <= to (-INFINITY, INFINITY = all) */
 } TraceExport;
 
-enum { TRACE_H5_OK = 0, TRACE_H5_EIO = -1, TRACE_H5_EFORMAT = -2, TRACE_H5_ECHANNEL = -3 };
+/* ELIB: libhdf5 cannot be loaded (output/h5_loader.h) */
+enum { TRACE_H5_OK = 0, TRACE_H5_EIO = -1, TRACE_H5_EFORMAT = -2, TRACE_H5_ECHANNEL = -3, TRACE_H5_ELIB = -4 };
 
 /* Print the trace at path as CSV on out, byte for byte what the CSV writer wrote for the same run when every
  * column and row is asked for. TRACE_H5_OK, or one of the codes above with a message in err. */
