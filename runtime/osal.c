@@ -105,6 +105,11 @@ void osal_thread_join(OsalThread th)
     pthread_join(th, NULL);
 }
 
+void osal_once(OsalOnce *once, void (*fn)(void))
+{
+    pthread_once(once, fn);
+}
+
 int osal_boost(int nice_value, int *old)
 {
     pid_t tid = (pid_t)syscall(SYS_gettid);

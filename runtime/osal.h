@@ -41,6 +41,10 @@ int osal_thread_start(OsalThread *th, void *(*fn)(void *), void *arg, size_t sta
                       size_t whylen);
 /* Wait for a thread started by osal_thread_start to end. */
 void osal_thread_join(OsalThread th);
+/* Run fn the first time any thread calls this with `once` (OSAL_ONCE_INIT); every caller returns after it ran. */
+typedef pthread_once_t OsalOnce;
+#define OSAL_ONCE_INIT PTHREAD_ONCE_INIT
+void osal_once(OsalOnce *once, void (*fn)(void));
 /* Raise the calling thread's CFS weight: nice value nice_value (e.g. -10), the old one into *old. 0, or -1 when
  * not permitted (then nothing changed). The planner thread uses it to keep ahead of the cycle on a busy machine. */
 int osal_boost(int nice_value, int *old);

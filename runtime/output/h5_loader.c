@@ -2,8 +2,9 @@
 #include "output/h5_loader.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
+
+#include "osal.h"
 
 #ifndef HDF5_SONAME
 #define HDF5_SONAME "libhdf5_serial.so.103"
@@ -14,11 +15,11 @@
 
 /* Loaded once per process: the table and, when loading failed, why. */
 static struct {
-    pthread_once_t once;
+    OsalOnce once;
     int ok;
     H5Api api;
     char why[512];
-} h5_lib = {PTHREAD_ONCE_INIT, 0, {0}, ""};
+} h5_lib = {OSAL_ONCE_INIT, 0, {0}, ""};
 
 /* Bind symbol `name` into *slot (a function pointer of the right type, stored through its bytes as POSIX allows,
  * or a variable's address). */
@@ -61,7 +62,7 @@ static int h5_start(void *h)
     return 0;
 }
 
-/* pthread_once's routine: open the library and bind the table; h5_lib.ok only when every symbol is there. */
+/* osal_once's routine: open the library and bind the table; h5_lib.ok only when every symbol is there. */
 static void load(void)
 {
     void *h = dlopen(HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
@@ -85,7 +86,7 @@ fail:
 
 const H5Api *h5_api(char *err, size_t errlen)
 {
-    pthread_once(&h5_lib.once, load);
+    osal_once(&h5_lib.once, load);
     if (h5_lib.ok) return &h5_lib.api;
     if (err && errlen) snprintf(err, errlen, "%s", h5_lib.why);
     return NULL;
