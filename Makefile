@@ -17,7 +17,7 @@ PKGS     := gsl libxml-2.0 libmodbus hdf5 sleef libisal
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libxml2 and libhdf5 are not linked: src/xml_loader.c loads libxml2 on the first URDF file (it brings ICU and
 # libstdc++, ~1.5 ms of start-up in every run otherwise), runtime/output/h5_loader.c libhdf5 on the first HDF5 trace
-# (~35 libraries: curl, gnutls, krb5, ldap, ...; ~5 ms), each by the soname of the library the headers belong to.
+# (~35 libraries: curl, gnutls, krb5, ldap, ...; ~6 ms), each by the soname of the library the headers belong to.
 PKG_LIBS   := $(shell pkg-config --libs gsl libmodbus sleef libisal 2>/dev/null || echo -lgsl -lgslcblas -lmodbus -lsleef -lisal)
 XML2_SONAME := $(shell objdump -p $$(pkg-config --variable=libdir libxml-2.0 2>/dev/null)/libxml2.so 2>/dev/null | \
                  sed -n 's/^ *SONAME *//p')

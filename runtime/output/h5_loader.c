@@ -38,10 +38,11 @@ static int h5_bind(void *h, const char *name, void *slot)
  * describe, and read the ids. */
 static int h5_start(void *h)
 {
-    herr_t (*open)(void), (*version)(unsigned *, unsigned *, unsigned *);
+    __typeof__(H5open) *h5open;
+    __typeof__(H5get_libversion) *libversion;
     unsigned maj, min, rel;
-    if (h5_bind(h, "H5open", &open) < 0 || h5_bind(h, "H5get_libversion", &version) < 0) return -1;
-    if (open() < 0 || version(&maj, &min, &rel) < 0) {
+    if (h5_bind(h, "H5open", &h5open) < 0 || h5_bind(h, "H5get_libversion", &libversion) < 0) return -1;
+    if (h5open() < 0 || libversion(&maj, &min, &rel) < 0) {
         snprintf(h5_lib.why, sizeof h5_lib.why, "%s: H5open failed", HDF5_SONAME);
         return -1;
     }

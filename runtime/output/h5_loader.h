@@ -1,13 +1,13 @@
 /* h5_loader.h — libhdf5, loaded when an HDF5 trace is first written or read rather than at start-up.
  *
- * Linked in, the serial libhdf5 brings ~35 libraries with it (libcurl, gnutls, krb5, ldap, ...): ~5 ms of dynamic
+ * Linked in, the serial libhdf5 brings ~35 libraries with it (libcurl, gnutls, krb5, ldap, ...): ~6 ms of dynamic
  * loading in every run, though only `--trace h5` and `irl trace` use it. The library is the one whose headers the
  * build compiled against: the Makefile reads its soname from libhdf5.so into HDF5_SONAME (libhdf5_serial.so.103
  * when it cannot, with a warning).
  *
  * hdf5.h's type and property-class ids (H5T_NATIVE_DOUBLE, H5P_DATASET_CREATE, ...) are global variables of the
  * library: the table carries their values instead. Its file-access flags (H5F_ACC_TRUNC, ...) call H5check and
- * H5open, which the loader has done: below they expand to their constants alone. */
+ * H5open; the loader opens the library and checks its version itself, so below they expand to their constants. */
 #ifndef IRL_H5_LOADER_H
 #define IRL_H5_LOADER_H
 
