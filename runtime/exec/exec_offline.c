@@ -353,7 +353,7 @@ static int finish_cycle(ExecOffline *ex, Sample *s, char *msg, size_t msglen)
     if (ex->html) report_html_sample(ex->html, s);
     int err = 0;
     if (ex->tracing && trace_row(&ex->tr, s) < 0)
-        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s", ex->trace_path);
+        err = IRL_ERR_DEVICE, snprintf(msg, msglen, "cannot write %.200s: %s", ex->trace_path, trace_error(&ex->tr));
     progress_update(&ex->pg, s->t);
     return err;
 }

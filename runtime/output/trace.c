@@ -477,6 +477,11 @@ static int write_thin(Trace *tr, char *err, size_t errlen)
     return 0;
 }
 
+const char *trace_error(Trace *tr)
+{
+    return tr->h5 ? trace_h5_error(tr->h5) : strerror(tr->err);
+}
+
 void trace_incomplete(Trace *tr, const char *why)
 {
     if (tr->h5) trace_h5_incomplete(tr->h5, why);

@@ -83,6 +83,8 @@ int trace_open(Trace *tr, const char *path, const SampleLayout *lay, const Trace
                size_t errlen);
 /* Append one cycle (subject to opt.every). 0, or < 0 after a write error. Never allocates. */
 int trace_row(Trace *tr, const Sample *s);
+/* After trace_row failed: why. */
+const char *trace_error(Trace *tr);
 /* Record that the run ended early (interrupted, a run-time error): the HDF5 trace says so in its attributes
  * (`complete` = 0, `incomplete` = why); the CSV has no place for it (report.json says it). */
 void trace_incomplete(Trace *tr, const char *why);

@@ -32,9 +32,13 @@ enum { WR_IDLE, WR_BUSY, WR_QUIT };
 #define CHUNK_BYTES (8 * TRACE_H5_CHUNK)
 
 struct TraceH5 {
-    const H5Api *h5;      /* the library */
-    hid_t file, ds;
+    const H5Api *h5;      /* the library; NULL until open_file has loaded it */
+    hid_t file, ds;       /* -1 until open_file has created them */
     int ncols;
+    char *path;           /* what open_file makes the file and its header of */
+    const SampleLayout *lay;
+    const TraceColumn *cols;
+    const TraceOptions *opt;
     double *buf[2];       /* blocks of TRACE_H5_CHUNK rows as they came (row r at buf[k][r * ncols]): the writer
                            * thread regroups them by column, the cycle only copies a row */
     int cur;              /* the block being filled */
@@ -45,7 +49,7 @@ struct TraceH5 {
     int threaded;         /* the writer thread runs (else blocks are written in the caller's thread) */
     _Atomic int failed;   /* a call into the library failed */
     char why[512];        /* trace_h5_incomplete's reason; "" = complete */
-    char err[256];        /* the first failure */
+    char err[768];        /* the first failure */
     uint8_t *level_buf;   /* ISA-L's work area for DEFLATE_LEVEL, ISAL_DEF_LVL1_DEFAULT bytes */
     uint8_t *plane;       /* a block regrouped into byte planes, column c's at plane[c * CHUNK_BYTES] */
     uint8_t *packed;      /* one column's chunk as stored, PACKED_CAP bytes */
@@ -59,7 +63,7 @@ static void *writer(void *arg);
 
 static void free_writer(TraceH5 *h)
 {
-    free(h->buf[0]), free(h->level_buf), free(h->plane), free(h->packed), free(h);
+    free(h->buf[0]), free(h->level_buf), free(h->plane), free(h->packed), free(h->path), free(h);
 }
 
 /* Record the first failure. */
@@ -218,64 +222,84 @@ static hid_t create_dataset(TraceH5 *h)
     return ds;
 }
 
-TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceColumn *cols, int ncols,
-                       const TraceOptions *opt, char *err, size_t errlen)
+/* Load the library (its first use), create the file and write its header. 0, or -1 with h->err: called by the
+ * writer thread before its first block, so the milliseconds libhdf5 and its ~35 libraries take to load pass beside
+ * the first block's cycles rather than before them. */
+static int open_file(TraceH5 *h)
 {
     char lib[400];
     const H5Api *h5 = h5_api(lib, sizeof lib);
     if (!h5) {
-        snprintf(err, errlen, "cannot write the HDF5 trace: %s (--trace csv writes the trace without it)", lib);
-        return NULL;
+        snprintf(h->err, sizeof h->err, "cannot write the HDF5 trace: %s (--trace csv writes the trace without it)",
+                 lib);
+        h->failed = 1;
+        return -1;
     }
     h5->Eset_auto2(H5E_DEFAULT, NULL, NULL); /* failures are reported here, not as the library's error stack */
+    h->h5 = h5;
+    h->file = h5->Fcreate(h->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (h->file < 0) {
+        snprintf(h->err, sizeof h->err, "%s: cannot create the HDF5 file: %s", h->path, strerror(errno ? errno : EIO));
+        h->failed = 1;
+        return -1;
+    }
+    h->ds = create_dataset(h);
+    if (h->ds < 0) fail(h, "creating /trace");
+    else {
+        attr_columns(h, h->cols, h->ncols, "columns", offsetof(TraceColumn, name));
+        attr_columns(h, h->cols, h->ncols, "units", offsetof(TraceColumn, unit));
+        attr_columns(h, h->cols, h->ncols, "joints", offsetof(TraceColumn, joint));
+        attr_long(h, h->ds, "mantissa_bits", trace_mantissa_bits(h->opt->digits));
+    }
+    const TraceMeta *m = h->opt->meta;
+    attr_string(h, h->file, "format", FORMAT_NAME);
+    attr_string(h, h->file, "irl_version", m && m->version ? m->version : "");
+    attr_string(h, h->file, "program", m && m->program ? m->program : "");
+    attr_double(h, h->file, "cycle_time", m ? m->cycle : NAN);
+    attr_long(h, h->file, "digits", h->opt->digits);
+    attr_long(h, h->file, "every", h->opt->every);
+    write_devices(h, h->lay);
+    if (m && m->program) write_source(h, m->program);
+    return h->failed ? -1 : 0;
+}
+
+/* Close what open_file opened. */
+static void close_file(TraceH5 *h)
+{
+    if (h->ds >= 0 && h->h5->Dclose(h->ds) < 0) fail(h, "closing /trace");
+    if (h->file >= 0 && h->h5->Fclose(h->file) < 0) fail(h, "closing the file");
+}
+
+TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceColumn *cols, int ncols,
+                       const TraceOptions *opt, char *err, size_t errlen)
+{
     TraceH5 *h = calloc(1, sizeof *h);
     if (h) {
         h->buf[0] = malloc(2 * (size_t)ncols * TRACE_H5_CHUNK * sizeof *h->buf[0]);
         h->level_buf = malloc(ISAL_DEF_LVL1_DEFAULT);
         h->plane = malloc((size_t)ncols * CHUNK_BYTES);
         h->packed = malloc(PACKED_CAP);
+        h->path = strdup(path);
     }
-    if (!h || !h->buf[0] || !h->level_buf || !h->plane || !h->packed) {
+    if (!h || !h->buf[0] || !h->level_buf || !h->plane || !h->packed || !h->path) {
         if (h) free_writer(h);
         snprintf(err, errlen, "trace: out of memory");
         return NULL;
     }
-    h->h5 = h5;
-    h->ncols = ncols;
-    h->file = h5->Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (h->file < 0) {
-        snprintf(err, errlen, "%s: cannot create the HDF5 file: %s", path, strerror(errno ? errno : EIO));
-        free_writer(h);
-        return NULL;
-    }
     h->buf[1] = h->buf[0] + (size_t)ncols * TRACE_H5_CHUNK;
-    h->ds = create_dataset(h);
-    if (h->ds < 0) fail(h, "creating /trace");
-    else {
-        attr_columns(h, cols, ncols, "columns", offsetof(TraceColumn, name));
-        attr_columns(h, cols, ncols, "units", offsetof(TraceColumn, unit));
-        attr_columns(h, cols, ncols, "joints", offsetof(TraceColumn, joint));
-        attr_long(h, h->ds, "mantissa_bits", trace_mantissa_bits(opt->digits));
-    }
-    const TraceMeta *m = opt->meta;
-    attr_string(h, h->file, "format", FORMAT_NAME);
-    attr_string(h, h->file, "irl_version", m && m->version ? m->version : "");
-    attr_string(h, h->file, "program", m && m->program ? m->program : "");
-    attr_double(h, h->file, "cycle_time", m ? m->cycle : NAN);
-    attr_long(h, h->file, "digits", opt->digits);
-    attr_long(h, h->file, "every", opt->every);
-    write_devices(h, lay);
-    if (m && m->program) write_source(h, m->program);
-    if (h->failed) {
+    h->file = h->ds = -1;
+    h->lay = lay, h->cols = cols, h->ncols = ncols, h->opt = opt;
+    char why[160];
+    atomic_init(&h->state, WR_BUSY); /* the writer thread opens the file first */
+    h->threaded = osal_thread_start(&h->thread, writer, h, 0, 0, why, sizeof why) == 0;
+    if (h->threaded) return h;
+    atomic_init(&h->state, WR_IDLE);
+    if (open_file(h) < 0) {
         snprintf(err, errlen, "%s", h->err);
-        if (h->ds >= 0) h5->Dclose(h->ds);
-        h5->Fclose(h->file);
+        if (h->h5) close_file(h);
         free_writer(h);
         return NULL;
     }
-    char why[160];
-    atomic_init(&h->state, WR_IDLE);
-    h->threaded = osal_thread_start(&h->thread, writer, h, 0, 0, why, sizeof why) == 0;
     return h;
 }
 
@@ -382,6 +406,9 @@ static void wait_idle(TraceH5 *h)
 static void *writer(void *arg)
 {
     TraceH5 *h = arg;
+    open_file(h);
+    atomic_store(&h->state, WR_IDLE);
+    osal_futex_wake(&h->state);
     for (;;) {
         uint32_t s;
         while ((s = atomic_load(&h->state)) == WR_IDLE) osal_futex_wait(&h->state, s);
@@ -415,6 +442,11 @@ int trace_h5_row(TraceH5 *h, const double *vals)
     return atomic_load_explicit(&h->failed, memory_order_relaxed) ? -1 : 0;
 }
 
+const char *trace_h5_error(TraceH5 *h)
+{
+    return atomic_load(&h->failed) ? h->err : "";
+}
+
 void trace_h5_incomplete(TraceH5 *h, const char *why)
 {
     snprintf(h->why, sizeof h->why, "%s", why && why[0] ? why : "the run ended early");
@@ -422,19 +454,22 @@ void trace_h5_incomplete(TraceH5 *h, const char *why)
 
 int trace_h5_close(TraceH5 *h, char *err, size_t errlen)
 {
-    const H5Api *h5 = h->h5;
     if (h->threaded) {
         wait_idle(h);
         atomic_store(&h->state, WR_QUIT);
         osal_futex_wake(&h->state);
         osal_thread_join(h->thread);
     }
-    write_block(h, h->buf[h->cur], h->nbuf);
-    attr_long(h, h->file, "rows", h->written);
-    attr_long(h, h->file, "complete", h->why[0] ? 0 : 1);
-    if (h->why[0]) attr_string(h, h->file, "incomplete", h->why);
-    if (h5->Dclose(h->ds) < 0) fail(h, "closing /trace");
-    if (h5->Fclose(h->file) < 0) fail(h, "closing the file");
+    const H5Api *h5 = h->h5;
+    if (h5) { /* else the library did not load: nothing was opened */
+        write_block(h, h->buf[h->cur], h->nbuf);
+        if (h->file >= 0) {
+            attr_long(h, h->file, "rows", h->written);
+            attr_long(h, h->file, "complete", h->why[0] ? 0 : 1);
+            if (h->why[0]) attr_string(h, h->file, "incomplete", h->why);
+        }
+        close_file(h);
+    }
     int rc = h->failed ? -1 : 0;
     if (rc) snprintf(err, errlen, "%s", h->err);
     free_writer(h);

@@ -25,8 +25,12 @@ typedef struct TraceH5 TraceH5;
 /* Create `path`: the dataset, its attributes and the program's. NULL with a message in err. */
 TraceH5 *trace_h5_open(const char *path, const SampleLayout *lay, const TraceColumn *cols, int ncols,
                        const TraceOptions *opt, char *err, size_t errlen);
-/* Append one row of ncols values (written a chunk's worth of rows at a time). 0, or < 0 after a write error. */
+/* Append one row of ncols values (written a chunk's worth of rows at a time). 0, or < 0 after a write error,
+ * the library's failure to load and the file's to be created included: the writer thread does both beside the
+ * first cycles, so they are reported here or by trace_h5_close rather than by trace_h5_open. */
 int trace_h5_row(TraceH5 *h, const double *vals);
+/* After trace_h5_row failed: why. */
+const char *trace_h5_error(TraceH5 *h);
 /* Mark the trace incomplete (complete = 0, incomplete = why). */
 void trace_h5_incomplete(TraceH5 *h, const char *why);
 /* Write what is buffered and the closing attributes, close, free h. 0, or < 0 with a message in err. */
