@@ -51,10 +51,11 @@ steal_since() { echo "$1" "$(cpu_now)" | awk '{ for (i = 2; i <= 11; i++) { d = 
 cpu0=$(cpu_now)
 echo "irl dry-run benchmark (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 measure "60 s LIN/CIRC, no trace" lin_circ_60s.irl --no-trace --no-html
-measure "60 s LIN/CIRC, trace csv" lin_circ_60s.irl --trace csv
+measure "60 s LIN/CIRC, trace csv" lin_circ_60s.irl --trace csv --no-html
 size_csv=$(stat -c %s "$tmp/o/trace.csv")
-measure "60 s LIN/CIRC, trace h5 (default)" lin_circ_60s.irl --trace h5
+measure "60 s LIN/CIRC, trace h5 (default)" lin_circ_60s.irl --trace h5 --no-html
 size_h5=$(stat -c %s "$tmp/o/trace.h5")
+measure "60 s LIN/CIRC, trace h5 + report.html" lin_circ_60s.irl
 sim=$(duration "$tmp/o" | cut -d' ' -f1)
 awk -v c="$size_csv" -v h="$size_h5" -v s="$sim" 'BEGIN {
     printf "trace size per simulated minute: csv %.1f MB, h5 %.1f MB (%.1f %% of the csv)\n", c / s * 60 / 1e6, h / s * 60 / 1e6, 100 * h / c }'
