@@ -227,7 +227,9 @@ static long write_trace_thin(const char *path, long rows, long every, TraceForma
     Trace tr;
     char err[256];
     TraceOptions o = {.every = every, .format = fmt, .thin_path = thin, .thin_rows = thin_rows};
-    CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
+    int opened = trace_open(&tr, path, &lay, &o, err, sizeof err);
+    CHECK(opened == 0);
+    if (opened != 0) return -1;
     for (long i = 0; i < rows; i++) {
         fill(i);
         CHECK(trace_row(&tr, &smp) == 0);
@@ -373,7 +375,7 @@ static void h5_bits_at(int digits)
     Trace tr;
     char err[256];
     TraceOptions o = {.digits = digits, .every = every, .format = TRACE_H5};
-    CHECK(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
+    REQUIRE(trace_open(&tr, path, &lay, &o, err, sizeof err) == 0);
     for (long i = 0; i < cycles; i++) {
         fill_rough(i);
         CHECK(trace_row(&tr, &smp) == 0);
@@ -426,7 +428,7 @@ UTEST(row_cost)
     char err[256];
     char buf[64];
     const char *p = tmp_file(buf, sizeof buf, "trace_bench.csv");
-    CHECK(trace_open(&tr, p, &lay, NULL, err, sizeof err) == 0);
+    REQUIRE(trace_open(&tr, p, &lay, NULL, err, sizeof err) == 0);
     const long N = 200000;
     struct timespec t0, t1;
     fill(12345);

@@ -22,6 +22,16 @@ static int utest_failed_checks, utest_passed, utest_failed;
         }                                                                                           \
     } while (0)
 
+/* CHECK, and the test stops at a failure: for what the rest of the test cannot go on without. */
+#define REQUIRE(cond)                                                                               \
+    do {                                                                                            \
+        if (!(cond)) {                                                                              \
+            utest_failed_checks++;                                                                  \
+            fprintf(stdout, "#   %s:%d: REQUIRE(%s) failed\n", __FILE__, __LINE__, #cond);         \
+            return;                                                                                 \
+        }                                                                                           \
+    } while (0)
+
 /* |a - b| <= tol */
 #define CHECK_NEAR(a, b, tol)                                                                       \
     do {                                                                                            \
