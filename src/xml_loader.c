@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "dynlib.h"
+
 #ifndef XML2_SONAME
 #define XML2_SONAME "libxml2.so.2"
 #endif
@@ -17,28 +19,17 @@ static struct {
     char why[256];
 } xml_lib = {PTHREAD_ONCE_INIT, 0, {0}, ""};
 
-/* Bind one symbol into *slot (a function pointer of the right type, stored through its bytes as POSIX allows). */
+/* Bind one symbol into *slot (dynlib_bind, the reason in xml_lib.why). */
 static int xml_bind(void *h, const char *name, void *slot)
 {
-    void *f = dlsym(h, name);
-    if (!f) {
-        snprintf(xml_lib.why, sizeof xml_lib.why, "%s has no %s", XML2_SONAME, name);
-        return -1;
-    }
-    *(void **)slot = f;
-    return 0;
+    return dynlib_bind(h, XML2_SONAME, name, slot, xml_lib.why, sizeof xml_lib.why);
 }
 
 /* pthread_once's routine: open the library and bind the table; xml_lib.ok only when every symbol is there. */
 static void load(void)
 {
-    void *h = dlopen(XML2_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(xml_lib.why, sizeof xml_lib.why, "cannot load %s (URDF files need libxml2): %s", XML2_SONAME,
-                 e ? e : "unknown error");
-        return;
-    }
+    void *h = dynlib_open(XML2_SONAME, "URDF files need libxml2", xml_lib.why, sizeof xml_lib.why);
+    if (!h) return;
     XmlApi *a = &xml_lib.api;
     if (xml_bind(h, "xmlReadFile", &a->read_file) < 0 || xml_bind(h, "xmlFreeDoc", &a->free_doc) < 0 ||
         xml_bind(h, "xmlDocGetRootElement", &a->doc_get_root_element) < 0 ||

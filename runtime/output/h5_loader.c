@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
+#include "dynlib.h"
 #include "osal.h"
 
 #ifndef HDF5_SONAME
@@ -21,17 +22,10 @@ static struct {
     char why[512];
 } h5_lib = {OSAL_ONCE_INIT, 0, {0}, ""};
 
-/* Bind symbol `name` into *slot (a function pointer of the right type, stored through its bytes as POSIX allows,
- * or a variable's address). */
+/* Bind symbol `name` into *slot (dynlib_bind, the reason in h5_lib.why). */
 static int h5_bind(void *h, const char *name, void *slot)
 {
-    void *f = dlsym(h, name);
-    if (!f) {
-        snprintf(h5_lib.why, sizeof h5_lib.why, "%s has no %s", HDF5_SONAME, name);
-        return -1;
-    }
-    *(void **)slot = f;
-    return 0;
+    return dynlib_bind(h, HDF5_SONAME, name, slot, h5_lib.why, sizeof h5_lib.why);
 }
 
 /* Open the library (H5open, which sets its global ids), check that it is the major.minor release the headers
@@ -66,13 +60,8 @@ static int h5_start(void *h)
 /* osal_once's routine: open the library and bind the table; h5_lib.ok only when every symbol is there. */
 static void load(void)
 {
-    void *h = dlopen(HDF5_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(h5_lib.why, sizeof h5_lib.why, "cannot load %s (the HDF5 trace needs libhdf5): %s", HDF5_SONAME,
-                 e ? e : "unknown error");
-        return;
-    }
+    void *h = dynlib_open(HDF5_SONAME, "the HDF5 trace needs libhdf5", h5_lib.why, sizeof h5_lib.why);
+    if (!h) return;
     H5Api *a = &h5_lib.api;
 #define H5_API_BIND(name)                                                                                      \
     if (h5_bind(h, "H5" #name, &a->name) < 0) goto fail;
