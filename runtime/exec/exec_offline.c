@@ -114,16 +114,22 @@ static inline void copy_axes(double *dst, const double *src, int n)
     else memcpy(dst, src, (size_t)n * sizeof(double));
 }
 
-/* A setpoint that does not come from the planner (a FOLLOW's sample, a BRAKE's ramp): written to the sample, kept
- * as where a BRAKE would start, and charged to statement src, outside any planned segment. */
+/* Device d's setpoint q, qd, qdd: written to the sample and kept as where a BRAKE would start. */
+static void put_axes(ExecOffline *ex, SampleDevice *sd, int d, const double *q, const double *qd, const double *qdd)
+{
+    MotionBrake *b = &ex->motion.dev[d].brake;
+    int n = ex->lay.dev[d].naxes;
+    copy_axes(sd->q, q, n), copy_axes(sd->qd, qd, n), copy_axes(sd->qdd, qdd, n);
+    for (int i = 0; i < n; i++) sd->jerk[i] = NAN;
+    copy_axes(b->q, q, n), copy_axes(b->qd, qd, n), copy_axes(b->qdd, qdd, n);
+}
+
+/* A setpoint that does not come from the planner (a FOLLOW's sample, a BRAKE's ramp): put_axes, charged to
+ * statement src, outside any planned segment. */
 static void put_setpoint(ExecOffline *ex, SampleDevice *sd, int d, const double *q, const double *qd,
                          const double *qdd, SampleSrc src)
 {
-    MotionBrake *b = &ex->motion.dev[d].brake;
-    for (int i = 0; i < ex->lay.dev[d].naxes; i++) {
-        sd->q[i] = q[i], sd->qd[i] = qd[i], sd->qdd[i] = qdd[i], sd->jerk[i] = NAN;
-        b->q[i] = q[i], b->qd[i] = qd[i], b->qdd[i] = qdd[i];
-    }
+    put_axes(ex, sd, d, q, qd, qdd);
     sd->src = src;
     sd->seg = 0;
     ex->last_seg[d] = 0, ex->last_src[d] = src;
@@ -185,10 +191,7 @@ static int step_setpoint(ExecOffline *ex, Sample *s, int d, double t, PlannerSet
     }
     if (step_follow(ex, sd, d, t)) return 0;
     int rc = planner_sample(&md->planner, t, sp);
-    copy_axes(sd->q, sp->q, n), copy_axes(sd->qd, sp->qd, n), copy_axes(sd->qdd, sp->qdd, n);
-    for (int i = 0; i < n; i++) sd->jerk[i] = NAN;
-    /* where a BRAKE would start from */
-    copy_axes(md->brake.q, sp->q, n), copy_axes(md->brake.qd, sp->qd, n), copy_axes(md->brake.qdd, sp->qdd, n);
+    put_axes(ex, sd, d, sp->q, sp->qd, sp->qdd);
     sd->src = (SampleSrc){sp->src.file, sp->seg_id ? sp->src.line : 0, sp->seg_id ? sp->src.col : 0};
     sd->seg = sp->seg_id;
     /* the cycle that arrives at rest is the exact stop of the statement that moved the device: its values (the

@@ -304,8 +304,8 @@ static int push_setpoint(Online *on)
     if ((++on->pushed & 31) == 0) online_log_drain(&on->lg, &on->log, 0);
     online_print_release(&on->pr, rt_loop_written_cycle(&on->rt));
     while (!spsc_push(&on->queue, &sp))
-        if (wait_queue(on, on->queue.cap - 1) < 0) return -1;
-    return spsc_count(&on->queue) < on->queue.cap ? 0 : wait_queue(on, on->queue_low);
+        if (wait_queue(on, on->queue_low) < 0) return -1;
+    return 0;
 }
 
 /* The approach to the start (online_approach.h): its setpoints into the queue, waiting while it is full, then the
@@ -322,13 +322,9 @@ static int run_approach(Online *on)
     fprintf(stderr, "irl: approach to the program's start at %.0f %% of the speed, acceleration and jerk limits, "
             "%.3f s: %s\n", 100 * ONLINE_APPROACH_OVERRIDE, (double)on->ap.steps * on->opt.cycle, text);
     RtSetpoint sp = {.cycle = -1, .t = 0, .approach = 1, .dout = devices_io_outputs(&on->ex.devs)};
-    int64_t nap = (int64_t)(on->opt.cycle * 0.5e9);
     while (online_approach_next(&on->ap, sp.q, sp.qd))
-        while (!spsc_push(&on->queue, &sp)) {
-            if (rt_loop_cause(&on->rt) != RT_STOP_NONE || rt_loop_state(&on->rt) == RT_DONE) return -1;
-            online_log_drain(&on->lg, &on->log, 0);
-            osal_sleep(nap);
-        }
+        while (!spsc_push(&on->queue, &sp))
+            if (wait_queue(on, on->queue_low) < 0) return -1;
     return push_setpoint(on);
 }
 
