@@ -441,8 +441,7 @@ void motion_display(Motion *m, int degrees)
 /* How axis a of device d shows derivative `order` (0 position .. 3 jerk) in messages: its SI unit, or degrees. */
 static DisplayUnit axis_du(const Motion *m, int d, int a, int order)
 {
-    static const char *const unit[2][4] = {{"rad", "rad/s", "rad/s^2", "rad/s^3"}, {"m", "m/s", "m/s^2", "m/s^3"}};
-    return display_unit(unit[m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC][order], m->degrees);
+    return display_axis(m->devs->dev[d].model.desc.joint[a].type == MODEL_PRISMATIC, order, m->degrees);
 }
 
 /* Note a request the planner lowered (for the report). */

@@ -13,8 +13,6 @@
 #include "geom.h"
 #include "output/display.h"
 
-#define DEG (180.0 / M_PI)
-
 const char *ptp_ik_config_text(int config, char *buf, size_t len)
 {
     if (config < 0) snprintf(buf, len, "none");
@@ -33,7 +31,7 @@ static void pose_text(char *buf, size_t len, const double p[3], const double qua
     double b = dm_asin(fmax(-1, fmin(1, -R[6]))), a = dm_atan2(R[3], R[0]), c = dm_atan2(R[7], R[8]);
     /* + 0.0 turns -0 into 0 */
     snprintf(buf, len, "POS(%.6g m, %.6g m, %.6g m) ORIZYX(%.6g deg, %.6g deg, %.6g deg)", p[0] + 0.0, p[1] + 0.0,
-             p[2] + 0.0, a * DEG + 0.0, b * DEG + 0.0, c * DEG + 0.0);
+             p[2] + 0.0, a * DISPLAY_DEG_PER_RAD + 0.0, b * DISPLAY_DEG_PER_RAD + 0.0, c * DISPLAY_DEG_PER_RAD + 0.0);
 }
 
 static int wanted(const ModelIkSolution *s, PtpIkWant w, int dof)
@@ -104,7 +102,7 @@ int ptp_ik_solve(Model *m, const double pos[3], const double quat[4], const doub
     }
     const ModelJoint *j = &m->desc.joint[sol[any].limit_joint];
     double x = sol[any].q[sol[any].limit_joint];
-    DisplayUnit du = display_unit(j->type == MODEL_PRISMATIC ? "m" : "rad", degrees);
+    DisplayUnit du = display_axis(j->type == MODEL_PRISMATIC, 0, degrees);
     double lim = x < j->limits.min ? j->limits.min : j->limits.max;
     snprintf(msg, msglen,
              "%s: every solution for the target %s is beyond a joint limit; the nearest (configuration %s) needs "

@@ -110,8 +110,7 @@ static int setup_axes(Online *on, char *err, size_t errlen)
  * (--display, output/display.h). */
 static DisplayUnit axis_du(const Online *on, int k, int order)
 {
-    static const char *const unit[2][3] = {{"rad", "rad/s", "rad/s^2"}, {"m", "m/s", "m/s^2"}};
-    return display_unit(unit[on->linear[k] != 0][order], !on->opt.display_si);
+    return display_axis(on->linear[k], order, !on->opt.display_si);
 }
 
 /* The axes standing further than their following-error limit from the program's start, as one line into b

@@ -25,4 +25,12 @@ static inline DisplayUnit display_unit(const char *si, int degrees)
     return (DisplayUnit){si ? si : "", 1.0};
 }
 
+/* How an axis shows derivative `order` (0 position, 1 speed, 2 acceleration, 3 jerk) of its joint: rad/s^order or,
+ * prismatic, m/s^order, through display_unit. */
+static inline DisplayUnit display_axis(int prismatic, int order, int degrees)
+{
+    static const char *const si[2][4] = {{"rad", "rad/s", "rad/s^2", "rad/s^3"}, {"m", "m/s", "m/s^2", "m/s^3"}};
+    return display_unit(si[prismatic != 0][order], degrees);
+}
+
 #endif

@@ -210,12 +210,12 @@ static const char *not_given_what(int q, char *buf, size_t n, int prismatic, int
     DisplayUnit du;
     switch (q) {
     case NG_SPEED:
-        du = display_unit(prismatic ? "m/s" : "rad/s", degrees);
+        du = display_axis(prismatic, 1, degrees);
         snprintf(buf, n, "planned with irl's default %g %s (a blend up to twice it), not checked",
                  du.k * PLANNER_DEFAULT_AXIS_VMAX, du.unit);
         break;
     case NG_ACC:
-        du = display_unit(prismatic ? "m/s^2" : "rad/s^2", degrees);
+        du = display_axis(prismatic, 2, degrees);
         snprintf(buf, n, "planned with irl's default %g %s (a blend up to twice it), not checked",
                  du.k * PLANNER_DEFAULT_AXIS_AMAX, du.unit);
         break;

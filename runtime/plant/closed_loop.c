@@ -434,7 +434,7 @@ void closed_loop_report(const ClosedLoop *cl, const char *dev, int degrees, FILE
             s->failed_steps, s->rhs_evals);
     for (int j = 0; j < cl->n; j++) {
         int pri = j < cl->m->desc.njoints && cl->m->desc.joint[j].type == MODEL_PRISMATIC;
-        DisplayUnit du = display_unit(pri ? "m" : "rad", degrees);
+        DisplayUnit du = display_axis(pri, 0, degrees);
         const char *jn = j < cl->m->desc.njoints ? cl->m->desc.joint[j].name : "";
         fprintf(f, "  axis %d%s%s%s", j + 1, *jn ? " (" : "", jn, *jn ? ")" : "");
         if (cl->kind[j] == CL_AXIS_PASSIVE) /* nothing drives it: its setpoint is only the planner's placeholder */
