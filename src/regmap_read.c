@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "syntax.h"
+
 #define WORD_MAX 24 /* words on one line */
 
 /* What an object is (regmap.h's list): its name, whether it is per axis, which way it goes (R read, W written),
@@ -302,24 +305,13 @@ int regmap_load_text(const char *file, const char *text, size_t len, RegMap *out
 
 int regmap_load(const char *path, RegMap *out, Diag *diag)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return diag_error(diag, (SrcLoc){0}, "cannot open the register map '%s': %s", path, strerror(errno)), REGMAP_EIO;
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            char *t = realloc(text, cap = cap ? 2 * cap : 4096);
-            if (!t) { free(text); fclose(f); return diag_error(diag, (SrcLoc){0}, "out of memory"), REGMAP_EIO; }
-            text = t;
-        }
-        size_t k = fread(text + len, 1, cap - len, f);
-        if (k == 0) break;
-        len += k;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    int rc = bad ? (diag_error(diag, (SrcLoc){0}, "cannot read the register map '%s'", path), REGMAP_EIO)
-                 : regmap_load_text(path, text, len, out, diag);
-    free(text);
+    Arena arena;
+    arena_init(&arena);
+    size_t len;
+    char *text = syntax_read_file(&arena, path, &len);
+    int rc = text ? regmap_load_text(path, text, len, out, diag)
+                  : (diag_error(diag, (SrcLoc){0}, "cannot open the register map '%s': %s", path, strerror(errno)),
+                     REGMAP_EIO);
+    arena_free(&arena);
     return rc;
 }

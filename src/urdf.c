@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "dmath.h"
 #include "geom.h"
+#include "syntax.h"
 #include "xml_loader.h"
 
 #define URDF_MAX 512  /* links or joints in one file */
@@ -576,15 +578,9 @@ int urdf_read_to(const char *path, ModelDesc *d, char *err, size_t errlen, FILE 
         return MODEL_ENOMEM;
     }
     u->path = path;
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    if (f && fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL)
-            u->len = fread(text, 1, (size_t)n, f), text[u->len] = '\0';
-    }
-    if (f) fclose(f);
-    u->text = text;
+    Arena arena; /* the file's text, for the columns of its errors (none when it cannot be read again) */
+    arena_init(&arena);
+    u->text = syntax_read_file(&arena, path, &u->len);
     u->warn = warn;
     u->err = err;
     u->errlen = errlen;
@@ -599,7 +595,7 @@ int urdf_read_to(const char *path, ModelDesc *d, char *err, size_t errlen, FILE 
     }
     strcpy(d->backend, "chain");
     snprintf(d->source, sizeof d->source, "%s", path);
-    free(text);
+    arena_free(&arena);
     free(u);
     xml->free_doc(doc);
     return rc < 0 ? MODEL_EINVAL : 0;
